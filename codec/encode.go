@@ -1,8 +1,28 @@
 package codec
 
-import "github.com/valyala/bytebufferpool"
+import (
+	"encoding/json"
+	"strconv"
 
-// CONTRACT STUB — to be replaced by the real encoder (helper: framing).
+	"github.com/bytedance/sonic/encoder"
+	"github.com/valyala/bytebufferpool"
+)
+
+// The encoder appends JSON-RPC envelopes to a caller's buffer (usually a
+// pooled Buffer). The envelope is written by hand: fixed member names, the
+// id echoed byte for byte, codes with strconv.AppendInt, strings through
+// appendString (encode_string.go). Go values go through sonic, encoding
+// straight into the spare capacity of dst.
+//
+// sonic options (encOpts): ValidateString only, as in sonic.ConfigStd, so
+// invalid UTF-8 in Go strings comes out as \ufffd like encoding/json does,
+// and the output is always valid UTF-8. Unlike ConfigStd, HTML characters
+// are not escaped (valid JSON either way, and faster) and map keys are not
+// sorted (SortMapKeys costs a lot; JSON objects are unordered); nil slices
+// and maps encode as null, NaN and ±Inf are errors, and the output of a
+// json.Marshaler is validated, as in encoding/json.
+
+const encOpts = encoder.ValidateString
 
 // Buffer is a pooled output buffer. Get it from a BufferPool, append to B,
 // and Put it back when written.
@@ -19,22 +39,129 @@ func (p *BufferPool) Get() *Buffer { return p.p.Get() }
 // Put returns b to the pool; b must not be used afterwards.
 func (p *BufferPool) Put(b *Buffer) { p.p.Put(b) }
 
+// appendHead appends `{"jsonrpc":"2.0","id":<id>`.
+func appendHead(dst, id []byte) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	return appendRaw(dst, id)
+}
+
+// appendRaw appends a raw JSON value verbatim; nil or empty is null.
+func appendRaw(dst, v []byte) []byte {
+	if len(v) == 0 {
+		return append(dst, "null"...)
+	}
+	return append(dst, v...)
+}
+
 // AppendResult appends a success response. id is the raw id (nil: null);
-// result is raw JSON, copied verbatim (nil: null).
-func AppendResult(dst, id, result []byte) []byte { panic("not implemented") }
+// result is raw JSON, copied verbatim (nil: null). Both are trusted to be
+// valid JSON: the scanner produced the id, the handler the result.
+func AppendResult(dst, id, result []byte) []byte {
+	dst = appendHead(dst, id)
+	dst = append(dst, `,"result":`...)
+	dst = appendRaw(dst, result)
+	return append(dst, '}')
+}
 
 // AppendResultValue appends a success response whose result is v: a Raw or
-// []byte-backed json value is copied, anything else is encoded with sonic.
-// On an encoding error dst is returned unchanged with the error.
-func AppendResultValue(dst, id []byte, v any) ([]byte, error) { panic("not implemented") }
+// json.RawMessage is copied verbatim (empty: null), nil is null, anything
+// else is encoded with sonic (so a plain []byte becomes a base64 string, as
+// with encoding/json). On an encoding error dst is returned unchanged with
+// the error.
+func AppendResultValue(dst, id []byte, v any) ([]byte, error) {
+	n := len(dst)
+	dst = appendHead(dst, id)
+	dst = append(dst, `,"result":`...)
+	dst, err := AppendValue(dst, v)
+	if err != nil {
+		return dst[:n], err
+	}
+	return append(dst, '}'), nil
+}
 
-// AppendError appends an error response. id is the raw id (nil: null). A
-// Data that cannot be encoded is dropped (the error still goes out).
-func AppendError(dst, id []byte, e *Error) []byte { panic("not implemented") }
+// AppendError appends an error response. id is the raw id (nil: null); a
+// nil e is sent as an internal error. A Data that cannot be encoded is
+// dropped (the error still goes out).
+func AppendError(dst, id []byte, e *Error) []byte {
+	if e == nil {
+		e = ErrInternal
+	}
+	dst = appendHead(dst, id)
+	dst = append(dst, `,"error":{"code":`...)
+	dst = strconv.AppendInt(dst, int64(e.Code), 10)
+	dst = append(dst, `,"message":`...)
+	dst = appendString(dst, e.Message)
+	if e.Data != nil {
+		n := len(dst)
+		dst = append(dst, `,"data":`...)
+		var err error
+		if dst, err = AppendValue(dst, e.Data); err != nil {
+			dst = dst[:n]
+		}
+	}
+	return append(dst, "}}"...)
+}
 
 // AppendRequest appends a request (id not nil) or a notification (id nil).
-// method is plain text (it is escaped as needed); params is raw JSON (nil: omitted).
-func AppendRequest(dst, id []byte, method string, params []byte) []byte { panic("not implemented") }
+// method is plain text (it is escaped as needed); params is raw JSON (nil or
+// empty: omitted).
+func AppendRequest(dst, id []byte, method string, params []byte) []byte {
+	if id != nil {
+		dst = appendHead(dst, id)
+	} else {
+		dst = append(dst, `{"jsonrpc":"2.0"`...)
+	}
+	dst = append(dst, `,"method":`...)
+	dst = appendString(dst, method)
+	if len(params) > 0 {
+		dst = append(dst, `,"params":`...)
+		dst = append(dst, params...)
+	}
+	return append(dst, '}')
+}
 
-// AppendValue appends v encoded with sonic (a Raw is copied verbatim).
-func AppendValue(dst []byte, v any) ([]byte, error) { panic("not implemented") }
+// AppendValue appends v as JSON: a Raw or json.RawMessage is copied verbatim
+// (empty: null), nil is null, anything else is encoded with sonic. On an
+// error dst is returned unchanged with the error.
+func AppendValue(dst []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case Raw:
+		return appendRaw(dst, x), nil
+	case json.RawMessage:
+		return appendRaw(dst, x), nil
+	}
+	// sonic appends to the slice it is given. Handing it the spare capacity
+	// of dst (rather than dst) makes it encode in place, and limits its
+	// UTF-8 check to the new bytes.
+	if cap(dst)-len(dst) < minValueRoom {
+		dst = append(dst, make([]byte, minValueRoom)...)[:len(dst)]
+	}
+	n := len(dst)
+	tail := dst[n:n]
+	if err := encoder.EncodeInto(&tail, v, encOpts); err != nil {
+		return dst, err
+	}
+	if len(tail) == 0 {
+		return dst, nil
+	}
+	if len(tail) <= cap(dst)-n && &tail[0] == &dst[n:cap(dst)][0] {
+		return dst[:n+len(tail)], nil // encoded in place
+	}
+	return append(dst, tail...), nil // sonic had to grow (or correct) it
+}
+
+// minValueRoom is the spare capacity AppendValue makes before calling sonic,
+// so that a small value is encoded in place.
+const minValueRoom = 256
+
+// MarshalJSON returns r verbatim (null when empty), so that a Raw nested in
+// a Go value is copied rather than encoded as base64, by sonic and by
+// encoding/json alike. The result aliases r.
+func (r Raw) MarshalJSON() ([]byte, error) {
+	if len(r) == 0 {
+		return []byte("null"), nil
+	}
+	return r, nil
+}

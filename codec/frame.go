@@ -1,19 +1,65 @@
 package codec
 
-import "io"
+import (
+	"errors"
+	"io"
+	"strconv"
+)
 
-// CONTRACT STUB — to be replaced by the real framers (helper: framing).
+// Framing: the public face of the framers.
+//
+// The two framers (frame_newline.go, frame_header.go) share one read buffer
+// (frame_buf.go). A frame is a sub-slice of that buffer: nothing is copied
+// and, once the buffer has reached the size of the largest frame seen, Next
+// allocates nothing. Each framer is a small state machine whose parse method
+// moves over buffered bytes only; Next calls parse and reads more when parse
+// needs it, and Buffered calls parse without reading.
+//
+// A bad frame (too large, malformed header) is reported as soon as it is
+// recognised, before its bytes have all arrived; the framer then skips it on
+// the next call without ever buffering it whole.
 
 // Framer cuts a byte stream into frames. Next returns the next frame as a
 // view into the framer's read buffer: valid until the next call to Next; copy
-// it to keep it. A *FrameError is recoverable (the bad frame was skipped, call
+// it to keep it. A *FrameError is recoverable (the bad frame is skipped, call
 // Next again); io.EOF is a clean end between frames; any other error ends
-// the stream (io.ErrUnexpectedEOF for a stream cut inside a frame).
+// the stream (io.ErrUnexpectedEOF for a stream cut inside a frame). Once Next
+// has returned a non-recoverable error it returns the same error again.
 // A Framer is not safe for concurrent use.
+//
+// Newline framing: one message per line. A '\r' before the '\n' is removed
+// (CRLF accepted). Empty lines and lines holding only "\r" are skipped; a
+// line of other white space is a frame (the scanner answers it with a parse
+// error). A last line without a newline at the end of the stream is a frame.
+// A line longer than MaxFrameBytes (not counting the line ending) gives a
+// *FrameError wrapping ErrFrameTooLarge; the line is then discarded as it is
+// read, up to its newline.
+//
+// Header framing: header lines "Name: value" (ending in "\r\n" or "\n") up to
+// an empty line, then exactly Content-Length bytes of body. Names are matched
+// case-insensitively; headers other than Content-Length (Content-Type…) are
+// ignored. Empty lines before the first header line are skipped. A header
+// line longer than MaxHeaderBytes, a line that is not "token: value", a
+// Content-Length that is missing, not a plain decimal number, too large for
+// an int64, or given twice with different values gives a *FrameError
+// wrapping ErrBadHeader. The framer then resynchronises: it skips the rest
+// of the offending line (when the error was the line itself; when the
+// Content-Length was missing, the empty line ending the header block has
+// been read) and resumes at the next occurrence of "Content-Length:"
+// (ASCII case-insensitive) wherever it is in the stream, not only at the
+// start of a line, because a body has no line ending before the next
+// header. A Content-Length above MaxFrameBytes gives a *FrameError wrapping
+// ErrFrameTooLarge, and exactly that many bytes are then read and discarded
+// through the framer's own buffer. A Content-Length of 0 gives an empty
+// frame. The stream ending inside a header block or a body (even a skipped
+// one) is io.ErrUnexpectedEOF; ending while resynchronising is io.EOF.
 type Framer interface {
 	Next() ([]byte, error)
-	// Buffered reports whether a whole frame is already buffered, so the
-	// next call to Next will not read (and so will not block).
+	// Buffered reports whether the next call to Next will return without
+	// reading (and so without blocking): a whole frame or a framing error is
+	// buffered, or the reader has already reported its end or an error.
+	// It may consume skippable bytes (blank lines, a skipped frame) that are
+	// already buffered.
 	Buffered() bool
 }
 
@@ -36,17 +82,104 @@ func (f Framing) String() string {
 }
 
 // ParseFraming parses "newline" or "header".
-func ParseFraming(s string) (Framing, error) { panic("not implemented") }
+func ParseFraming(s string) (Framing, error) {
+	switch s {
+	case "newline":
+		return Newline, nil
+	case "header":
+		return Header, nil
+	}
+	return Newline, errors.New("codec: unknown framing " + strconv.Quote(s) + " (want \"newline\" or \"header\")")
+}
 
-// NewFramer returns a framer of kind f reading r, bounded by l (nil: defaults).
-func NewFramer(r io.Reader, f Framing, l *Limits) Framer { panic("not implemented") }
+// NewFramer returns a framer of kind f reading r, bounded by l (nil:
+// defaults). It allocates its read buffer (64 KiB) at once; the buffer grows
+// only when one frame needs more, up to a little over MaxFrameBytes.
+func NewFramer(r io.Reader, f Framing, l *Limits) Framer {
+	return newFramer(r, f, l, initialFrameBuf)
+}
+
+// newFramer is NewFramer with the initial buffer size as a parameter, so
+// that tests can exercise growth and compaction with small frames.
+func newFramer(r io.Reader, f Framing, l *Limits, size int) Framer {
+	lim := l.WithDefaults()
+	if f == Header {
+		h := &headerFramer{}
+		h.init(r, &lim, size)
+		h.reset()
+		return h
+	}
+	n := &newlineFramer{nl: -1}
+	n.init(r, &lim, size)
+	return n
+}
 
 // AppendFrame appends msg to dst framed as f (a trailing newline, or a
-// Content-Length header before it).
-func AppendFrame(dst []byte, f Framing, msg []byte) []byte { panic("not implemented") }
+// Content-Length header before it). msg must not contain a newline when f is
+// Newline; the encoder never produces one.
+func AppendFrame(dst []byte, f Framing, msg []byte) []byte {
+	if f == Header {
+		dst = append(dst, "Content-Length: "...)
+		dst = strconv.AppendInt(dst, int64(len(msg)), 10)
+		dst = append(dst, "\r\n\r\n"...)
+		return append(dst, msg...)
+	}
+	dst = append(dst, msg...)
+	return append(dst, '\n')
+}
 
 // ReadBody reads one whole body (HTTP, WebSocket) as a single frame, up to
 // max bytes (0: DefaultMaxFrameBytes), appending to buf[:0] and returning it.
 // A longer body returns a *FrameError wrapping ErrFrameTooLarge, having read
-// no more than max+1 bytes.
-func ReadBody(r io.Reader, max int, buf []byte) ([]byte, error) { panic("not implemented") }
+// no more than max+1 bytes; the buffer is then returned empty (buf[:0], grown
+// or not) so that it can be reused. Any other read error is returned with
+// the bytes read so far.
+func ReadBody(r io.Reader, max int, buf []byte) ([]byte, error) {
+	if max <= 0 {
+		max = DefaultMaxFrameBytes
+	}
+	buf = buf[:0]
+	limit := max + 1 // reading one byte more tells a body of max bytes from a longer one
+	stalls := 0
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) >= limit {
+				break
+			}
+			buf = growBody(buf, limit)
+		}
+		end := min(cap(buf), limit)
+		n, err := r.Read(buf[len(buf):end])
+		if n < 0 || n > end-len(buf) {
+			return buf, errBadRead
+		}
+		buf = buf[:len(buf)+n]
+		if len(buf) > max {
+			break
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if n == 0 {
+			if stalls++; stalls >= maxStalls {
+				return buf, io.ErrNoProgress
+			}
+		} else {
+			stalls = 0
+		}
+	}
+	return buf[:0], &FrameError{Offset: 0, Err: ErrFrameTooLarge}
+}
+
+// growBody returns buf with more capacity: at least 512 bytes, doubling,
+// never past limit.
+func growBody(buf []byte, limit int) []byte {
+	n := max(2*cap(buf), 512)
+	n = min(n, limit)
+	nb := make([]byte, len(buf), n)
+	copy(nb, buf)
+	return nb
+}

@@ -1,8 +1,13 @@
 package router
 
-import "context"
-
-// CONTRACT STUB — to be replaced by the real router (helper: router+pool).
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
 
 // Request is one call as a handler sees it. Its byte fields are views into
 // the connection's buffers: valid until the handler returns; copy to keep.
@@ -29,9 +34,6 @@ type HandlerFunc func(ctx context.Context, req *Request) (any, error)
 // Handle calls f.
 func (f HandlerFunc) Handle(ctx context.Context, req *Request) (any, error) { return f(ctx, req) }
 
-// Middleware wraps a handler.
-type Middleware func(next Handler) Handler
-
 // MethodOptions tune one method.
 type MethodOptions struct {
 	// Inline runs the handler on the reading goroutine with no hand-off to
@@ -39,32 +41,97 @@ type MethodOptions struct {
 	Inline bool
 }
 
-// Entry is one registered method. Read-only.
+// Entry is one registered method. Read-only: the router never changes an
+// Entry once Lookup can return it; registering again publishes a new one.
 type Entry struct {
 	Method  string
 	Handler Handler // with the router's middleware applied
 	Inline  bool
+
+	base Handler // as registered, before middleware
 }
 
+// Registration errors. Compare with errors.Is.
+var (
+	// ErrReservedName refuses a method name beginning with "rpc.": JSON-RPC
+	// 2.0 reserves those for the protocol.
+	ErrReservedName = errors.New(`router: method names beginning with "rpc." are reserved`)
+	// ErrEmptyName refuses the empty method name.
+	ErrEmptyName = errors.New("router: empty method name")
+	// ErrNilHandler refuses a nil handler.
+	ErrNilHandler = errors.New("router: nil handler")
+)
+
 // Router maps method names to handlers. Lookup takes no lock; Register,
-// Unregister and Use may run at any time, under traffic. Safe for concurrent use.
-type Router struct{}
+// Unregister and Use may run at any time, under traffic. Safe for concurrent
+// use. The zero Router is empty and ready to use; do not copy a Router after
+// first use.
+type Router struct {
+	tab atomic.Pointer[table] // nil means empty; replaced, never modified
+
+	mu sync.Mutex   // serialises writers; readers never take it
+	mw []Middleware // guarded by mu; first is outermost
+}
 
 // New returns an empty router.
-func New() *Router { panic("not implemented") }
+func New() *Router { return new(Router) }
 
 // Register adds or replaces method. Names beginning with "rpc." are reserved
 // and refused, as is the empty name. opts may be nil.
 func (r *Router) Register(method string, h Handler, opts *MethodOptions) error {
-	panic("not implemented")
+	switch {
+	case method == "":
+		return ErrEmptyName
+	case strings.HasPrefix(method, "rpc."):
+		return ErrReservedName
+	case h == nil:
+		return ErrNilHandler
+	}
+	e := &Entry{Method: method, base: h}
+	if opts != nil {
+		e.Inline = opts.Inline
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e.Handler = chain(r.mw, h)
+	r.tab.Store(r.tab.Load().with(e))
+	return nil
 }
 
 // Unregister removes method and reports whether it was registered.
-func (r *Router) Unregister(method string) bool { panic("not implemented") }
-
-// Use appends middleware, applied to every method (present and future), the
-// first added outermost.
-func (r *Router) Use(mw ...Middleware) { panic("not implemented") }
+func (r *Router) Unregister(method string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.tab.Load()
+	if _, ok := t.lookup(method); !ok {
+		return false
+	}
+	r.tab.Store(t.without(method))
+	return true
+}
 
 // Lookup finds method. It takes no lock and does not allocate.
-func (r *Router) Lookup(method []byte) (*Entry, bool) { panic("not implemented") }
+func (r *Router) Lookup(method []byte) (*Entry, bool) {
+	t := r.tab.Load()
+	if t == nil {
+		return nil, false
+	}
+	e, ok := t.m[string(method)] // no conversion: the compiler looks up the bytes
+	return e, ok
+}
+
+// Methods returns the registered method names, sorted. It allocates; it is
+// meant for diagnostics (a method-not-found answer, a listing), not dispatch.
+func (r *Router) Methods() []string {
+	t := r.tab.Load()
+	if t == nil {
+		return nil
+	}
+	names := make([]string, 0, len(t.m))
+	for name := range t.m {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}

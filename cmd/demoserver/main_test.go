@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// vector is one case of testdata/jsonrpc/spec-examples.json.
+type vector struct {
+	Name     string  `json:"name"`
+	Request  string  `json:"request"`
+	Response *string `json:"response"`
+}
+
+func loadVectors(t *testing.T) []vector {
+	t.Helper()
+	data, err := os.ReadFile("../../testdata/jsonrpc/spec-examples.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []vector
+	if err := json.Unmarshal(data, &vs); err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) < 15 {
+		t.Fatalf("only %d vectors", len(vs))
+	}
+	return vs
+}
+
+// build compiles the demoserver once per test binary.
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "demoserver")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// client speaks one framing over a stream.
+type client struct {
+	t       *testing.T
+	w       io.Writer
+	br      *bufio.Reader
+	framing codec.Framing
+}
+
+func (c *client) send(msg string) {
+	c.t.Helper()
+	if _, err := c.w.Write(codec.AppendFrame(nil, c.framing, []byte(msg))); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (c *client) recv() []byte {
+	c.t.Helper()
+	if c.framing == codec.Newline {
+		line, err := c.br.ReadBytes('\n')
+		if err != nil {
+			c.t.Fatalf("recv: %v", err)
+		}
+		return line
+	}
+	n := -1
+	for {
+		line, err := c.br.ReadString('\n')
+		if err != nil {
+			c.t.Fatalf("recv header: %v", err)
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+			n, _ = strconv.Atoi(v)
+		}
+	}
+	if n < 0 {
+		c.t.Fatal("no Content-Length")
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(c.br, body); err != nil {
+		c.t.Fatal(err)
+	}
+	return body
+}
+
+const sentinel = `{"jsonrpc":"2.0","id":"sentinel","method":"echo","params":["end"]}`
+
+// checkVectors runs every vector; each is followed by a sentinel request so
+// that "no response" is proven by the sentinel's answer coming next.
+func checkVectors(t *testing.T, c *client) {
+	for _, v := range loadVectors(t) {
+		c.send(v.Request)
+		c.send(sentinel)
+		if v.Response != nil {
+			got := c.recv()
+			if !sameJSON(t, got, []byte(*v.Response)) {
+				t.Errorf("%s:\n got  %s\n want %s", v.Name, got, *v.Response)
+			}
+		}
+		if got := c.recv(); !sameJSON(t, got, []byte(`{"jsonrpc":"2.0","id":"sentinel","result":["end"]}`)) {
+			t.Errorf("%s: want the sentinel next, got %s", v.Name, got)
+		}
+	}
+}
+
+// sameJSON compares two responses as JSON values. Error messages may say
+// more than the specification's text; code, id, result and shape must match.
+func sameJSON(t *testing.T, got, want []byte) bool {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Errorf("response is not JSON: %q", got)
+		return false
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(dropMessages(g), dropMessages(w))
+}
+
+func dropMessages(v any) any {
+	switch x := v.(type) {
+	case []any:
+		for i := range x {
+			x[i] = dropMessages(x[i])
+		}
+	case map[string]any:
+		if e, ok := x["error"].(map[string]any); ok {
+			if _, ok := e["message"].(string); ok {
+				e["message"] = "<text>"
+			}
+			delete(e, "data")
+		}
+	}
+	return v
+}
+
+func startStdio(t *testing.T, bin string, f codec.Framing) (*exec.Cmd, *client, io.WriteCloser, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(bin, "-framing", f.String())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, &client{t: t, w: stdin, br: bufio.NewReader(stdout), framing: f}, stdin, &stderr
+}
+
+func TestDemoserver_specVectorsOverStdio(t *testing.T) {
+	bin := build(t)
+	for _, f := range []codec.Framing{codec.Newline, codec.Header} {
+		t.Run("framing="+f.String(), func(t *testing.T) {
+			cmd, c, stdin, stderr := startStdio(t, bin, f)
+			checkVectors(t, c)
+			// Closing stdin ends the server cleanly, with nothing more on stdout.
+			stdin.Close()
+			rest, _ := io.ReadAll(c.br)
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("exit: %v\nstderr: %s", err, stderr)
+			}
+			if len(rest) > 0 {
+				t.Fatalf("unexpected output after the last response: %q", rest)
+			}
+		})
+	}
+}
+
+func TestDemoserver_specVectorsOverTCPAndUnix(t *testing.T) {
+	bin := build(t)
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	for _, tc := range []struct {
+		listen  string
+		network string
+		addr    string
+		framing codec.Framing
+	}{
+		{"tcp://127.0.0.1:0", "tcp", "", codec.Newline},
+		{"tcp://127.0.0.1:0", "tcp", "", codec.Header},
+		{"unix://" + sock, "unix", sock, codec.Newline},
+	} {
+		t.Run(tc.network+"/"+tc.framing.String(), func(t *testing.T) {
+			cmd := exec.Command(bin, "-listen", tc.listen, "-framing", tc.framing.String())
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if cmd.ProcessState == nil {
+					cmd.Process.Kill()
+					cmd.Wait()
+				}
+			}()
+			// The server logs its address: "listening addr=tcp://127.0.0.1:PORT".
+			logs := bufio.NewScanner(stderr)
+			addr := ""
+			for logs.Scan() {
+				if _, a, ok := strings.Cut(logs.Text(), "addr="); ok {
+					addr, _, _ = strings.Cut(a, " ")
+					break
+				}
+			}
+			go io.Copy(io.Discard, stderr)
+			_, hostport, ok := strings.Cut(addr, "://")
+			if !ok {
+				t.Fatalf("no address logged")
+			}
+			nc, err := net.DialTimeout(tc.network, hostport, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			nc.SetDeadline(time.Now().Add(60 * time.Second))
+			checkVectors(t, &client{t: t, w: nc, br: bufio.NewReader(nc), framing: tc.framing})
+
+			// SIGTERM shuts it down cleanly.
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			errc := make(chan error, 1)
+			go func() { errc <- cmd.Wait() }()
+			select {
+			case err := <-errc:
+				if err != nil {
+					t.Fatalf("exit after SIGTERM: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no exit after SIGTERM")
+			}
+		})
+	}
+}
+
+func TestDemoserver_rejectsBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"-framing", "xml"}, {"-listen", "http://x"}, {"-nope"}} {
+		if err := run(args); err == nil {
+			t.Errorf("%v: no error", args)
+		}
+	}
+}

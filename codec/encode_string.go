@@ -1,0 +1,80 @@
+package codec
+
+import "unicode/utf8"
+
+// JSON string escaping for the envelope's own strings (error messages,
+// method names).
+//
+// Fast path: appendString checks every byte against a table of bytes that
+// may be copied as they are (printable ASCII other than '"' and '\\'); when
+// all are, the string is appended in one copy. Slow path: appendStringSlow
+// copies runs of such bytes, keeps valid UTF-8 sequences as they are,
+// escapes '"', '\\' and control characters (\n \r \t \b \f, else \u00XX),
+// and replaces each invalid UTF-8 byte with \ufffd.
+
+// appendString appends s as a quoted JSON string.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		if !encPlain[s[i]] {
+			return appendStringSlow(dst, s, i)
+		}
+	}
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+// appendStringSlow appends s (whose first i bytes are plain) and the closing
+// quote; dst already holds the opening quote.
+func appendStringSlow(dst []byte, s string, i int) []byte {
+	const hex = "0123456789abcdef"
+	start := 0 // s[start:i] is plain and not yet appended
+	for i < len(s) {
+		c := s[i]
+		if encPlain[c] {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || size != 1 {
+				i += size // valid UTF-8: kept as is
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// encPlain marks the bytes appendString copies without a second look.
+var encPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()

@@ -1,0 +1,125 @@
+package codec
+
+import (
+	"errors"
+	"io"
+)
+
+// The read buffer shared by the framers.
+//
+// Invariants: 0 <= r <= scan <= w <= len(buf) <= limit.
+//
+//   - buf[r:w] holds the bytes read but not yet consumed; a frame returned by
+//     Next is a sub-slice of it.
+//   - buf[r:scan] has already been searched (for '\n', or for
+//     "Content-Length:" while resynchronising), so a partial frame is not
+//     searched again after every read.
+//   - base is the stream offset of buf[0], for error offsets.
+//   - err is the reader's first error. Bytes that came with it are used
+//     first; once it is set the reader is never called again.
+//
+// fill reads as much as fits (reads are large: the buffer starts at 64 KiB).
+// It moves the unread tail to the front when little room is left at the end,
+// and grows the buffer only when a single frame in progress needs more than
+// the buffer holds, never past limit: a little over the largest frame or
+// header line allowed. A frame over the limit is recognised before the
+// buffer would have to grow past it, and is then discarded as it is read.
+
+const (
+	initialFrameBuf = 64 << 10 // first buffer size; also the smallest limit
+	minFrameRead    = 4 << 10  // compact rather than read less than this
+	maxStalls       = 100      // consecutive empty reads before io.ErrNoProgress
+)
+
+// errBadRead reports a reader that returned an impossible count.
+var errBadRead = errors.New("codec: reader returned an invalid count")
+
+type frameBuf struct {
+	rd     io.Reader
+	buf    []byte
+	r      int
+	scan   int
+	w      int
+	base   int64
+	err    error
+	limit  int // largest len(buf)
+	max    int // MaxFrameBytes
+	maxHdr int // MaxHeaderBytes
+}
+
+func (b *frameBuf) init(r io.Reader, l *Limits, size int) {
+	b.rd = r
+	b.max = l.MaxFrameBytes
+	b.maxHdr = l.MaxHeaderBytes
+	// A newline frame needs room for its "\r\n"; a header line too.
+	b.limit = max(initialFrameBuf, b.max+2, b.maxHdr+2)
+	if size <= 0 {
+		size = initialFrameBuf
+	}
+	b.buf = make([]byte, min(size, b.limit))
+}
+
+// drop discards every buffered byte.
+func (b *frameBuf) drop() {
+	b.base += int64(b.w)
+	b.r, b.scan, b.w = 0, 0, 0
+}
+
+// fill reads more bytes into the buffer. need is the number of unread bytes
+// (counted from r) the caller wants to see; fill makes room for at least
+// that many (need <= limit) and returns after one successful read. It
+// returns the reader's error once no byte came with it.
+func (b *frameBuf) fill(need int) error {
+	if b.err != nil {
+		return b.err
+	}
+	if b.r == b.w {
+		b.drop()
+	}
+	n := len(b.buf)
+	if b.r > 0 && (n-b.w < minFrameRead || need > n-b.r) {
+		// Move the unread tail (at most one partial frame) to the front.
+		copy(b.buf, b.buf[b.r:b.w])
+		b.base += int64(b.r)
+		b.w -= b.r
+		b.scan -= b.r
+		b.r = 0
+	}
+	if need > n || b.w == n {
+		if n >= b.limit {
+			// The framers recognise an oversized frame before this.
+			return io.ErrShortBuffer
+		}
+		size := min(max(2*n, need), b.limit)
+		nb := make([]byte, size)
+		copy(nb, b.buf[b.r:b.w])
+		b.base += int64(b.r)
+		b.w -= b.r
+		b.scan -= b.r
+		b.r = 0
+		b.buf = nb
+	}
+	for stalls := 0; ; {
+		m, err := b.rd.Read(b.buf[b.w:])
+		if m < 0 || m > len(b.buf)-b.w {
+			m, err = 0, errBadRead
+		}
+		b.w += m
+		if err != nil {
+			b.err = err
+		}
+		if m > 0 {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if stalls++; stalls >= maxStalls {
+			b.err = io.ErrNoProgress
+			return b.err
+		}
+	}
+}
+
+// bufCap reports the size of the read buffer (tests check it stays bounded).
+func (b *frameBuf) bufCap() int { return cap(b.buf) }

@@ -1,0 +1,305 @@
+package codec
+
+import (
+	"bytes"
+	"io"
+	"math"
+)
+
+// Header framing (LSP style): "Content-Length: N\r\n" and other header lines,
+// an empty line, then N bytes of body.
+//
+// parse is a state machine over buffered bytes; header lines are consumed as
+// they are read, so only the current line and then the body need to fit in
+// the buffer. States:
+//
+//	hHeaders  reading header lines (nhdr counts them; n is the length, -1 unset)
+//	hBody     headers done; the frame is buf[r:r+n] once n bytes are buffered
+//	hDiscard  throwing away the left bytes of an oversized body
+//	hSkipLine throwing away the rest of an overlong header line
+//	hResync   looking for the next "Content-Length:" after a bad header
+
+type hstate uint8
+
+const (
+	hHeaders hstate = iota
+	hBody
+	hDiscard
+	hSkipLine
+	hResync
+)
+
+// contentLength is the header name looked for while resynchronising, in
+// lower case. Its only 'c' is its first byte, which the matcher relies on.
+const contentLength = "content-length:"
+
+type headerFramer struct {
+	frameBuf
+	state hstate
+	ready bool        // buf[r:r+n] is the next frame
+	pend  *FrameError // error to return from the next Next
+	nhdr  int         // header lines read in this block
+	n     int64       // Content-Length, or -1
+	left  int64       // bytes still to discard in hDiscard
+	match int         // bytes of contentLength matched in hResync
+	start int64       // stream offset of the block's first header line
+}
+
+// reset prepares for the next header block.
+func (f *headerFramer) reset() {
+	f.state = hHeaders
+	f.nhdr = 0
+	f.n = -1
+}
+
+// bad records a malformed header and enters st (hResync or hSkipLine).
+func (f *headerFramer) bad(st hstate) bool {
+	f.pend = &FrameError{Offset: f.start, Err: ErrBadHeader}
+	f.reset()
+	f.state = st
+	f.match = 0
+	return true
+}
+
+// parse consumes buffered bytes and reports whether Next can return without
+// reading: a body is ready or an error is pending.
+func (f *headerFramer) parse() bool {
+	if f.ready || f.pend != nil {
+		return true
+	}
+	for {
+		switch f.state {
+		case hBody:
+			if int64(f.w-f.r) < f.n {
+				return false
+			}
+			f.ready = true
+			return true
+
+		case hDiscard:
+			k := int(min(f.left, int64(f.w-f.r)))
+			f.r += k
+			f.scan = f.r
+			f.left -= int64(k)
+			if f.left > 0 {
+				return false
+			}
+			f.reset()
+
+		case hSkipLine:
+			i := bytes.IndexByte(f.buf[f.scan:f.w], '\n')
+			if i < 0 {
+				f.drop()
+				return false
+			}
+			f.r = f.scan + i + 1
+			f.scan = f.r
+			f.state = hResync
+
+		case hResync:
+			if !f.resync() {
+				return false
+			}
+			f.reset()
+
+		default: // hHeaders
+			if f.nhdr == 0 {
+				f.start = f.base + int64(f.r)
+			}
+			i := bytes.IndexByte(f.buf[f.scan:f.w], '\n')
+			if i < 0 {
+				f.scan = f.w
+				if f.w-f.r > f.maxHdr+1 { // too long even if "\r\n" comes next
+					return f.bad(hSkipLine)
+				}
+				return false
+			}
+			end := f.scan + i
+			line := f.buf[f.r:end]
+			f.r = end + 1
+			f.scan = f.r
+			if n := len(line); n > 0 && line[n-1] == '\r' {
+				line = line[:n-1]
+			}
+			if len(line) > f.maxHdr {
+				return f.bad(hResync)
+			}
+			if len(line) > 0 {
+				f.nhdr++
+				if !f.header(line) {
+					return f.bad(hResync)
+				}
+				continue
+			}
+			if f.nhdr == 0 { // empty line between messages
+				continue
+			}
+			switch {
+			case f.n < 0:
+				return f.bad(hResync)
+			case f.n > int64(f.max):
+				f.pend = &FrameError{Offset: f.start, Err: ErrFrameTooLarge}
+				f.state = hDiscard
+				f.left = f.n
+				return true
+			}
+			f.state = hBody
+		}
+	}
+}
+
+// header checks one header line and records a Content-Length.
+func (f *headerFramer) header(line []byte) bool {
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 {
+		return false
+	}
+	name := line[:colon]
+	for _, c := range name {
+		if !hdrToken[c] {
+			return false
+		}
+	}
+	if len(name) != len(contentLength)-1 || !hdrEqualFold(name, contentLength[:len(contentLength)-1]) {
+		return true // another header: ignored
+	}
+	n, ok := hdrParseLength(line[colon+1:])
+	if !ok || (f.n >= 0 && f.n != n) {
+		return false
+	}
+	f.n = n
+	return true
+}
+
+// hdrParseLength parses a Content-Length value: optional blanks, decimal
+// digits, optional blanks. It refuses signs, other bytes and values that do
+// not fit an int64.
+func hdrParseLength(v []byte) (int64, bool) {
+	for len(v) > 0 && (v[0] == ' ' || v[0] == '\t') {
+		v = v[1:]
+	}
+	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t') {
+		v = v[:len(v)-1]
+	}
+	if len(v) == 0 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := int64(c - '0')
+		if n > (math.MaxInt64-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
+}
+
+// resync looks for "Content-Length:" in the buffered bytes after scan. On a
+// match it moves r to the match and reports true; otherwise it discards what
+// was searched except a partial match at the end (at most 14 bytes), so the
+// buffer never grows while resynchronising.
+func (f *headerFramer) resync() bool {
+	buf := f.buf[:f.w]
+	m := f.match
+	for i := f.scan; i < len(buf); i++ {
+		c := buf[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		switch {
+		case c == contentLength[m]:
+			m++
+			if m == len(contentLength) {
+				f.r = i + 1 - len(contentLength)
+				f.scan = f.r
+				f.match = 0
+				return true
+			}
+		case c == 'c':
+			m = 1
+		default:
+			m = 0
+		}
+	}
+	f.match = m
+	f.scan = f.w
+	f.r = f.w - m
+	return false
+}
+
+func (f *headerFramer) Next() ([]byte, error) {
+	for !f.parse() {
+		need := f.w - f.r + 1
+		if f.state == hBody {
+			need = int(f.n)
+		}
+		if err := f.fill(need); err != nil {
+			return nil, f.end(err)
+		}
+	}
+	if e := f.pend; e != nil {
+		f.pend = nil
+		return nil, e
+	}
+	body := f.buf[f.r : f.r+int(f.n) : f.r+int(f.n)]
+	f.r += int(f.n)
+	f.scan = f.r
+	f.ready = false
+	f.reset()
+	return body, nil
+}
+
+// end maps the reader's error err, met before a whole frame was buffered.
+func (f *headerFramer) end(err error) error {
+	if err != io.EOF {
+		return err
+	}
+	switch {
+	case f.state == hResync || f.state == hSkipLine:
+		f.drop()
+		return io.EOF
+	case f.state == hHeaders && f.nhdr == 0 && f.r == f.w:
+		return io.EOF
+	}
+	return io.ErrUnexpectedEOF
+}
+
+func (f *headerFramer) Buffered() bool {
+	return f.parse() || f.err != nil
+}
+
+// hdrEqualFold reports whether b equals the lower-case ASCII string s,
+// ignoring the case of b.
+func hdrEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// hdrToken marks the bytes allowed in a header name (RFC 9110 tchar).
+var hdrToken = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()

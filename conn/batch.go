@@ -1,0 +1,83 @@
+package conn
+
+import (
+	"sync/atomic"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// batch collects the responses of one batch's elements, which may finish in
+// any order on any goroutine, and sends them as one array in request order
+// when the last is done.
+type batch struct {
+	c     *Conn
+	slots []*codec.Buffer // response of element i; nil for none
+	left  atomic.Int32    // elements not done, plus one held by the reader
+}
+
+var errBatchTooLarge = codec.NewError(codec.CodeResponseTooLarge, "Response too large: batch response exceeds the limit")
+
+// serveBatch dispatches every element of a batch. Non-inline elements run in
+// parallel on the pool, sharing one copy of the frame.
+func (c *Conn) serveBatch(frame []byte, msgs []codec.Message) {
+	b := &batch{c: c, slots: make([]*codec.Buffer, len(msgs))}
+	b.left.Store(int32(len(msgs)) + 1)
+	var ref *frameRef
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.Kind {
+		case codec.KindRequest, codec.KindNotification:
+			c.dispatch(frame, m, b, i, &ref)
+		case codec.KindInvalid:
+			b.complete(i, c.errorResponse(m.ID, m.Err), true)
+		case codec.KindResult, codec.KindError:
+			c.calls.deliver(m, c.opts.Logger.Warn)
+			b.complete(i, nil, true)
+		default:
+			c.opts.Logger.Warn("jsonrpc: malformed response dropped", "err", m.Err)
+			b.complete(i, nil, true)
+		}
+	}
+	b.complete(-1, nil, true) // the reader's own hold
+}
+
+// complete records element slot's response (slot -1: the reader's hold) and
+// sends the batch if it was the last one.
+func (b *batch) complete(slot int, resp *codec.Buffer, lazy bool) {
+	if slot >= 0 {
+		b.slots[slot] = resp
+	}
+	if b.left.Add(-1) == 0 {
+		b.send(lazy)
+	}
+}
+
+// send joins the responses into one array. A batch of notifications only
+// sends nothing; an array over MaxBatchResponseBytes is replaced by -32003.
+func (b *batch) send(lazy bool) {
+	c := b.c
+	out := c.bufs.Get()
+	out.B = append(out.B, '[')
+	n := 0
+	for i, r := range b.slots {
+		if r == nil {
+			continue
+		}
+		if n > 0 {
+			out.B = append(out.B, ',')
+		}
+		out.B = append(out.B, r.B...)
+		c.bufs.Put(r)
+		b.slots[i] = nil
+		n++
+	}
+	if n == 0 {
+		c.bufs.Put(out)
+		return
+	}
+	out.B = append(out.B, ']')
+	if len(out.B) > c.opts.Limits.MaxBatchResponseBytes {
+		out.B = codec.AppendError(out.B[:0], nil, errBatchTooLarge)
+	}
+	c.respond(nil, 0, out, lazy)
+}

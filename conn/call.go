@@ -1,0 +1,172 @@
+package conn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// call is one outgoing request waiting for its response.
+type call struct {
+	done   chan struct{}
+	result codec.Raw
+	err    error
+}
+
+// pendingCalls maps the ids of our outgoing calls to their waiters. Ids are
+// decimal numbers from a counter, so they never collide on a connection.
+type pendingCalls struct {
+	mu     sync.Mutex
+	m      map[uint64]*call
+	next   atomic.Uint64
+	closed error
+}
+
+func (p *pendingCalls) init() { p.m = make(map[uint64]*call) }
+
+func (p *pendingCalls) add() (uint64, *call, error) {
+	id := p.next.Add(1)
+	cl := &call{done: make(chan struct{})}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed != nil {
+		return 0, nil, p.closed
+	}
+	p.m[id] = cl
+	return id, cl, nil
+}
+
+func (p *pendingCalls) take(id uint64) *call {
+	p.mu.Lock()
+	cl := p.m[id]
+	delete(p.m, id)
+	p.mu.Unlock()
+	return cl
+}
+
+// failAll ends every pending call with err, and every later one.
+func (p *pendingCalls) failAll(err error) {
+	p.mu.Lock()
+	p.closed = err
+	m := p.m
+	p.m = make(map[uint64]*call)
+	p.mu.Unlock()
+	for _, cl := range m {
+		cl.err = err
+		close(cl.done)
+	}
+}
+
+// wireError is an error object as received.
+type wireError struct {
+	Code    codec.Code      `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// deliver hands a response to its caller. Responses to unknown ids (late,
+// cancelled or bogus) are dropped.
+func (p *pendingCalls) deliver(m *codec.Message, log func(msg string, args ...any)) {
+	id, err := strconv.ParseUint(string(m.ID), 10, 64)
+	var cl *call
+	if err == nil {
+		cl = p.take(id)
+	}
+	if cl == nil {
+		log("jsonrpc: response to an unknown id dropped", "id", string(m.ID))
+		return
+	}
+	if m.Kind == codec.KindResult {
+		cl.result = append(codec.Raw(nil), m.Result...)
+	} else {
+		var we wireError
+		if err := codec.Unmarshal(m.ErrorObj, &we); err != nil {
+			cl.err = codec.NewError(codec.CodeInternalError, "malformed error response: "+err.Error())
+		} else {
+			e := &codec.Error{Code: we.Code, Message: we.Message}
+			if len(we.Data) > 0 {
+				e.Data = codec.Raw(we.Data)
+			}
+			cl.err = e
+		}
+	}
+	close(cl.done)
+}
+
+// ErrBadParams is returned by Call and Notify for params that do not encode
+// to a JSON array or object.
+var ErrBadParams = errors.New("conn: params must encode to a JSON array or object")
+
+// Call sends a request and waits for its response, decoding the result into
+// result (nil: discard it). params is encoded with sonic (a codec.Raw is sent
+// verbatim) and must be an array or an object, or nil for none. An error
+// response is returned as a *codec.Error; a cancelled ctx abandons the call
+// (a late response is dropped).
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := c.CallRaw(ctx, method, params)
+	if err != nil || result == nil {
+		return err
+	}
+	return codec.Unmarshal(raw, result)
+}
+
+// CallRaw is Call returning the raw result.
+func (c *Conn) CallRaw(ctx context.Context, method string, params any) (codec.Raw, error) {
+	id, cl, err := c.calls.add()
+	if err != nil {
+		return nil, err
+	}
+	var idb [20]byte
+	if err := c.sendRequest(strconv.AppendUint(idb[:0], id, 10), method, params); err != nil {
+		c.calls.take(id)
+		return nil, err
+	}
+	select {
+	case <-cl.done:
+		return cl.result, cl.err
+	case <-ctx.Done():
+		if c.calls.take(id) == nil {
+			<-cl.done // delivered meanwhile
+			return cl.result, cl.err
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// Notify sends a notification.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return c.sendRequest(nil, method, params)
+}
+
+func (c *Conn) sendRequest(id []byte, method string, params any) error {
+	p := c.bufs.Get()
+	defer c.bufs.Put(p)
+	if params != nil {
+		var err error
+		if p.B, err = codec.AppendValue(p.B, params); err != nil {
+			return err
+		}
+		if len(p.B) == 0 || (p.B[0] != '[' && p.B[0] != '{') {
+			if string(p.B) != "null" {
+				return ErrBadParams
+			}
+			p.B = p.B[:0]
+		}
+	}
+	var ps []byte
+	if len(p.B) > 0 {
+		ps = p.B
+	}
+	b := c.bufs.Get()
+	defer c.bufs.Put(b)
+	b.B = codec.AppendRequest(b.B, id, method, ps)
+	return c.out.send(b.B, false)
+}

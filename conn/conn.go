@@ -1,0 +1,127 @@
+package conn
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/pool"
+)
+
+// ErrClosed is returned by calls on a connection that has ended, and by
+// pending calls when it ends.
+var ErrClosed = errors.New("conn: connection closed")
+
+// Conn is one JSON-RPC session over a byte stream. It is safe for
+// concurrent use: any goroutine may Call, Notify, Shutdown or Close.
+type Conn struct {
+	opts   Options
+	rwc    io.ReadWriteCloser
+	framer codec.Framer
+	scan   *codec.Scanner
+	out    *writer
+	bufs   codec.BufferPool
+	limit  *pool.Limiter
+
+	ctx    context.Context // handlers' parent: carries the connection
+	cancel context.CancelFunc
+
+	inflight inflightList   // async requests not yet answered
+	workers  sync.WaitGroup // async tasks not yet finished
+	calls    pendingCalls   // our outgoing calls awaiting responses
+
+	overloaded []byte // the ready-made -32000 error data
+
+	stopping  atomic.Bool   // Shutdown began: read no more, refuse new work
+	readDone  chan struct{} // the read loop has returned
+	done      chan struct{} // everything has ended
+	closeOnce sync.Once
+	err       error // why it ended; written before done is closed
+}
+
+type ctxKey struct{}
+
+// FromContext returns the connection serving a handler's context, or nil.
+func FromContext(ctx context.Context) *Conn {
+	c, _ := ctx.Value(ctxKey{}).(*Conn)
+	return c
+}
+
+// New starts a session on rwc: it reads and serves requests until the
+// stream ends, Shutdown or Close. The connection owns rwc and closes it.
+func New(rwc io.ReadWriteCloser, opts *Options) *Conn {
+	o := opts.withDefaults()
+	limits := o.Limits.WithDefaults()
+	c := &Conn{
+		opts:     o,
+		rwc:      rwc,
+		framer:   codec.NewFramer(rwc, o.Framing, &limits),
+		scan:     codec.NewScanner(&limits),
+		out:      newWriter(rwc, o.Framing, defaultMaxPending),
+		limit:    pool.NewLimiter(o.MaxInFlight),
+		readDone: make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	c.opts.Limits = &limits
+	c.ctx, c.cancel = context.WithCancel(context.WithValue(o.Context, ctxKey{}, c))
+	c.overloaded = overloadData(o.RetryAfter)
+	c.inflight.init()
+	c.calls.init()
+	go c.readLoop()
+	return c
+}
+
+func overloadData(d time.Duration) []byte {
+	b := strconv.AppendInt([]byte(`{"retryAfterMs":`), d.Milliseconds(), 10)
+	return append(b, '}')
+}
+
+// Done is closed when the connection has ended and every handler returned.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended: nil for a clean end of stream,
+// Shutdown or Close. Valid once Done is closed.
+func (c *Conn) Err() error {
+	<-c.done
+	return c.err
+}
+
+// Wait blocks until the connection has ended and returns Err.
+func (c *Conn) Wait() error { return c.Err() }
+
+// Close ends the connection at once: reading stops, handlers' contexts are
+// cancelled, pending calls fail with ErrClosed and the stream is closed.
+// Responses of handlers still running are dropped. It waits for the end.
+func (c *Conn) Close() error {
+	c.terminate(nil)
+	<-c.done
+	return nil
+}
+
+// terminate ends the connection once, recording why.
+func (c *Conn) terminate(why error) {
+	c.closeOnce.Do(func() {
+		c.stopping.Store(true)
+		c.out.fail(ErrClosed) // before cancel: no late response slips out
+		c.cancel()
+		_ = c.rwc.Close()
+		go c.finish(why)
+	})
+}
+
+// finish waits for the reader and the workers, then reports the end.
+func (c *Conn) finish(why error) {
+	<-c.readDone
+	c.workers.Wait()
+	c.calls.failAll(ErrClosed)
+	c.err = why
+	close(c.done)
+	if c.opts.OnClose != nil {
+		c.opts.OnClose(why)
+	}
+}

@@ -1,0 +1,536 @@
+package conn_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/pool"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// ants starts its default pool's goroutines when imported: they are not ours.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.IgnoreCurrent()) }
+
+// peer is the raw client side of a connection under test.
+type peer struct {
+	t  *testing.T
+	nc net.Conn
+	br *bufio.Reader
+}
+
+// serve starts a server connection on one end of a net.Pipe.
+func serve(t *testing.T, r *router.Router, opts *conn.Options) (*conn.Conn, *peer) {
+	t.Helper()
+	a, b := net.Pipe()
+	o := conn.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Router = r
+	c := conn.New(a, &o)
+	t.Cleanup(func() {
+		b.Close()
+		c.Close()
+	})
+	return c, &peer{t: t, nc: b, br: bufio.NewReaderSize(b, 1<<16)}
+}
+
+func (p *peer) send(lines ...string) {
+	p.t.Helper()
+	go func() {
+		// net.Pipe writes block until read: write from the side.
+		for _, l := range lines {
+			if _, err := p.nc.Write([]byte(l + "\n")); err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// recv reads one response line and decodes it.
+func (p *peer) recv() any {
+	p.t.Helper()
+	p.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, err := p.br.ReadBytes('\n')
+	if err != nil {
+		p.t.Fatalf("recv: %v (got %q)", err, line)
+	}
+	var v any
+	if err := json.Unmarshal(line, &v); err != nil {
+		p.t.Fatalf("response is not JSON: %q", line)
+	}
+	return v
+}
+
+// recvObj reads one response that must be a single object.
+func (p *peer) recvObj() map[string]any {
+	p.t.Helper()
+	v := p.recv()
+	m, ok := v.(map[string]any)
+	if !ok {
+		p.t.Fatalf("want an object, got %v", v)
+	}
+	return m
+}
+
+// expectNothing checks that no response arrives within d.
+func (p *peer) expectNothing(d time.Duration) {
+	p.t.Helper()
+	p.nc.SetReadDeadline(time.Now().Add(d))
+	line, err := p.br.ReadBytes('\n')
+	if err == nil || len(line) > 0 {
+		p.t.Fatalf("unexpected response %q", line)
+	}
+}
+
+func errCode(t *testing.T, m map[string]any) int {
+	t.Helper()
+	e, ok := m["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("want an error response, got %v", m)
+	}
+	return int(e["code"].(float64))
+}
+
+func testRouter(t *testing.T) *router.Router {
+	t.Helper()
+	r := router.New()
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(r.Register("echo", router.HandlerFunc(func(_ context.Context, req *router.Request) (any, error) {
+		return codec.Raw(req.Params), nil
+	}), &router.MethodOptions{Inline: true}))
+	must(r.Register("echo_async", router.HandlerFunc(func(_ context.Context, req *router.Request) (any, error) {
+		return codec.Raw(req.Params), nil
+	}), nil))
+	must(r.Register("sleep", router.Func(func(ctx context.Context, p []int) (int, error) {
+		select {
+		case <-time.After(time.Duration(p[0]) * time.Millisecond):
+			return p[0], nil
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}), nil))
+	must(r.Register("panic", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		panic("boom")
+	}), nil))
+	must(r.Register("fail", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		return nil, errors.New("it failed")
+	}), nil))
+	must(r.Register("forbidden", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		return nil, codec.NewError(codec.CodeForbidden, "no").WithData(map[string]string{"permission": "admin"})
+	}), nil))
+	return r
+}
+
+func TestConn_answersEveryPipelinedRequestExactlyOnce(t *testing.T) {
+	p0, err := pool.New(&pool.Options{Workers: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p0.Close(context.Background())
+	_, p := serve(t, testRouter(t), &conn.Options{Pool: p0, MaxInFlight: 16})
+	const n = 600
+	lines := make([]string, n)
+	for i := range lines {
+		switch i % 3 {
+		case 0:
+			lines[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"echo","params":[%d]}`, i, i)
+		case 1:
+			lines[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"echo_async","params":{"n":%d}}`, i, i)
+		default:
+			lines[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"sleep","params":[%d]}`, i, rand.IntN(3))
+		}
+	}
+	p.send(lines...)
+	seen := make(map[int]bool)
+	for range n {
+		m := p.recvObj()
+		id := int(m["id"].(float64))
+		if seen[id] {
+			t.Fatalf("id %d answered twice", id)
+		}
+		seen[id] = true
+		if _, ok := m["result"]; !ok {
+			t.Fatalf("id %d: %v", id, m)
+		}
+	}
+	p.expectNothing(50 * time.Millisecond)
+}
+
+func TestConn_echoesIDsByteForByte(t *testing.T) {
+	_, p := serve(t, testRouter(t), nil)
+	for _, id := range []string{`1.50`, `12345678901234567890`, `"\u00e9"`, `null`, `-0`, `1e400`} {
+		p.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"echo","params":[]}`)
+		p.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		line, err := p.br.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(line), `"id":`+id+`,`) && !strings.Contains(string(line), `"id":`+id+`}`) {
+			t.Errorf("id %s not echoed verbatim: %s", id, line)
+		}
+	}
+}
+
+func TestConn_answersErrorsWithTheRightCodes(t *testing.T) {
+	_, p := serve(t, testRouter(t), nil)
+	cases := []struct {
+		in   string
+		code int
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"nope"}`, -32601},
+		{`{"jsonrpc":"2.0","id":2,"method":"panic"}`, -32603},
+		{`{"jsonrpc":"2.0","id":3,"method":"fail"}`, -32603},
+		{`{"jsonrpc":"2.0","id":4,"method":"forbidden"}`, -32010},
+		{`{"jsonrpc":"2.0","id":5,"method":"sleep","params":["x"]}`, -32602},
+		{`{"jsonrpc":"2.0","id":6,"method":"rpc.discover"}`, -32601},
+		{`{"jsonrpc":"1.0","id":7,"method":"echo"}`, -32600},
+		{`{"jsonrpc":"2.0","id":8,"method":"echo"`, -32700},
+	}
+	for _, tc := range cases {
+		p.send(tc.in)
+		m := p.recvObj()
+		if got := errCode(t, m); got != tc.code {
+			t.Errorf("%s: code %d, want %d (%v)", tc.in, got, tc.code, m)
+		}
+	}
+	// The connection still serves after all of that.
+	p.send(`{"jsonrpc":"2.0","id":9,"method":"echo","params":[9]}`)
+	if m := p.recvObj(); m["id"].(float64) != 9 {
+		t.Fatalf("not answered after errors: %v", m)
+	}
+}
+
+func TestConn_answersFailingHandlerWithItsMessageAndData(t *testing.T) {
+	_, p := serve(t, testRouter(t), nil)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"fail"}`, `{"jsonrpc":"2.0","id":2,"method":"forbidden"}`)
+	got := map[float64]map[string]any{}
+	for range 2 {
+		m := p.recvObj()
+		got[m["id"].(float64)] = m["error"].(map[string]any)
+	}
+	if got[1]["message"] != "it failed" {
+		t.Errorf("message %v", got[1])
+	}
+	if d, _ := got[2]["data"].(map[string]any); d["permission"] != "admin" {
+		t.Errorf("data %v", got[2])
+	}
+}
+
+func TestConn_neverAnswersNotifications(t *testing.T) {
+	_, p := serve(t, testRouter(t), nil)
+	p.send(`{"jsonrpc":"2.0","method":"nope"}`, `{"jsonrpc":"2.0","method":"panic"}`,
+		`{"jsonrpc":"2.0","method":"fail"}`, `{"jsonrpc":"2.0","method":"echo","params":[1]}`,
+		`[{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","method":"nope"}]`)
+	p.expectNothing(100 * time.Millisecond)
+}
+
+func TestConn_answersNextRequestAfterBadFrames(t *testing.T) {
+	limits := &codec.Limits{MaxFrameBytes: 1024}
+	_, p := serve(t, testRouter(t), &conn.Options{Limits: limits})
+	big := `{"jsonrpc":"2.0","id":1,"method":"echo","params":["` + strings.Repeat("x", 4096) + `"]}`
+	p.send(big, `{"jsonrpc":"2.0","id":2,"method":"echo","params":[2]}`,
+		"\xff\xfe garbage", `{"jsonrpc":"2.0","id":3,"method":"echo","params":[3]}`)
+	if m := p.recvObj(); errCode(t, m) != -32600 || m["id"] != nil {
+		t.Fatalf("oversized frame: %v", m)
+	}
+	if m := p.recvObj(); m["id"].(float64) != 2 {
+		t.Fatalf("after oversized: %v", m)
+	}
+	if m := p.recvObj(); errCode(t, m) != -32700 || m["id"] != nil {
+		t.Fatalf("garbage: %v", m)
+	}
+	if m := p.recvObj(); m["id"].(float64) != 3 {
+		t.Fatalf("after garbage: %v", m)
+	}
+}
+
+func TestConn_runsBatchElementsInParallelAndAnswersInOrder(t *testing.T) {
+	r := router.New()
+	const n = 4
+	var started sync.WaitGroup
+	started.Add(n)
+	r.Register("meet", router.Func(func(ctx context.Context, p []int) (int, error) {
+		started.Done()
+		started.Wait() // only returns if all n run at once
+		time.Sleep(time.Duration(n-p[0]) * time.Millisecond)
+		return p[0], nil
+	}), nil)
+	_, p := serve(t, r, nil)
+	var elems []string
+	for i := range n {
+		elems = append(elems, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"meet","params":[%d]}`, i, i))
+	}
+	elems = append(elems, `{"jsonrpc":"2.0","method":"meet_note"}`, `1`)
+	p.send("[" + strings.Join(elems, ",") + "]")
+	arr, ok := p.recv().([]any)
+	if !ok || len(arr) != n+1 {
+		t.Fatalf("want an array of %d, got %v", n+1, arr)
+	}
+	for i := range n {
+		m := arr[i].(map[string]any)
+		if m["id"].(float64) != float64(i) || m["result"].(float64) != float64(i) {
+			t.Fatalf("element %d out of order: %v", i, m)
+		}
+	}
+	if errCode(t, arr[n].(map[string]any)) != -32600 {
+		t.Fatalf("last: %v", arr[n])
+	}
+}
+
+func TestConn_batchResponseOverLimitIsRefused(t *testing.T) {
+	_, p := serve(t, testRouter(t), &conn.Options{Limits: &codec.Limits{MaxBatchResponseBytes: 100}})
+	p.send(`[{"jsonrpc":"2.0","id":1,"method":"echo","params":["` + strings.Repeat("y", 200) + `"]}]`)
+	if m := p.recvObj(); errCode(t, m) != -32003 {
+		t.Fatalf("%v", m)
+	}
+}
+
+func TestConn_rejectsWhenOverloaded(t *testing.T) {
+	_, p := serve(t, testRouter(t), &conn.Options{MaxInFlight: 1, Overload: conn.Reject, RetryAfter: 70 * time.Millisecond})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[300]}`, `{"jsonrpc":"2.0","id":2,"method":"sleep","params":[1]}`)
+	m := p.recvObj()
+	if m["id"].(float64) != 2 || errCode(t, m) != -32000 {
+		t.Fatalf("want -32000 for id 2 first, got %v", m)
+	}
+	data := m["error"].(map[string]any)["data"].(map[string]any)
+	if data["retryAfterMs"].(float64) != 70 {
+		t.Fatalf("retry hint: %v", data)
+	}
+	if m := p.recvObj(); m["id"].(float64) != 1 || m["result"].(float64) != 300 {
+		t.Fatalf("id 1: %v", m)
+	}
+}
+
+func TestConn_blocksReadingWhenFull(t *testing.T) {
+	_, p := serve(t, testRouter(t), &conn.Options{MaxInFlight: 1, Overload: conn.Block})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[50]}`, `{"jsonrpc":"2.0","id":2,"method":"sleep","params":[1]}`)
+	for want := 1; want <= 2; want++ {
+		if m := p.recvObj(); m["id"].(float64) != float64(want) || m["result"] == nil {
+			t.Fatalf("want result for %d, got %v", want, m)
+		}
+	}
+}
+
+func TestConn_answersHandlerTimeout(t *testing.T) {
+	_, p := serve(t, testRouter(t), &conn.Options{HandlerTimeout: 30 * time.Millisecond})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[5000]}`, `{"jsonrpc":"2.0","id":2,"method":"sleep","params":[1]}`)
+	got := map[float64]map[string]any{}
+	for range 2 {
+		m := p.recvObj()
+		got[m["id"].(float64)] = m
+	}
+	if errCode(t, got[1]) != -32012 {
+		t.Fatalf("id 1: %v", got[1])
+	}
+	if got[2]["result"].(float64) != 1 {
+		t.Fatalf("id 2: %v", got[2])
+	}
+	p.expectNothing(50 * time.Millisecond)
+}
+
+func TestConn_shutdownDrainsInFlightWork(t *testing.T) {
+	c, p := serve(t, testRouter(t), nil)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[80]}`)
+	time.Sleep(20 * time.Millisecond) // let it start
+	done := make(chan error, 1)
+	go func() { done <- c.Shutdown(context.Background()) }()
+	if m := p.recvObj(); m["result"].(float64) != 80 {
+		t.Fatalf("%v", m)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.br.ReadByte(); err == nil {
+		t.Fatal("stream still open after Shutdown")
+	}
+}
+
+func TestConn_shutdownPastDeadlineAnswersRunningRequests(t *testing.T) {
+	c, p := serve(t, testRouter(t), nil)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[10000]}`)
+	time.Sleep(20 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Shutdown(ctx) }()
+	m := p.recvObj()
+	if m["id"].(float64) != 1 || errCode(t, m) != -32000 {
+		t.Fatalf("%v", m)
+	}
+	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Shutdown: %v", err)
+	}
+}
+
+func TestConn_drainsAndClosesWhenPeerEndsStream(t *testing.T) {
+	c, p := serve(t, testRouter(t), nil)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[30]}`)
+	time.Sleep(10 * time.Millisecond)
+	// A pipe cannot half-close; closing the server's read side is what EOF
+	// would do: check the response still arrives through Done.
+	if m := p.recvObj(); m["result"].(float64) != 30 {
+		t.Fatalf("%v", m)
+	}
+	p.nc.Close()
+	select {
+	case <-c.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("connection did not end after the peer closed")
+	}
+}
+
+// pair connects two conns over a pipe, each serving its own router.
+func pair(t *testing.T, ra, rb *router.Router) (*conn.Conn, *conn.Conn) {
+	t.Helper()
+	a, b := net.Pipe()
+	ca := conn.New(a, &conn.Options{Router: ra})
+	cb := conn.New(b, &conn.Options{Router: rb})
+	t.Cleanup(func() {
+		ca.Close()
+		cb.Close()
+	})
+	return ca, cb
+}
+
+func TestConn_callsBothWays(t *testing.T) {
+	server := router.New()
+	server.Register("ask_back", router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
+		var name string
+		if err := conn.FromContext(ctx).Call(ctx, "whoami", []int{}, &name); err != nil {
+			return nil, err
+		}
+		return "hello " + name, nil
+	}), nil)
+	client := router.New()
+	var notes atomic.Int32
+	client.Register("whoami", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		return "client", nil
+	}), nil)
+	client.Register("note", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		notes.Add(1)
+		return nil, nil
+	}), &router.MethodOptions{Inline: true})
+	cc, sc := pair(t, client, server)
+
+	ctx := context.Background()
+	var got string
+	if err := cc.Call(ctx, "ask_back", nil, &got); err != nil || got != "hello client" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	err := cc.Call(ctx, "missing", map[string]int{"a": 1}, nil)
+	if !errors.Is(err, codec.ErrMethodNotFound) {
+		t.Fatalf("want method not found, got %v", err)
+	}
+	if err := cc.Call(ctx, "ask_back", 5, nil); !errors.Is(err, conn.ErrBadParams) {
+		t.Fatalf("scalar params: %v", err)
+	}
+	for range 3 {
+		if err := sc.Notify(ctx, "note", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Calls answered in order on one connection: a call after the
+	// notifications sees them served.
+	if err := sc.Call(ctx, "whoami", nil, &got); err != nil {
+		t.Fatal(err)
+	}
+	if n := notes.Load(); n != 3 {
+		t.Fatalf("notifications served: %d", n)
+	}
+}
+
+func TestConn_manyConcurrentCallsGetTheirOwnResults(t *testing.T) {
+	cc, _ := pair(t, nil, testRouter(t))
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				want := strconv.Itoa(g*1000 + i)
+				var got []string
+				if err := cc.Call(context.Background(), "echo_async", []string{want}, &got); err != nil || len(got) != 1 || got[0] != want {
+					errs <- fmt.Errorf("want %s, got %v %v", want, got, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+func TestConn_pendingCallsFailWhenConnectionEnds(t *testing.T) {
+	silent := router.New()
+	silent.Register("hang", router.HandlerFunc(func(ctx context.Context, _ *router.Request) (any, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}), nil)
+	cc, sc := pair(t, nil, silent)
+	errc := make(chan error, 1)
+	go func() { errc <- cc.Call(context.Background(), "hang", nil, nil) }()
+	time.Sleep(20 * time.Millisecond)
+	sc.Close()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, conn.ErrClosed) {
+			t.Fatalf("want ErrClosed, got %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("pending call not failed")
+	}
+	if err := cc.Call(context.Background(), "hang", nil, nil); !errors.Is(err, conn.ErrClosed) {
+		t.Fatalf("call after end: %v", err)
+	}
+}
+
+func TestConn_callHonoursContext(t *testing.T) {
+	cc, _ := pair(t, nil, testRouter(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	err := cc.Call(ctx, "sleep", []int{2000}, nil)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want deadline, got %v", err)
+	}
+	// The late response is dropped and the connection goes on.
+	var got []int
+	if err := cc.Call(context.Background(), "echo", []int{7}, &got); err != nil || got[0] != 7 {
+		t.Fatalf("%v %v", got, err)
+	}
+}
+
+func TestConn_headerFraming(t *testing.T) {
+	a, b := net.Pipe()
+	sc := conn.New(a, &conn.Options{Router: testRouter(t), Framing: codec.Header})
+	cc := conn.New(b, &conn.Options{Framing: codec.Header})
+	defer sc.Close()
+	defer cc.Close()
+	var got map[string]int
+	if err := cc.Call(context.Background(), "echo_async", map[string]int{"x": 1}, &got); err != nil || got["x"] != 1 {
+		t.Fatalf("%v %v", got, err)
+	}
+}

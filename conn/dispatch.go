@@ -1,0 +1,255 @@
+package conn
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/pool"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// Errors the connection answers with on its own account. Shared, read-only.
+var (
+	errShuttingDown = codec.NewError(codec.CodeOverloaded, "Server shutting down")
+	errTimeout      = codec.NewError(codec.CodeRequestTimeout, "")
+)
+
+// dispatch serves one request or notification of frame: inline on the
+// reader, or on the pool with a copy of the frame (shared through ref by the
+// elements of a batch). b is the batch it belongs to, or nil.
+func (c *Conn) dispatch(frame []byte, m *codec.Message, b *batch, slot int, ref **frameRef) {
+	name := m.Method
+	if m.MethodEscaped {
+		name = m.AppendMethod(nil) // rare: escaped method names
+	}
+	isCall := m.Kind == codec.KindRequest
+	e, ok := c.opts.Router.Lookup(name)
+	switch {
+	case !ok:
+		c.answer(b, slot, isCall, m.ID, codec.ErrMethodNotFound)
+		return
+	case c.stopping.Load():
+		c.answer(b, slot, isCall, m.ID, errShuttingDown)
+		return
+	case e.Inline:
+		req := router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
+		c.respond(b, slot, c.run(c.ctx, e.Handler, &req), true)
+		return
+	}
+
+	if !c.limit.TryAcquire() {
+		if c.opts.Overload == Reject {
+			c.answer(b, slot, isCall, m.ID, c.overloadErr())
+			return
+		}
+		_ = c.out.flush() // about to block: let the peer have what is done
+		if c.limit.Acquire(c.ctx) != nil {
+			c.answer(b, slot, isCall, m.ID, errShuttingDown)
+			return
+		}
+	}
+	if *ref == nil {
+		*ref = c.copyFrame(frame)
+	}
+	t := taskPool.Get().(*task)
+	t.c, t.h, t.b, t.slot, t.ref = c, e.Handler, b, slot, *ref
+	t.ref.refs.Add(1)
+	t.req = router.Request{Method: e.Method, ID: t.ref.rebase(frame, m.ID), Params: t.ref.rebase(frame, m.Params)}
+	c.workers.Add(1)
+	if isCall {
+		c.inflight.add(t)
+	}
+	if c.opts.Pool == nil {
+		go t.Run()
+		return
+	}
+	if err := c.opts.Pool.Submit(t); err != nil {
+		rpcErr := errShuttingDown
+		var oe *pool.OverloadedError
+		if errors.As(err, &oe) {
+			rpcErr = c.overloadErr()
+		}
+		t.abandon(rpcErr)
+	}
+}
+
+// overloadErr is -32000 with the retry hint.
+func (c *Conn) overloadErr() *codec.Error {
+	return &codec.Error{Code: codec.CodeOverloaded, Message: "Server overloaded", Data: codec.Raw(c.overloaded)}
+}
+
+// answer sends, from the reader, the error e for a request (nothing for a
+// notification).
+func (c *Conn) answer(b *batch, slot int, isCall bool, id []byte, e *codec.Error) {
+	var resp *codec.Buffer
+	if isCall {
+		resp = c.errorResponse(id, e)
+	}
+	c.respond(b, slot, resp, true)
+}
+
+// errorResponse encodes an error response into a pooled buffer.
+func (c *Conn) errorResponse(id []byte, e *codec.Error) *codec.Buffer {
+	resp := c.bufs.Get()
+	resp.B = codec.AppendError(resp.B, id, e)
+	return resp
+}
+
+// respond delivers a response (nil: none) to its batch, or to the writer.
+// lazy is set only on the reading goroutine.
+func (c *Conn) respond(b *batch, slot int, resp *codec.Buffer, lazy bool) {
+	if b != nil {
+		b.complete(slot, resp, lazy)
+		return
+	}
+	if resp == nil {
+		return
+	}
+	err := c.out.send(resp.B, lazy)
+	c.bufs.Put(resp)
+	if err != nil && !errors.Is(err, ErrClosed) {
+		c.terminate(err)
+	}
+}
+
+// run calls h and encodes its outcome for req. It never panics: a handler
+// panic is logged with its stack and answered -32603. It returns nil for a
+// notification.
+func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request) (resp *codec.Buffer) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.opts.Logger.Error("jsonrpc: handler panic", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
+			if req.ID != nil {
+				resp = c.errorResponse(req.ID, codec.ErrInternal)
+			}
+		}
+	}()
+	res, err := h.Handle(ctx, req)
+	if req.ID == nil {
+		return nil
+	}
+	resp = c.bufs.Get()
+	if err != nil {
+		resp.B = codec.AppendError(resp.B, req.ID, rpcError(err))
+		return resp
+	}
+	out, err := codec.AppendResultValue(resp.B, req.ID, res)
+	if err != nil {
+		c.opts.Logger.Error("jsonrpc: cannot encode result", "method", req.Method, "err", err)
+		out = codec.AppendError(resp.B[:0], req.ID, codec.NewError(codec.CodeInternalError, "Internal error: result cannot be encoded"))
+	}
+	resp.B = out
+	return resp
+}
+
+// rpcError turns a handler's error into the error object to send.
+func rpcError(err error) *codec.Error {
+	var e *codec.Error
+	switch {
+	case errors.As(err, &e):
+		return e
+	case errors.Is(err, context.DeadlineExceeded):
+		return errTimeout
+	default:
+		return codec.NewError(codec.CodeInternalError, err.Error())
+	}
+}
+
+// frameRef is a pooled copy of one frame, shared by the tasks it feeds and
+// released when the last of them is done.
+type frameRef struct {
+	buf  *codec.Buffer
+	refs atomic.Int32
+	pool *codec.BufferPool
+}
+
+func (c *Conn) copyFrame(frame []byte) *frameRef {
+	r := &frameRef{buf: c.bufs.Get(), pool: &c.bufs}
+	r.buf.B = append(r.buf.B, frame...)
+	return r
+}
+
+// rebase returns the span of the copy that field is of frame. Fields are
+// sub-slices of frame, so their offset is the difference of capacities.
+func (r *frameRef) rebase(frame, field []byte) []byte {
+	if field == nil {
+		return nil
+	}
+	off := cap(frame) - cap(field)
+	return r.buf.B[off : off+len(field) : off+len(field)]
+}
+
+func (r *frameRef) release() {
+	if r.refs.Add(-1) == 0 {
+		r.pool.Put(r.buf)
+		r.buf = nil
+	}
+}
+
+// task is one request or notification handed to the pool.
+type task struct {
+	c    *Conn
+	h    router.Handler
+	req  router.Request
+	b    *batch
+	slot int
+	ref  *frameRef
+
+	prev, next *task // in Conn.inflight while a request is unanswered
+	listed     bool
+	gen        uint64 // which listing: guards late timers against reuse
+}
+
+var taskPool = sync.Pool{New: func() any { return new(task) }}
+
+// Run serves the task on a pool worker.
+func (t *task) Run() {
+	t.serve()
+	t.finish()
+}
+
+func (t *task) serve() {
+	c := t.c
+	ctx := c.ctx
+	isCall := t.req.ID != nil
+	if c.opts.HandlerTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.opts.HandlerTimeout)
+		defer cancel()
+		if isCall {
+			gen := t.gen
+			timer := time.AfterFunc(c.opts.HandlerTimeout, func() {
+				c.inflight.claim(t, gen, func(t *task) { c.respond(t.b, t.slot, c.errorResponse(t.req.ID, errTimeout), false) })
+			})
+			defer timer.Stop()
+		}
+	}
+	resp := c.run(ctx, t.h, &t.req)
+	if isCall && c.inflight.claim(t, t.gen, nil) {
+		c.respond(t.b, t.slot, resp, false)
+	} else if resp != nil {
+		c.bufs.Put(resp) // answered already (timeout or shutdown)
+	}
+}
+
+// abandon answers a task that could not be started and finishes it.
+func (t *task) abandon(e *codec.Error) {
+	if t.req.ID != nil && t.c.inflight.claim(t, t.gen, nil) {
+		t.c.answer(t.b, t.slot, true, t.req.ID, e)
+	}
+	t.finish()
+}
+
+func (t *task) finish() {
+	c := t.c
+	c.limit.Release()
+	t.ref.release()
+	*t = task{}
+	taskPool.Put(t)
+	c.workers.Done()
+}

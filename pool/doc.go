@@ -1,0 +1,38 @@
+// Package pool runs handlers on a bounded set of goroutines and bounds the
+// work a connection may have in flight.
+//
+// # Pool
+//
+// A Pool is an executor on ants/v2 (github.com/panjf2000/ants/v2) with at
+// most Options.Workers goroutines. Submit hands a Task (an interface value,
+// normally a pointer the caller recycles) to an idle worker, starting one if
+// fewer than Workers are running; no closure is made per task, and in steady
+// state Submit does not allocate. When every worker is busy, Submit either
+// blocks until one is free (the default: a connection's reader then stops
+// reading and the peer feels backpressure) or, with Options.NonBlocking,
+// fails at once with an *OverloadedError carrying a retry hint, for the
+// connection to answer -32000 with data.retryAfterMs.
+//
+// Idle workers exit after Options.IdleTimeout. Close stops accepting tasks
+// (Submit returns ErrClosed afterwards, and a Submit blocked on a full pool
+// is woken with ErrClosed), then waits until the tasks already running have
+// returned and every goroutine the pool started has exited, or until its ctx
+// is done.
+//
+// A Task that panics does not take the process down: the worker recovers,
+// reports the value to Options.PanicHandler (if set) and exits; the pool
+// starts another when needed. The connection recovers in its own tasks too,
+// so that it can answer the request with -32603; the pool's recovery is the
+// last line of defence. ants' own logger is never used.
+//
+// ants starts a default pool of its own (two goroutines) when it is imported.
+// This package never uses it; tests that check for leaked goroutines must
+// take it as part of the baseline (goleak.IgnoreCurrent in TestMain).
+//
+// # Limiter
+//
+// A Limiter is a counting semaphore: Acquire, TryAcquire, Release. One per
+// connection bounds its requests in flight; one shared bounds a server.
+//
+// This package imports nothing of the project.
+package pool

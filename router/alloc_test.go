@@ -1,0 +1,68 @@
+//go:build !race
+
+package router_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/router"
+)
+
+func TestLookup_allocs(t *testing.T) {
+	r := router.New()
+	for i := range 100 {
+		_ = r.Register("method/"+strconv.Itoa(i), constHandler("x"), nil)
+	}
+	r.Use(tag("mw"))
+	hit, miss := []byte("method/42"), []byte("method/missing")
+	if n := testing.AllocsPerRun(1000, func() {
+		if _, ok := r.Lookup(hit); !ok {
+			t.Fatal("miss")
+		}
+		if _, ok := r.Lookup(miss); ok {
+			t.Fatal("hit")
+		}
+	}); n != 0 {
+		t.Fatalf("Lookup allocates %v times, want 0", n)
+	}
+}
+
+// TestFunc_allocs states the cost of decoding typed params, per call:
+// one copy of the params (decoded strings point into it) and one P. The
+// result is boxed into an any: a small struct costs one more allocation, a
+// pointer or a zero-sized value none.
+func TestFunc_allocs(t *testing.T) {
+	h := router.Func(func(_ context.Context, p subtractParams) (*int, error) {
+		n := p.Minuend - p.Subtrahend
+		return &n, nil
+	})
+	h2 := router.Func(func(_ context.Context, p subtractParams) (struct{}, error) { return struct{}{}, nil })
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		h      router.Handler
+		params string
+		want   float64
+	}{
+		{"named", h2, `{"minuend":42,"subtrahend":23}`, 2},
+		{"positional", h2, `[42,23]`, 2},
+		{"absent", h2, ``, 0},
+		{"named/pointer result", h, `{"minuend":42,"subtrahend":23}`, 3},
+	}
+	for _, tt := range tests {
+		req := &router.Request{Method: "subtract", ID: []byte("1")}
+		if tt.params != "" {
+			req.Params = []byte(tt.params)
+		}
+		n := testing.AllocsPerRun(1000, func() {
+			if _, err := tt.h.Handle(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n != tt.want {
+			t.Errorf("%s: %v allocations per call, want %v", tt.name, n, tt.want)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package router_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/router"
+)
+
+func BenchmarkLookup(b *testing.B) {
+	for _, n := range []int{8, 128} {
+		b.Run("methods="+strconv.Itoa(n), func(b *testing.B) {
+			r := router.New()
+			names := make([][]byte, n)
+			for i := range names {
+				name := "tools/method" + strconv.Itoa(i)
+				names[i] = []byte(name)
+				_ = r.Register(name, constHandler(name), nil)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				e, ok := r.Lookup(names[i%n])
+				if !ok || e == nil {
+					b.Fatal("miss")
+				}
+				i++
+			}
+		})
+	}
+}
+
+func BenchmarkLookupParallel(b *testing.B) {
+	r := router.New()
+	names := make([][]byte, 128)
+	for i := range names {
+		name := "tools/method" + strconv.Itoa(i)
+		names[i] = []byte(name)
+		_ = r.Register(name, constHandler(name), nil)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			if _, ok := r.Lookup(names[i%len(names)]); !ok {
+				b.Fatal("miss")
+			}
+			i++
+		}
+	})
+}
+
+func BenchmarkFunc(b *testing.B) {
+	h := router.Func(func(_ context.Context, p subtractParams) (struct{}, error) {
+		if p.Minuend != 42 || p.Subtrahend != 23 {
+			return struct{}{}, errBench
+		}
+		return struct{}{}, nil
+	})
+	for _, bc := range []struct{ name, params string }{
+		{"by=name", `{"minuend":42,"subtrahend":23}`},
+		{"by=position", `[42,23]`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			req := &router.Request{Method: "subtract", ID: []byte("1"), Params: []byte(bc.params)}
+			ctx := context.Background()
+			b.SetBytes(int64(len(bc.params)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := h.Handle(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+var errBench = benchError("wrong params")
+
+type benchError string
+
+func (e benchError) Error() string { return string(e) }

@@ -1,0 +1,59 @@
+// Package router maps JSON-RPC method names to handlers.
+//
+// # Table
+//
+// A Router holds an immutable table (method name → *Entry) behind an atomic
+// pointer. Lookup reads it with one atomic load and one map access: no lock,
+// no allocation, and it never waits for a writer. Register, Unregister and Use
+// build a new table under a mutex that only writers take, and swap it in;
+// a Lookup that raced with the swap sees the old table or the new one, never
+// a mixture. An *Entry is never modified once published, so a caller may keep
+// it for the duration of one call.
+//
+// Method names are matched exactly, byte for byte, after the codec has
+// unescaped them. Names beginning with "rpc." are reserved by JSON-RPC 2.0
+// for the protocol itself and are refused by Register (ErrReservedName), as is
+// the empty name (ErrEmptyName).
+//
+// # Middleware
+//
+// Use appends middleware that wraps every method, those already registered and
+// those registered later; the first added is the outermost. Each Entry.Handler
+// is the fully wrapped handler, built when the method is registered or the
+// middleware changes, so dispatch pays nothing to assemble the chain.
+//
+// # Typed handlers
+//
+// Func adapts a function func(ctx, P) (R, error) to a Handler. Params are
+// decoded with sonic, once, into a P:
+//
+//   - params absent (or null): P is its zero value;
+//   - params an object: decoded by name into a struct (json tags as in
+//     encoding/json, names matched exactly first and then without regard to
+//     case) or a map. Unknown names are ignored, as encoding/json does; a
+//     repeated name keeps its last value;
+//   - params an array: decoded into a slice or array P element by element, or
+//     into a struct P by position: element i goes to the i-th field in
+//     declaration order (exported fields and those promoted from embedded
+//     structs, the ones encoding/json would see; fields tagged `json:"-"` are
+//     skipped). More elements than fields is an error; fewer leave the
+//     remaining fields zero;
+//   - P = codec.Raw receives the params verbatim (a copy).
+//
+// Decoded strings share one copy of the params, made per call, so a handler
+// may keep P after it returns. Any mismatch is answered with -32602 (a
+// *codec.Error) whose message names the offending field, for example
+//
+//	invalid params: field "minuend": cannot use string as int
+//	invalid params: element 1 ("subtrahend"): cannot use string as int
+//
+// and whose Data is a map with "field" (a path such as "point.x" or
+// "items[2]") and, for positional params, "index".
+//
+// The result R is returned as the handler's result; a codec.Raw is written to
+// the wire verbatim, anything else is encoded with sonic.
+//
+// Params must be valid JSON: the connection only passes bytes its scanner
+// has validated, and so must any other caller (sonic is not made to read
+// hostile input).
+package router

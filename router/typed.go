@@ -1,0 +1,156 @@
+package router
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"sync"
+
+	"github.com/bytedance/sonic/decoder"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// Typed handlers.
+//
+// Fast path (per call): one string copy of the params, one new(P), one sonic
+// decode with a pooled decoder (by name, or into a slice), or one decode per
+// element into the fields of P (by position). Everything that depends only on
+// P — whether it takes positional params, its fields in order — is computed
+// once, in Func. The slow path (paramerr.go) runs only when decoding fails,
+// to name the offending field.
+
+// Func adapts f to a Handler that decodes the request's params into a P and
+// returns f's result. See the package documentation for how params are
+// decoded and how mismatches are reported (-32602, naming the field).
+//
+// A nil params gives f the zero P. The result R becomes the response's
+// result: a codec.Raw is written verbatim, anything else is encoded with
+// sonic. An error from f is returned as is (a *codec.Error is sent as is,
+// any other becomes -32603). Func panics if f is nil.
+func Func[P, R any](f func(ctx context.Context, p P) (R, error)) Handler {
+	if f == nil {
+		panic("router: Func with a nil function")
+	}
+	h := &funcHandler[P, R]{f: f}
+	h.pl.init(reflect.TypeFor[P]())
+	return h
+}
+
+type funcHandler[P, R any] struct {
+	f  func(context.Context, P) (R, error)
+	pl plan
+}
+
+func (h *funcHandler[P, R]) Handle(ctx context.Context, req *Request) (any, error) {
+	if req.Params == nil {
+		var zero P
+		return h.call(ctx, zero)
+	}
+	p := new(P)
+	if h.pl.raw {
+		*any(p).(*codec.Raw) = bytes.Clone(req.Params)
+	} else if err := h.pl.decode(req.Params, p); err != nil {
+		return nil, err
+	}
+	return h.call(ctx, *p)
+}
+
+func (h *funcHandler[P, R]) call(ctx context.Context, p P) (any, error) {
+	r, err := h.f(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// plan is what Func works out about P, once.
+type plan struct {
+	typ    reflect.Type // P
+	raw    bool         // P is codec.Raw: params verbatim
+	st     reflect.Type // P, or what P points to, when that is a struct decoded by position from an array; else nil
+	fields []field      // st's fields in declaration order
+}
+
+var rawType = reflect.TypeFor[codec.Raw]()
+
+func (pl *plan) init(t reflect.Type) {
+	pl.typ = t
+	if t == rawType {
+		pl.raw = true
+		return
+	}
+	st := deref(t)
+	if st.Kind() == reflect.Struct && !hasCustomDecoder(st) {
+		pl.st = st
+		pl.fields = structFields(st)
+	}
+	// Compile sonic's decoder for P now rather than on the first call.
+	// An error here (a type sonic cannot compile) shows up again, and is
+	// reported, when decoding.
+	_ = decoder.Pretouch(t)
+}
+
+// decode decodes params into ptr, a *P.
+func (pl *plan) decode(params []byte, ptr any) error {
+	// One copy per call: decoded strings point into it, so P stays valid
+	// after the connection reuses its buffers.
+	s := string(params)
+	if pl.st != nil {
+		if i := skipSpace(s, 0); i < len(s) && s[i] == '[' {
+			return pl.decodePositional(s, reflect.ValueOf(ptr).Elem())
+		}
+	}
+	if err := sonicDecode(s, ptr); err != nil {
+		return explain(s, pl.typ, err)
+	}
+	return nil
+}
+
+// decodePositional decodes the array s into the struct v (or what v points
+// to), element i into field i.
+//
+// A field's `json:",string"` option is not applied to positional params.
+func (pl *plan) decodePositional(s string, v reflect.Value) error {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		v = v.Elem()
+	}
+	var it iter
+	it.begin(s, 0)
+	for it.next() {
+		k := it.n - 1
+		if k >= len(pl.fields) {
+			for it.next() {
+			}
+			return tooManyElements(it.n, len(pl.fields))
+		}
+		f := &pl.fields[k]
+		fv := fieldValue(v, f.index)
+		if err := sonicDecode(it.value(), fv.Addr().Interface()); err != nil {
+			return elementError(k, f, it.value(), err)
+		}
+	}
+	if it.bad {
+		return errMalformed
+	}
+	return nil
+}
+
+// decoders recycles sonic decoder states: a decoder passed to sonic escapes,
+// and this saves its allocation per call.
+var decoders = sync.Pool{New: func() any { return new(decoder.Decoder) }}
+
+// sonicDecode decodes the JSON value s into v, a non-nil pointer. s must be
+// valid JSON (sonic is not made to read hostile input).
+func sonicDecode(s string, v any) error {
+	d := decoders.Get().(*decoder.Decoder)
+	d.Reset(s)
+	d.SetOptions(0) // encoding/json's defaults: numbers into any are float64
+	err := d.Decode(v)
+	d.Reset("") // do not keep the params alive from the pool
+	decoders.Put(d)
+	return err
+}
