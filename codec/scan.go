@@ -261,13 +261,15 @@ const (
 )
 
 // stringStop returns a word whose lane k has its high bit set if byte k of x
-// is '"', '\\', a control character (< 0x20) or not ASCII (>= 0x80). Borrows
-// can flag lanes above a flagged one, so only the lowest flag is exact: that
-// is the only one the callers use.
+// is '"', '\\', a control character (< 0x20) or not ASCII (>= 0x80). A lane
+// equal to c becomes zero in x^c and borrows in the subtraction; a lane below
+// 0x20 borrows in x-0x20; a lane >= 0x80 has its high bit set in x and in
+// both xors. Borrows can flag lanes above a flagged one, so only the lowest
+// flag is exact: that is the only one the callers use.
 func stringStop(x uint64) uint64 {
 	q := x ^ (lanes01 * '"')
 	b := x ^ (lanes01 * '\\')
-	return (((q-lanes01)|(b-lanes01)|(x-lanes01*0x20))&^x | x) & lanes80
+	return ((q - lanes01) | (b - lanes01) | (x - lanes01*0x20) | x) & lanes80
 }
 
 // strSafe marks the bytes a string body holds as themselves: not '"', '\\',
@@ -303,6 +305,10 @@ func scanString(d []byte, i int) (int, bool, error) {
 			return i + 1, esc, nil
 		case c == '\\':
 			esc = true
+			if i+1 < len(d) && simpleEscape[d[i+1]] { // \n, \", \\ …: no call
+				i += 2
+				continue
+			}
 			var err error
 			if i, err = escapeSlow(d, i); err != nil {
 				return i, esc, err
@@ -317,6 +323,9 @@ func scanString(d []byte, i int) (int, bool, error) {
 		}
 	}
 }
+
+// simpleEscape marks the bytes that make a two-byte escape after '\\'.
+var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 
 // escapeSlow checks the escape sequence at d[i] == '\\' and returns the
 // index just past it. Lone surrogates (\ud800) are accepted: see doc.go.

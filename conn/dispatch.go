@@ -203,6 +203,7 @@ type task struct {
 	prev, next *task // in Conn.inflight while a request is unanswered
 	listed     bool
 	gen        uint64 // which listing: guards late timers against reuse
+	keep       bool   // a fired timer may still hold t: do not pool it
 }
 
 var taskPool = sync.Pool{New: func() any { return new(task) }}
@@ -226,7 +227,11 @@ func (t *task) serve() {
 			timer := time.AfterFunc(c.opts.HandlerTimeout, func() {
 				c.inflight.claim(t, gen, func(t *task) { c.respond(t.b, t.slot, c.errorResponse(t.req.ID, errTimeout), false) })
 			})
-			defer timer.Stop()
+			defer func() {
+				// A timer that fired may still be reading t: then t must
+				// not be reused.
+				t.keep = !timer.Stop()
+			}()
 		}
 	}
 	resp := c.run(ctx, t.h, &t.req)
@@ -249,7 +254,9 @@ func (t *task) finish() {
 	c := t.c
 	c.limit.Release()
 	t.ref.release()
-	*t = task{}
-	taskPool.Put(t)
+	if !t.keep {
+		*t = task{}
+		taskPool.Put(t)
+	}
 	c.workers.Done()
 }
