@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/json"
 	"strconv"
+	"sync"
 
 	"github.com/bytedance/sonic/encoder"
 	"github.com/valyala/bytebufferpool"
@@ -139,8 +140,13 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		dst = append(dst, make([]byte, minValueRoom)...)[:len(dst)]
 	}
 	n := len(dst)
-	tail := dst[n:n]
-	if err := encoder.EncodeInto(&tail, v, encOpts); err != nil {
+	h := tailPool.Get().(*[]byte)
+	*h = dst[n:n]
+	err := encoder.EncodeInto(h, v, encOpts)
+	tail := *h
+	*h = nil
+	tailPool.Put(h)
+	if err != nil {
 		return dst, err
 	}
 	if len(tail) == 0 {
@@ -151,6 +157,11 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 	}
 	return append(dst, tail...), nil // sonic had to grow (or correct) it
 }
+
+// tailPool recycles the slice header handed to sonic by address (an
+// address that would otherwise escape: one allocation per value). It holds
+// no buffer memory: the header is cleared before it goes back.
+var tailPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // minValueRoom is the spare capacity AppendValue makes before calling sonic,
 // so that a small value is encoded in place.

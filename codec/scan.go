@@ -287,6 +287,17 @@ var strSafe = func() (t [256]bool) {
 func scanString(d []byte, i int) (int, bool, error) {
 	esc := false
 	for {
+		// Long plain runs (base64, text) go 32 bytes per step; the 8-byte
+		// loop then finds the byte that stopped them.
+		if p := d[i:]; len(p) >= 32 {
+			for len(p) >= 32 && (stringStop(binary.LittleEndian.Uint64(p))|
+				stringStop(binary.LittleEndian.Uint64(p[8:]))|
+				stringStop(binary.LittleEndian.Uint64(p[16:]))|
+				stringStop(binary.LittleEndian.Uint64(p[24:]))) == 0 {
+				p = p[32:]
+			}
+			i = len(d) - len(p)
+		}
 		for len(d)-i >= 8 {
 			if m := stringStop(binary.LittleEndian.Uint64(d[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/pool"
+	"github.com/mcpwire/mcpwire/router"
 )
 
 // ErrClosed is returned by calls on a connection that has ended, and by
@@ -35,7 +36,8 @@ type Conn struct {
 	workers  sync.WaitGroup // async tasks not yet finished
 	calls    pendingCalls   // our outgoing calls awaiting responses
 
-	overloaded []byte // the ready-made -32000 error data
+	overloaded []byte         // the ready-made -32000 error data
+	inlineReq  router.Request // the reader's request for inline handlers
 
 	stopping  atomic.Bool   // Shutdown began: read no more, refuse new work
 	readDone  chan struct{} // the read loop has returned

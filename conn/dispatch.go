@@ -37,8 +37,10 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, b *batch, slot int, ref 
 		c.answer(b, slot, isCall, m.ID, errShuttingDown)
 		return
 	case e.Inline:
-		req := router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
-		c.respond(b, slot, c.run(c.ctx, e.Handler, &req), true)
+		// The reader owns inlineReq: no allocation per inline call.
+		c.inlineReq = router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
+		c.respond(b, slot, c.run(c.ctx, e.Handler, &c.inlineReq), true)
+		c.inlineReq = router.Request{}
 		return
 	}
 
@@ -168,8 +170,11 @@ type frameRef struct {
 	pool *codec.BufferPool
 }
 
+var frameRefPool = sync.Pool{New: func() any { return new(frameRef) }}
+
 func (c *Conn) copyFrame(frame []byte) *frameRef {
-	r := &frameRef{buf: c.bufs.Get(), pool: &c.bufs}
+	r := frameRefPool.Get().(*frameRef)
+	r.buf, r.pool = c.bufs.Get(), &c.bufs
 	r.buf.B = append(r.buf.B, frame...)
 	return r
 }
@@ -187,7 +192,8 @@ func (r *frameRef) rebase(frame, field []byte) []byte {
 func (r *frameRef) release() {
 	if r.refs.Add(-1) == 0 {
 		r.pool.Put(r.buf)
-		r.buf = nil
+		r.buf, r.pool = nil, nil
+		frameRefPool.Put(r)
 	}
 }
 

@@ -1,0 +1,80 @@
+package codec
+
+import (
+	"strings"
+	"testing"
+)
+
+// benchRepeatReader returns data over and over (as a socket with a steady
+// peer would), in reads as large as the caller asks for.
+type benchRepeatReader struct {
+	data []byte
+	off  int
+}
+
+func (r *benchRepeatReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		k := copy(p[n:], r.data[r.off:])
+		n += k
+		r.off = (r.off + k) % len(r.data)
+	}
+	return n, nil
+}
+
+// benchMessage returns a request of about size bytes.
+func benchMessage(size int) []byte {
+	head := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`
+	tail := `"}}}`
+	return []byte(head + strings.Repeat("a", max(size-len(head)-len(tail), 0)) + tail)
+}
+
+// BenchmarkFramer measures frames per second over a stream of many frames;
+// one iteration reads one stream's worth (about 1 MiB).
+func BenchmarkFramer(b *testing.B) {
+	sizes := []struct {
+		name string
+		size int
+	}{{"small", 128}, {"medium", 4 << 10}, {"large", 256 << 10}}
+	for _, f := range []Framing{Newline, Header} {
+		for _, s := range sizes {
+			b.Run("framing="+f.String()+"/size="+s.name, func(b *testing.B) {
+				msg := benchMessage(s.size)
+				var stream []byte
+				n := 0
+				for len(stream) < 1<<20 {
+					stream = AppendFrame(stream, f, msg)
+					n++
+				}
+				fr := NewFramer(&benchRepeatReader{data: stream}, f, nil)
+				b.SetBytes(int64(len(stream)))
+				b.ReportAllocs()
+				for b.Loop() {
+					for range n {
+						frame, err := fr.Next()
+						if err != nil || len(frame) != len(msg) {
+							b.Fatalf("Next: %d bytes, %v", len(frame), err)
+						}
+					}
+				}
+				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "frames/s")
+			})
+		}
+	}
+}
+
+// BenchmarkReadBody reads one 64 KiB body into a reused buffer.
+func BenchmarkReadBody(b *testing.B) {
+	body := string(benchMessage(64 << 10))
+	rd := strings.NewReader(body)
+	buf := make([]byte, 0, 128<<10)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		rd.Reset(body)
+		var err error
+		if buf, err = ReadBody(rd, 0, buf); err != nil || len(buf) != len(body) {
+			b.Fatal(len(buf), err)
+		}
+	}
+}
