@@ -135,10 +135,9 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 	}
 	// sonic appends to the slice it is given. Handing it the spare capacity
 	// of dst (rather than dst) makes it encode in place, and limits its
-	// UTF-8 check to the new bytes.
-	if cap(dst)-len(dst) < minValueRoom {
-		dst = append(dst, make([]byte, minValueRoom)...)[:len(dst)]
-	}
+	// UTF-8 check to the new bytes. dst is not grown ahead: a pooled Buffer
+	// whose capacity ran past its pool's calibrated size would be dropped
+	// by Put, and calibrated buffers have room for the usual value.
 	n := len(dst)
 	h := tailPool.Get().(*[]byte)
 	*h = dst[n:n]
@@ -162,10 +161,6 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 // address that would otherwise escape: one allocation per value). It holds
 // no buffer memory: the header is cleared before it goes back.
 var tailPool = sync.Pool{New: func() any { return new([]byte) }}
-
-// minValueRoom is the spare capacity AppendValue makes before calling sonic,
-// so that a small value is encoded in place.
-const minValueRoom = 256
 
 // MarshalJSON returns r verbatim (null when empty), so that a Raw nested in
 // a Go value is copied rather than encoded as base64, by sonic and by

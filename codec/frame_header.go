@@ -105,6 +105,9 @@ func (f *headerFramer) parse() bool {
 		default: // hHeaders
 			if f.nhdr == 0 {
 				f.start = f.base + int64(f.r)
+				if f.fastHeader() {
+					continue
+				}
 			}
 			i := bytes.IndexByte(f.buf[f.scan:f.w], '\n')
 			if i < 0 {
@@ -148,6 +151,33 @@ func (f *headerFramer) parse() bool {
 	}
 }
 
+// fastHeader takes the usual header block, "Content-Length: N\r\n\r\n"
+// with N within the limit, in one step when it is all buffered. Anything
+// else is left to the line-by-line path, which accepts this block too and
+// to the same effect.
+func (f *headerFramer) fastHeader() bool {
+	const prefix = "Content-Length: "
+	b := f.buf[f.r:f.w]
+	if len(b) < len(prefix)+5 || string(b[:len(prefix)]) != prefix {
+		return false
+	}
+	var n int64
+	i := len(prefix)
+	for end := min(len(b), len(prefix)+18); i < end && '0' <= b[i] && b[i] <= '9'; i++ {
+		n = n*10 + int64(b[i]-'0')
+	}
+	if i == len(prefix) || i > f.maxHdr || n > int64(f.max) ||
+		len(b) < i+4 || string(b[i:i+4]) != "\r\n\r\n" {
+		return false
+	}
+	f.r += i + 4
+	f.scan = f.r
+	f.n = n
+	f.nhdr = 1
+	f.state = hBody
+	return true
+}
+
 // header checks one header line and records a Content-Length.
 func (f *headerFramer) header(line []byte) bool {
 	colon := bytes.IndexByte(line, ':')
@@ -155,12 +185,12 @@ func (f *headerFramer) header(line []byte) bool {
 		return false
 	}
 	name := line[:colon]
-	for _, c := range name {
-		if !hdrToken[c] {
-			return false
+	if !hdrEqualFold(name, contentLength[:len(contentLength)-1]) {
+		for _, c := range name {
+			if !hdrToken[c] {
+				return false
+			}
 		}
-	}
-	if len(name) != len(contentLength)-1 || !hdrEqualFold(name, contentLength[:len(contentLength)-1]) {
 		return true // another header: ignored
 	}
 	n, ok := hdrParseLength(line[colon+1:])

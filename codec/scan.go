@@ -287,23 +287,14 @@ var strSafe = func() (t [256]bool) {
 func scanString(d []byte, i int) (int, bool, error) {
 	esc := false
 	for {
-		// Long plain runs (base64, text) go 32 bytes per step; the 8-byte
-		// loop then finds the byte that stopped them.
-		if p := d[i:]; len(p) >= 32 {
-			for len(p) >= 32 && (stringStop(binary.LittleEndian.Uint64(p))|
-				stringStop(binary.LittleEndian.Uint64(p[8:]))|
-				stringStop(binary.LittleEndian.Uint64(p[16:]))|
-				stringStop(binary.LittleEndian.Uint64(p[24:]))) == 0 {
-				p = p[32:]
-			}
-			i = len(d) - len(p)
-		}
 		for len(d)-i >= 8 {
 			if m := stringStop(binary.LittleEndian.Uint64(d[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
-			i += 8
+			if i += 8; len(d)-i >= 40 && stringStop(binary.LittleEndian.Uint64(d[i:])) == 0 {
+				i += 8 + plainBlocks(d[i+8:]) // a long plain run: base64, text
+			}
 		}
 		for i < len(d) && strSafe[d[i]] {
 			i++
@@ -333,6 +324,19 @@ func scanString(d []byte, i int) (int, bool, error) {
 			}
 		}
 	}
+}
+
+// plainBlocks returns the length of the 32-byte blocks at the start of p
+// that stringStop finds nothing in: the wide stride of scanString.
+func plainBlocks(p []byte) int {
+	n := len(p)
+	for len(p) >= 32 && (stringStop(binary.LittleEndian.Uint64(p))|
+		stringStop(binary.LittleEndian.Uint64(p[8:]))|
+		stringStop(binary.LittleEndian.Uint64(p[16:]))|
+		stringStop(binary.LittleEndian.Uint64(p[24:]))) == 0 {
+		p = p[32:]
+	}
+	return n - len(p)
 }
 
 // simpleEscape marks the bytes that make a two-byte escape after '\\'.

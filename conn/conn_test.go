@@ -534,3 +534,14 @@ func TestConn_headerFraming(t *testing.T) {
 		t.Fatalf("%v %v", got, err)
 	}
 }
+
+// Found by FuzzConn: a batch whose pooled notification never counted as
+// done was never answered.
+func TestConn_answersBatchWithPooledNotification(t *testing.T) {
+	_, p := serve(t, testRouter(t), nil)
+	p.send(`[{"jsonrpc":"2.0","method":"echo_async"},{}]`)
+	arr, ok := p.recv().([]any)
+	if !ok || len(arr) != 1 || errCode(t, arr[0].(map[string]any)) != -32600 {
+		t.Fatalf("got %v", arr)
+	}
+}

@@ -241,16 +241,22 @@ func (t *task) serve() {
 		}
 	}
 	resp := c.run(ctx, t.h, &t.req)
-	if isCall && c.inflight.claim(t, t.gen, nil) {
+	switch {
+	case !isCall:
+		c.respond(t.b, t.slot, nil, false) // a batch still counts it done
+	case c.inflight.claim(t, t.gen, nil):
 		c.respond(t.b, t.slot, resp, false)
-	} else if resp != nil {
+	default:
 		c.bufs.Put(resp) // answered already (timeout or shutdown)
 	}
 }
 
 // abandon answers a task that could not be started and finishes it.
 func (t *task) abandon(e *codec.Error) {
-	if t.req.ID != nil && t.c.inflight.claim(t, t.gen, nil) {
+	switch {
+	case t.req.ID == nil:
+		t.c.respond(t.b, t.slot, nil, true)
+	case t.c.inflight.claim(t, t.gen, nil):
 		t.c.answer(t.b, t.slot, true, t.req.ID, e)
 	}
 	t.finish()

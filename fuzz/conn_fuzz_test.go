@@ -1,0 +1,200 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// stream is a connection end that reads a fixed input and records output.
+type stream struct {
+	r   io.Reader
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func (s *stream) Read(p []byte) (int, error) { return s.r.Read(p) }
+func (s *stream) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out.Write(p)
+}
+func (s *stream) Close() error { return nil }
+
+func fuzzRouter() *router.Router {
+	r := router.New()
+	echo := router.HandlerFunc(func(_ context.Context, req *router.Request) (any, error) {
+		return codec.Raw(req.Params), nil
+	})
+	r.Register("echo", echo, &router.MethodOptions{Inline: true})
+	r.Register("echo_async", echo, nil)
+	r.Register("panic", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		panic("fuzz")
+	}), nil)
+	r.Register("fail", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		return nil, errors.New("failed")
+	}), &router.MethodOptions{Inline: true})
+	r.Register("sum", router.Func(func(_ context.Context, xs []float64) (float64, error) {
+		var s float64
+		for _, x := range xs {
+			s += x
+		}
+		return s, nil
+	}), nil)
+	return r
+}
+
+// expected returns how many response frames a stream must produce and the
+// multiset of ids the single responses and batch elements must carry
+// ("null" where the id could not be read), using the codec as the oracle
+// for what each frame is.
+func expected(input []byte, f codec.Framing, limits *codec.Limits) (frames int, ids map[string]int) {
+	ids = map[string]int{}
+	fr := codec.NewFramer(bytes.NewReader(input), f, limits)
+	sc := codec.NewScanner(limits)
+	for {
+		frame, err := fr.Next()
+		var fe *codec.FrameError
+		if errors.As(err, &fe) {
+			frames++
+			ids["null"]++
+			continue
+		}
+		if err != nil {
+			return
+		}
+		msgs, batch, err := sc.Scan(frame)
+		if err != nil {
+			frames++
+			ids["null"]++
+			continue
+		}
+		answered := 0
+		for i := range msgs {
+			m := &msgs[i]
+			switch m.Kind {
+			case codec.KindRequest, codec.KindInvalid:
+				answered++
+				if m.ID == nil {
+					ids["null"]++
+				} else {
+					ids[string(m.ID)]++
+				}
+			}
+		}
+		if answered > 0 && (batch || len(msgs) == 1) {
+			frames++
+		}
+	}
+}
+
+// got splits the output into frames and counts the ids of every response.
+func got(t *testing.T, out []byte, f codec.Framing) (frames int, ids map[string]int) {
+	ids = map[string]int{}
+	fr := codec.NewFramer(bytes.NewReader(out), f, nil)
+	for {
+		frame, err := fr.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("output does not frame: %v", err)
+		}
+		frames++
+		var one map[string]json.RawMessage
+		var many []map[string]json.RawMessage
+		if err := json.Unmarshal(frame, &one); err == nil {
+			many = append(many, one)
+		} else if err := json.Unmarshal(frame, &many); err != nil || len(many) == 0 {
+			t.Fatalf("output frame is not a response or a non-empty array: %q", frame)
+		}
+		for _, r := range many {
+			_, hasResult := r["result"]
+			_, hasError := r["error"]
+			if hasResult == hasError || string(r["jsonrpc"]) != `"2.0"` {
+				t.Fatalf("malformed response %q", frame)
+			}
+			id, ok := r["id"]
+			if !ok {
+				t.Fatalf("response without id: %q", frame)
+			}
+			ids[string(id)]++
+		}
+	}
+}
+
+// FuzzConn feeds any stream to a connection: it never panics, every
+// request gets exactly one response carrying its id byte for byte, and
+// notifications get none.
+func FuzzConn(f *testing.F) {
+	for _, s := range seeds(f) {
+		f.Add(s, false)
+	}
+	limits := &codec.Limits{MaxFrameBytes: 4096, MaxDepth: 64, MaxBatch: 50}
+	f.Fuzz(func(t *testing.T, input []byte, header bool) {
+		framing := codec.Newline
+		if header {
+			framing = codec.Header
+		}
+		s := &stream{r: bytes.NewReader(input)}
+		c := conn.New(s, &conn.Options{Router: fuzzRouter(), Framing: framing, Limits: limits, MaxInFlight: 8})
+		select {
+		case <-c.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatal("connection did not end after its input ended")
+		}
+		s.mu.Lock()
+		out := append([]byte(nil), s.out.Bytes()...)
+		s.mu.Unlock()
+		wantFrames, wantIDs := expected(input, framing, limits)
+		gotFrames, gotIDs := got(t, out, framing)
+		if gotFrames != wantFrames {
+			t.Fatalf("%d response frames, want %d\ninput %q\noutput %q", gotFrames, wantFrames, input, out)
+		}
+		for id, n := range wantIDs {
+			if gotIDs[id] != n {
+				t.Fatalf("id %s answered %d times, want %d\ninput %q\noutput %q", id, gotIDs[id], n, input, out)
+			}
+		}
+		for id, n := range gotIDs {
+			if wantIDs[id] != n {
+				t.Fatalf("id %s answered %d times, want %d\ninput %q\noutput %q", id, n, wantIDs[id], input, out)
+			}
+		}
+	})
+}
+
+// seeds are the specification's vectors as one stream each, plus a stream
+// of all of them.
+func seeds(f *testing.F) [][]byte {
+	data, err := os.ReadFile("../testdata/jsonrpc/spec-examples.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	var vs []struct {
+		Request string `json:"request"`
+	}
+	if err := json.Unmarshal(data, &vs); err != nil {
+		f.Fatal(err)
+	}
+	var all []byte
+	var out [][]byte
+	for _, v := range vs {
+		out = append(out, []byte(v.Request+"\n"))
+		all = append(all, v.Request+"\n"...)
+	}
+	out = append(out, all,
+		[]byte(`{"jsonrpc":"2.0","id":1,"method":"echo_async","params":[1]}`+"\n"+`{"jsonrpc":"2.0","id":1,"method":"panic"}`+"\n"),
+		[]byte(`[{"jsonrpc":"2.0","id":"a","method":"sum","params":[1,2]},{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","id":"b","method":"fail"}]`))
+	return out
+}
