@@ -15,15 +15,16 @@ import (
 // appendString (encode_string.go). Go values go through sonic, encoding
 // straight into the spare capacity of dst.
 //
-// sonic options (encOpts): ValidateString only, as in sonic.ConfigStd, so
-// invalid UTF-8 in Go strings comes out as \ufffd like encoding/json does,
-// and the output is always valid UTF-8. Unlike ConfigStd, HTML characters
-// are not escaped (valid JSON either way, and faster) and map keys are not
-// sorted (SortMapKeys costs a lot; JSON objects are unordered); nil slices
-// and maps encode as null, NaN and ±Inf are errors, and the output of a
-// json.Marshaler is validated, as in encoding/json.
-
-const encOpts = encoder.ValidateString
+// sonic options (encOpts), chosen to give what encoding/json gives, minus
+// its costly extras. As in sonic.ConfigStd: ValidateString (invalid UTF-8
+// in Go strings comes out as \ufffd, so the output is always valid UTF-8)
+// and CompactMarshaler (the output of a json.Marshaler, Raw included, is
+// validated and compacted, so it never brings a raw newline into a
+// newline-framed stream). Unlike ConfigStd: HTML characters are not escaped
+// (valid JSON either way) and map keys are not sorted (SortMapKeys costs a
+// lot; JSON objects are unordered). Nil slices and maps encode as null, NaN
+// and ±Inf are errors, []byte is base64, as in encoding/json.
+const encOpts = encoder.ValidateString | encoder.CompactMarshaler
 
 // Buffer is a pooled output buffer. Get it from a BufferPool, append to B,
 // and Put it back when written.

@@ -1,8 +1,10 @@
 package codec
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"math"
 	"strconv"
 )
 
@@ -115,8 +117,10 @@ func newFramer(r io.Reader, f Framing, l *Limits, size int) Framer {
 }
 
 // AppendFrame appends msg to dst framed as f (a trailing newline, or a
-// Content-Length header before it). msg must not contain a newline when f is
-// Newline; the encoder never produces one.
+// Content-Length header before it). msg is a JSON value. For Newline, a '\n'
+// inside msg (white space, in valid JSON: strings cannot hold one) is
+// written as a space, so that a pretty-printed raw result still makes one
+// line.
 func AppendFrame(dst []byte, f Framing, msg []byte) []byte {
 	if f == Header {
 		dst = append(dst, "Content-Length: "...)
@@ -124,7 +128,16 @@ func AppendFrame(dst []byte, f Framing, msg []byte) []byte {
 		dst = append(dst, "\r\n\r\n"...)
 		return append(dst, msg...)
 	}
+	n := len(dst)
 	dst = append(dst, msg...)
+	for i := n; ; {
+		j := bytes.IndexByte(dst[i:], '\n')
+		if j < 0 {
+			break
+		}
+		dst[i+j] = ' '
+		i += j + 1
+	}
 	return append(dst, '\n')
 }
 
@@ -139,6 +152,7 @@ func ReadBody(r io.Reader, max int, buf []byte) ([]byte, error) {
 		max = DefaultMaxFrameBytes
 	}
 	buf = buf[:0]
+	max = min(max, math.MaxInt-1)
 	limit := max + 1 // reading one byte more tells a body of max bytes from a longer one
 	stalls := 0
 	for {

@@ -3,6 +3,7 @@ package codec
 import (
 	"errors"
 	"io"
+	"math"
 )
 
 // The read buffer shared by the framers.
@@ -49,8 +50,8 @@ type frameBuf struct {
 
 func (b *frameBuf) init(r io.Reader, l *Limits, size int) {
 	b.rd = r
-	b.max = l.MaxFrameBytes
-	b.maxHdr = l.MaxHeaderBytes
+	b.max = min(l.MaxFrameBytes, math.MaxInt-2) // keeps max+2 from overflowing
+	b.maxHdr = min(l.MaxHeaderBytes, math.MaxInt-2)
 	// A newline frame needs room for its "\r\n"; a header line too.
 	b.limit = max(initialFrameBuf, b.max+2, b.maxHdr+2)
 	if size <= 0 {

@@ -39,11 +39,12 @@ type Conn struct {
 	overloaded []byte         // the ready-made -32000 error data
 	inlineReq  router.Request // the reader's request for inline handlers
 
-	stopping  atomic.Bool   // Shutdown began: read no more, refuse new work
-	readDone  chan struct{} // the read loop has returned
-	done      chan struct{} // everything has ended
-	closeOnce sync.Once
-	err       error // why it ended; written before done is closed
+	stopping     atomic.Bool   // Shutdown began: read no more, refuse new work
+	readDetached atomic.Bool   // Shutdown could not interrupt the reader
+	readDone     chan struct{} // the read loop has returned
+	done         chan struct{} // everything has ended
+	closeOnce    sync.Once
+	err          error // why it ended; written before done is closed
 }
 
 type ctxKey struct{}
@@ -118,7 +119,9 @@ func (c *Conn) terminate(why error) {
 
 // finish waits for the reader and the workers, then reports the end.
 func (c *Conn) finish(why error) {
-	<-c.readDone
+	if !c.readDetached.Load() {
+		<-c.readDone
+	}
 	c.workers.Wait()
 	c.calls.failAll(ErrClosed)
 	c.err = why

@@ -13,7 +13,8 @@ import (
 // the drain short.
 //
 // Reading stops at once when the stream has SetReadDeadline (net.Conn,
-// pollable files); on other streams the reader stops at its next frame.
+// pollable files). On other streams the reader is left blocked; it serves
+// nothing more, and Shutdown does not wait for it.
 func (c *Conn) Shutdown(ctx context.Context) error {
 	if !c.stopping.CompareAndSwap(false, true) {
 		select {
@@ -23,14 +24,18 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	if d, ok := c.rwc.(interface{ SetReadDeadline(time.Time) error }); ok {
-		_ = d.SetReadDeadline(time.Now())
-	}
 	var cut error
-	select {
-	case <-c.readDone:
-	case <-ctx.Done():
-		cut = ctx.Err()
+	if c.interruptRead() {
+		select {
+		case <-c.readDone:
+		case <-ctx.Done():
+			cut = ctx.Err()
+		}
+	} else {
+		// A blocking read (a terminal, an inherited pipe) cannot be
+		// interrupted: leave the reader behind. Once stopping is set it
+		// starts no work, and closing the stream may yet wake it.
+		c.readDetached.Store(true)
 	}
 	drained := make(chan struct{})
 	go func() {
@@ -64,4 +69,11 @@ func (c *Conn) drainAndClose(why error) {
 		_ = c.out.flush()
 		c.terminate(why)
 	}()
+}
+
+// interruptRead wakes a blocked read by setting a past deadline, and
+// reports whether the stream supports that.
+func (c *Conn) interruptRead() bool {
+	d, ok := c.rwc.(interface{ SetReadDeadline(time.Time) error })
+	return ok && d.SetReadDeadline(time.Now()) == nil
 }

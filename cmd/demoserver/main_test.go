@@ -272,3 +272,30 @@ func TestDemoserver_rejectsBadFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestDemoserver_exitsOnSIGTERMWhileStdinStaysOpen(t *testing.T) {
+	bin := build(t)
+	cmd, c, stdin, stderr := startStdio(t, bin, codec.Newline)
+	defer stdin.Close()
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`)
+	if got := c.recv(); !sameJSON(t, got, []byte(`{"jsonrpc":"2.0","id":1,"result":[1]}`)) {
+		t.Fatalf("got %s", got)
+	}
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- cmd.Wait() }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("exit: %v\n%s", err, stderr)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Fatalf("took %v to exit", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit after SIGTERM")
+	}
+}
