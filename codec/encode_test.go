@@ -262,6 +262,26 @@ func TestAppend_outputsRoundTrip(t *testing.T) {
 	}
 }
 
+type encodePretty struct{}
+
+func (encodePretty) MarshalJSON() ([]byte, error) { return []byte("{\n  \"a\": [1, 2]\n}"), nil }
+
+type encodeBroken struct{}
+
+func (encodeBroken) MarshalJSON() ([]byte, error) { return []byte("{"), nil }
+
+// TestAppendValue_marshalers: a json.Marshaler's output is validated and
+// compacted, as encoding/json does.
+func TestAppendValue_marshalers(t *testing.T) {
+	out, err := AppendValue(nil, []any{encodePretty{}, Raw("[ 1 ,\n2 ]")})
+	if err != nil || string(out) != `[{"a":[1,2]},[1,2]]` {
+		t.Errorf("got %s, %v", out, err)
+	}
+	if out, err := AppendValue([]byte("x"), []any{encodeBroken{}}); err == nil || string(out) != "x" {
+		t.Errorf("broken marshaler: %s, %v", out, err)
+	}
+}
+
 func TestRaw_MarshalJSON(t *testing.T) {
 	b, err := json.Marshal(struct{ R Raw }{Raw(`[1]`)})
 	if err != nil || string(b) != `{"R":[1]}` {

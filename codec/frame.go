@@ -60,8 +60,9 @@ type Framer interface {
 	// Buffered reports whether the next call to Next will return without
 	// reading (and so without blocking): a whole frame or a framing error is
 	// buffered, or the reader has already reported its end or an error.
-	// It may consume skippable bytes (blank lines, a skipped frame) that are
-	// already buffered.
+	// It never reads and never moves buffered bytes, so the frame returned
+	// last stays valid; it may step over skippable bytes already buffered
+	// (blank lines, part of a frame being skipped).
 	Buffered() bool
 }
 

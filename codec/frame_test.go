@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -262,6 +263,23 @@ func TestFramer_appendFrameRoundTrip(t *testing.T) {
 	}
 	if got := string(AppendFrame(nil, Newline, []byte("{}"))); got != "{}\n" {
 		t.Errorf("AppendFrame newline: %q", got)
+	}
+	// A pretty-printed message still makes one line.
+	if got := string(AppendFrame([]byte("a\n"), Newline, []byte("{\n  \"a\": 1\r\n}\n"))); got != "a\n{   \"a\": 1\r } \n" {
+		t.Errorf("AppendFrame newline, pretty message: %q", got)
+	}
+}
+
+func TestFramer_hugeLimits(t *testing.T) {
+	lim := &Limits{MaxFrameBytes: math.MaxInt, MaxHeaderBytes: math.MaxInt}
+	for _, f := range []Framing{Newline, Header} {
+		fr := newFramer(strings.NewReader(string(AppendFrame(nil, f, []byte("[1]")))), f, lim, 4)
+		if got, err := fr.Next(); err != nil || string(got) != "[1]" {
+			t.Errorf("%s: %q, %v", f, got, err)
+		}
+	}
+	if got, err := ReadBody(strings.NewReader("[1]"), math.MaxInt, nil); err != nil || string(got) != "[1]" {
+		t.Errorf("ReadBody: %q, %v", got, err)
 	}
 }
 
