@@ -153,14 +153,31 @@ func (s *Scanner) value(d []byte, i, depth int) (int, error) {
 		maxDepth = s.limits.MaxDepth
 		stack    = s.stack
 		inObj    bool // the innermost open container is an object
+		name     bool // a member name comes before the value
 		err      error
 	)
 	for {
-		// Here a value is expected at d[i].
+		// Here a value is expected at d[i], after a member name if name.
 		if i = skipWS(d, i); i >= len(d) {
 			return i, ErrSyntax
 		}
-		switch c := d[i]; c {
+		c := d[i]
+		if name {
+			if c != '"' {
+				return i, ErrSyntax
+			}
+			if i, _, err = scanString(d, i+1); err != nil {
+				return i, err
+			}
+			if i = skipWS(d, i); i >= len(d) || d[i] != ':' {
+				return i, ErrSyntax
+			}
+			if i = skipWS(d, i+1); i >= len(d) {
+				return i, ErrSyntax
+			}
+			c, name = d[i], false
+		}
+		switch c {
 		case '"':
 			if i, _, err = scanString(d, i+1); err != nil {
 				return i, err
@@ -182,11 +199,7 @@ func (s *Scanner) value(d []byte, i, depth int) (int, error) {
 				inObj = stack[depth>>6]&(1<<(depth&63)) != 0
 				break
 			}
-			if inObj {
-				if i, err = memberName(d, i); err != nil {
-					return i, err
-				}
-			}
+			name = inObj
 			continue
 		case 't':
 			if len(d)-i < 4 || string(d[i:i+4]) != "true" {
@@ -219,13 +232,8 @@ func (s *Scanner) value(d []byte, i, depth int) (int, error) {
 			}
 			c := d[i]
 			if c == ',' {
-				if inObj {
-					if i, err = memberName(d, i+1); err != nil {
-						return i, err
-					}
-				} else {
-					i++
-				}
+				i++
+				name = inObj
 				break
 			}
 			if inObj && c != '}' || !inObj && c != ']' {
@@ -236,22 +244,6 @@ func (s *Scanner) value(d []byte, i, depth int) (int, error) {
 			inObj = stack[depth>>6]&(1<<(depth&63)) != 0
 		}
 	}
-}
-
-// memberName scans `"name" :` from d[i] (after optional white space) and
-// returns the index just past the colon.
-func memberName(d []byte, i int) (int, error) {
-	if i = skipWS(d, i); i >= len(d) || d[i] != '"' {
-		return i, ErrSyntax
-	}
-	i, _, err := scanString(d, i+1)
-	if err != nil {
-		return i, err
-	}
-	if i = skipWS(d, i); i >= len(d) || d[i] != ':' {
-		return i, ErrSyntax
-	}
-	return i + 1, nil
 }
 
 // SWAR constants: one byte repeated in each of the 8 lanes of a word.
@@ -273,7 +265,7 @@ func stringStop(x uint64) uint64 {
 }
 
 // strSafe marks the bytes a string body holds as themselves: not '"', '\\',
-// a control character, or the start of a multi-byte UTF-8 sequence.
+// a control character, or a byte of a multi-byte UTF-8 sequence.
 var strSafe = func() (t [256]bool) {
 	for c := 0x20; c < 0x80; c++ {
 		t[c] = c != '"' && c != '\\'
@@ -287,20 +279,21 @@ var strSafe = func() (t [256]bool) {
 func scanString(d []byte, i int) (int, bool, error) {
 	esc := false
 	for {
-		for len(d)-i >= 8 {
-			if m := stringStop(binary.LittleEndian.Uint64(d[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
+		// Find the next byte that is not plain: 8 at a time, then the tail.
+		if len(d)-i >= 8 {
+			m := stringStop(binary.LittleEndian.Uint64(d[i:]))
+			if m == 0 {
+				i += 8
+				continue
 			}
-			if i += 8; len(d)-i >= 40 && stringStop(binary.LittleEndian.Uint64(d[i:])) == 0 {
-				i += 8 + plainBlocks(d[i+8:]) // a long plain run: base64, text
+			i += bits.TrailingZeros64(m) >> 3
+		} else {
+			for i < len(d) && strSafe[d[i]] {
+				i++
 			}
-		}
-		for i < len(d) && strSafe[d[i]] {
-			i++
-		}
-		if i >= len(d) {
-			return i, esc, ErrSyntax
+			if i >= len(d) {
+				return i, esc, ErrSyntax
+			}
 		}
 		switch c := d[i]; {
 		case c == '"':
@@ -324,19 +317,6 @@ func scanString(d []byte, i int) (int, bool, error) {
 			}
 		}
 	}
-}
-
-// plainBlocks returns the length of the 32-byte blocks at the start of p
-// that stringStop finds nothing in: the wide stride of scanString.
-func plainBlocks(p []byte) int {
-	n := len(p)
-	for len(p) >= 32 && (stringStop(binary.LittleEndian.Uint64(p))|
-		stringStop(binary.LittleEndian.Uint64(p[8:]))|
-		stringStop(binary.LittleEndian.Uint64(p[16:]))|
-		stringStop(binary.LittleEndian.Uint64(p[24:]))) == 0 {
-		p = p[32:]
-	}
-	return n - len(p)
 }
 
 // simpleEscape marks the bytes that make a two-byte escape after '\\'.

@@ -1,0 +1,126 @@
+// Package codec reads and writes JSON-RPC 2.0 messages: it cuts streams into
+// frames, validates and classifies each frame in one pass, and encodes
+// responses. It imports nothing else of mcpwire.
+//
+// # Scanning
+//
+// A [Scanner] validates a frame as one JSON text (RFC 8259) and, in the same
+// pass, records the spans of the envelope members of the top-level object,
+// or of each object of a top-level array (a batch). Nothing is unmarshalled:
+// [Message] holds views into the frame, and params stay raw bytes until a
+// handler decodes them.
+//
+// Accepted:
+//
+//   - Any JSON text of RFC 8259 with white space (space, tab, LF, CR) around
+//     and between tokens, nested at most Limits.MaxDepth deep.
+//   - Numbers of any size and precision: they are checked against the
+//     grammar and kept raw, never converted (an id 12345678901234567890 or
+//     1.50 is echoed as sent).
+//   - Escaped surrogates that do not pair ("\ud800", "\udc00\ud800"). They
+//     are grammatical JSON and JavaScript peers emit them; AppendUnescaped
+//     turns each into U+FFFD, as encoding/json does.
+//
+// Rejected as a parse error (-32700, id null): Scan returns a *[SyntaxError]
+// with the byte offset of the fault, wrapping one of these sentinels:
+//
+//   - [ErrSyntax]: anything outside the grammar, an empty frame, a control
+//     character (< 0x20) inside a string, a byte order mark.
+//   - [ErrInvalidUTF8]: raw bytes that are not UTF-8 (RFC 3629): stray
+//     continuation bytes, overlong forms, encoded surrogates U+D800…U+DFFF,
+//     code points above U+10FFFF, truncated sequences. UTF-16 and Latin-1
+//     texts fall here or under ErrSyntax.
+//   - [ErrInvalidEscape]: a backslash not followed by one of "\/bfnrt or by
+//     u and four hex digits.
+//   - [ErrTooDeep]: more than Limits.MaxDepth nested arrays and objects (a
+//     batch counts as one level, its objects as a second). The nesting stack
+//     is a bit set sized by MaxDepth when the Scanner is made, so a frame of
+//     100,000 "[" is refused at depth MaxDepth+1 without allocating.
+//   - [ErrTrailingData]: anything but white space after the value.
+//
+// A parse error anywhere, even inside one element of a batch, fails the
+// whole frame: there is no partial batch.
+//
+// # Envelope rules
+//
+// Every message of a valid frame gets a [Kind]:
+//
+//   - An object with a method member is a request (it has an id member) or a
+//     notification (it has none). It is invalid (-32600; the answer carries
+//     the id if one could be read, else null) when a member is duplicated,
+//     jsonrpc is not exactly the string "2.0" (missing counts), method is not
+//     a string, id is not a string, number or null (the answer then carries
+//     id null), or params is not an array, an object or null (null params
+//     are absent params). The first of these checks to fail, in that order,
+//     names the error. A request whose method, unescaped, begins with "rpc."
+//     is answered -32601 and keeps its id; a notification with such a name
+//     stays a notification and so gets no response at all (no handler can be
+//     registered under a reserved name, so it is dropped like any unknown
+//     notification).
+//   - An object with no method but a result or error member is a response:
+//     KindResult or KindError, or KindBadResponse when it has both, has no id
+//     member, has a duplicated member, a bad jsonrpc or id, or an error that
+//     is not an object. A bad response is never answered (two peers must not
+//     loop on each other's errors); its Err says what was wrong, for logs.
+//   - Any other object is invalid (-32600, "no method"); a value that is not
+//     an object is invalid with id null.
+//   - Member names are matched exactly, case-sensitively, after unescaping:
+//     "m\u0065thod" is method. Unknown members are ignored, duplicated or not.
+//   - A batch [] is one invalid message (-32600) and not a batch; so is a
+//     batch of more than Limits.MaxBatch elements, which is still validated
+//     whole first. Any other batch gives one message per element, in order.
+//
+// # JSONTestSuite
+//
+// Every y_ case of JSONTestSuite (test_parsing) is accepted and every n_ case
+// refused. The implementation-defined i_ cases are decided so:
+//
+//   - Huge numbers (i_number_*: huge exponents, overflow, underflow, very big
+//     integers): accepted; numbers are kept raw.
+//   - Escaped surrogates that do not pair (i_string_1st_surrogate_but_2nd_missing,
+//     i_string_1st_valid_surrogate_2nd_invalid, i_string_incomplete_surrogate*,
+//     i_string_invalid_lonely_surrogate, i_string_invalid_surrogate,
+//     i_string_inverted_surrogates_U+1D11E, i_string_lone_second_surrogate,
+//     i_object_key_lone_2nd_surrogate): accepted.
+//   - Raw bytes that are not UTF-8 (i_string_UTF-8_invalid_sequence,
+//     i_string_UTF8_surrogate_U+D800, i_string_invalid_utf-8,
+//     i_string_iso_latin_1, i_string_lone_utf8_continuation_byte,
+//     i_string_not_in_unicode_range, i_string_overlong_sequence_*,
+//     i_string_truncated-utf-8): rejected.
+//   - UTF-16 texts, with or without a byte order mark, and a UTF-8 byte order
+//     mark (i_string_UTF-16LE_with_BOM, i_string_utf16BE_no_BOM,
+//     i_string_utf16LE_no_BOM, i_structure_UTF-8_BOM_empty_object): rejected.
+//     RFC 8259 forbids sending a BOM; JSON-RPC peers do not send one.
+//   - i_structure_500_nested_arrays: accepted, since 500 <= 512, the default
+//     MaxDepth.
+//
+// # Limits
+//
+// [Limits] bounds what a peer can make the codec do; a zero field takes its
+// default: MaxFrameBytes 16 MiB (a longer frame is answered -32600 and
+// skipped by the framer without being buffered), MaxDepth 512, MaxBatch 1000
+// elements, MaxBatchResponseBytes 32 MiB (a larger batch response is replaced
+// by -32003), MaxHeaderBytes 4 KiB (one Content-Length header line).
+//
+// # Performance
+//
+// Scanning allocates nothing in the steady state: a Scanner reuses its
+// message slice, and member names or jsonrpc values with escapes are
+// unescaped into a small buffer it owns. Its hot loops (string bodies, white
+// space, digit runs) look at 8 bytes per step in portable Go.
+//
+// # Security
+//
+// The Scanner is the only code of mcpwire that reads untrusted bytes. Other
+// decoders, sonic in particular, only ever see bytes it has validated: sonic's
+// assembly decoders have crashed on hostile input in the past, and a crash
+// there cannot be recovered. The Scanner does not recurse, so no input can
+// exhaust the goroutine stack; its memory is bounded by MaxDepth/8 bytes of
+// nesting stack and one Message per batch element up to MaxBatch. Its running
+// time is linear in the frame size. It is fuzzed (FuzzScan) against
+// encoding/json.
+//
+// Spans in a Message are views into the frame: they are valid as long as the
+// frame is unchanged, which for a framer's frame means until its next call to
+// Next. Copy what must outlive it.
+package codec
