@@ -22,6 +22,7 @@ func benchScanInputs() []struct {
 		frames [][]byte
 	}{
 		{"size=small", [][]byte{[]byte(mcpSmallRequest(42))}},
+		{"size=echo", [][]byte{[]byte(`{"jsonrpc":"2.0","id":123,"method":"echo","params":{"text":"hello, world","n":42,"tags":["a","b"]}}`)}},
 		{"size=medium", [][]byte{[]byte(mcpToolsList(42))}},
 		{"size=large", [][]byte{[]byte(mcpLarge(r, 42))}},
 		{"stream=mixedMCP", mcpStream()},
