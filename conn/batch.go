@@ -1,6 +1,8 @@
 package conn
 
 import (
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -15,12 +17,17 @@ type batch struct {
 	left  atomic.Int32    // elements not done, plus one held by the reader
 }
 
+// batchPool recycles batches: send is the last use of one.
+var batchPool = sync.Pool{New: func() any { return new(batch) }}
+
 var errBatchTooLarge = codec.NewError(codec.CodeResponseTooLarge, "Response too large: batch response exceeds the limit")
 
 // serveBatch dispatches every element of a batch. Non-inline elements run in
 // parallel on the pool, sharing one copy of the frame.
 func (c *Conn) serveBatch(frame []byte, msgs []codec.Message) {
-	b := &batch{c: c, slots: make([]*codec.Buffer, len(msgs))}
+	b := batchPool.Get().(*batch)
+	b.c = c
+	b.slots = append(b.slots[:0], make([]*codec.Buffer, len(msgs))...)
 	b.left.Store(int32(len(msgs)) + 1)
 	var ref *frameRef
 	for i := range msgs {
@@ -54,30 +61,45 @@ func (b *batch) complete(slot int, resp *codec.Buffer, lazy bool) {
 
 // send joins the responses into one array. A batch of notifications only
 // sends nothing; an array over MaxBatchResponseBytes is replaced by -32003.
+// It recycles b: nothing refers to a batch once its last element is done.
 func (b *batch) send(lazy bool) {
 	c := b.c
-	out := c.bufs.Get()
-	out.B = append(out.B, '[')
-	n := 0
-	for i, r := range b.slots {
-		if r == nil {
-			continue
+	defer func() {
+		b.c, b.slots = nil, b.slots[:0]
+		batchPool.Put(b)
+	}()
+	size, n := 1, 0
+	for _, r := range b.slots {
+		if r != nil {
+			size += len(r.B) + 1
+			n++
 		}
-		if n > 0 {
-			out.B = append(out.B, ',')
-		}
-		out.B = append(out.B, r.B...)
-		c.bufs.Put(r)
-		b.slots[i] = nil
-		n++
 	}
 	if n == 0 {
-		c.bufs.Put(out)
 		return
 	}
-	out.B = append(out.B, ']')
-	if len(out.B) > c.opts.Limits.MaxBatchResponseBytes {
-		out.B = codec.AppendError(out.B[:0], nil, errBatchTooLarge)
+	// Arrays have their own pool: it calibrates to their size, not to the
+	// single responses'.
+	out := c.arrays.Get()
+	if size > c.opts.Limits.MaxBatchResponseBytes {
+		out.B = codec.AppendError(out.B, nil, errBatchTooLarge)
+	} else {
+		out.B = slices.Grow(out.B, size)
+		sep := byte('[')
+		for _, r := range b.slots {
+			if r != nil {
+				out.B = append(append(out.B, sep), r.B...)
+				sep = ','
+			}
+		}
+		out.B = append(out.B, ']')
 	}
-	c.respond(nil, 0, out, lazy)
+	for i, r := range b.slots {
+		if r != nil {
+			c.bufs.Put(r)
+			b.slots[i] = nil
+		}
+	}
+	c.write(out.B, lazy)
+	c.arrays.Put(out)
 }

@@ -209,14 +209,23 @@ func BenchmarkEchoBatch(b *testing.B) {
 			frame = append(frame, bytes.TrimSuffix(echoRequest(i), []byte("\n"))...)
 		}
 		frame = append(frame, ']', '\n')
+		want := []byte{'['}
+		for i := range 100 {
+			if i > 0 {
+				want = append(want, ',')
+			}
+			want = append(want, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,`...)
+			want = append(want, echoTail[:len(echoTail)-1]...)
+		}
+		want = append(want, ']', '\n')
 		br := bufio.NewReaderSize(cli, 1<<20)
 		b.SetBytes(int64(len(frame)))
 		b.ReportAllocs()
 		for b.Loop() {
 			go cli.Write(frame)
 			line, err := br.ReadSlice('\n')
-			if err != nil || bytes.Count(line, []byte(`"result"`)) != 100 {
-				b.Fatalf("%d bytes, %v", len(line), err)
+			if err != nil || !bytes.Equal(line, want) {
+				b.Fatalf("%q, %v", line, err)
 			}
 		}
 		cli.Close()

@@ -26,7 +26,8 @@ type Conn struct {
 	framer codec.Framer
 	scan   *codec.Scanner
 	out    *writer
-	bufs   codec.BufferPool
+	bufs   codec.BufferPool // responses and frame copies
+	arrays codec.BufferPool // batch responses
 	limit  *pool.Limiter
 
 	ctx    context.Context // handlers' parent: carries the connection

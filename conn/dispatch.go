@@ -109,12 +109,15 @@ func (c *Conn) respond(b *batch, slot int, resp *codec.Buffer, lazy bool) {
 		b.complete(slot, resp, lazy)
 		return
 	}
-	if resp == nil {
-		return
+	if resp != nil {
+		c.write(resp.B, lazy)
+		c.bufs.Put(resp)
 	}
-	err := c.out.send(resp.B, lazy)
-	c.bufs.Put(resp)
-	if err != nil && !errors.Is(err, ErrClosed) {
+}
+
+// write queues one encoded message; a broken stream ends the connection.
+func (c *Conn) write(msg []byte, lazy bool) {
+	if err := c.out.send(msg, lazy); err != nil && !errors.Is(err, ErrClosed) {
 		c.terminate(err)
 	}
 }
