@@ -131,15 +131,41 @@ func AppendFrame(dst []byte, f Framing, msg []byte) []byte {
 	}
 	n := len(dst)
 	dst = append(dst, msg...)
-	for i := n; ; {
-		j := bytes.IndexByte(dst[i:], '\n')
+	spaceNewlines(dst[n:])
+	return append(dst, '\n')
+}
+
+// FrameInPlace frames the message that buf holds from start on, in place,
+// as AppendFrame would have: for an encoder that appended the message
+// straight into an output buffer. Header framing moves the message once to
+// make room for its header.
+func FrameInPlace(buf []byte, start int, f Framing) []byte {
+	if f != Header {
+		spaceNewlines(buf[start:])
+		return append(buf, '\n')
+	}
+	var hdr [40]byte
+	h := append(hdr[:0], "Content-Length: "...)
+	h = strconv.AppendInt(h, int64(len(buf)-start), 10)
+	h = append(h, "\r\n\r\n"...)
+	buf = append(buf, h...) // grow by the header's length
+	copy(buf[start+len(h):], buf[start:len(buf)-len(h)])
+	copy(buf[start:], h)
+	return buf
+}
+
+// spaceNewlines turns the newlines of a JSON message into spaces: outside
+// strings they are only white space, and inside strings JSON has none, so
+// the message stays one line with the same meaning.
+func spaceNewlines(msg []byte) {
+	for i := 0; ; {
+		j := bytes.IndexByte(msg[i:], '\n')
 		if j < 0 {
-			break
+			return
 		}
-		dst[i+j] = ' '
+		msg[i+j] = ' '
 		i += j + 1
 	}
-	return append(dst, '\n')
 }
 
 // ReadBody reads one whole body (HTTP, WebSocket) as a single frame, up to

@@ -539,3 +539,16 @@ func TestReadBody(t *testing.T) {
 		t.Errorf("empty: %q, %v", got, err)
 	}
 }
+
+func TestFrameInPlace_matchesAppendFrame(t *testing.T) {
+	for _, f := range []Framing{Newline, Header} {
+		for _, msg := range []string{`{}`, "{\n\"a\": [1,\n2]}", `{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("x", 300) + `"}`} {
+			prefix := []byte("earlier output;")
+			want := AppendFrame(append([]byte(nil), prefix...), f, []byte(msg))
+			buf := append(append([]byte(nil), prefix...), msg...)
+			if got := FrameInPlace(buf, len(prefix), f); !bytes.Equal(got, want) {
+				t.Errorf("%v %q:\n got %q\nwant %q", f, msg, got, want)
+			}
+		}
+	}
+}

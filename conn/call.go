@@ -168,5 +168,5 @@ func (c *Conn) sendRequest(id []byte, method string, params any) error {
 	b := c.bufs.Get()
 	defer c.bufs.Put(b)
 	b.B = codec.AppendRequest(b.B, id, method, ps)
-	return c.out.send(b.B, false)
+	return c.out.send(b.B)
 }

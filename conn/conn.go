@@ -39,6 +39,7 @@ type Conn struct {
 
 	overloaded []byte         // the ready-made -32000 error data
 	inlineReq  router.Request // the reader's request for inline handlers
+	held       codec.Buffer   // the reader's output, held until it would block
 
 	stopping     atomic.Bool   // Shutdown began: read no more, refuse new work
 	readDetached atomic.Bool   // Shutdown could not interrupt the reader

@@ -37,10 +37,7 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, b *batch, slot int, ref 
 		c.answer(b, slot, isCall, m.ID, errShuttingDown)
 		return
 	case e.Inline:
-		// The reader owns inlineReq: no allocation per inline call.
-		c.inlineReq = router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
-		c.respond(b, slot, c.run(c.ctx, e.Handler, &c.inlineReq), true)
-		c.inlineReq = router.Request{}
+		c.serveInline(e, m, b, slot)
 		return
 	}
 
@@ -49,7 +46,7 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, b *batch, slot int, ref 
 			c.answer(b, slot, isCall, m.ID, c.overloadErr())
 			return
 		}
-		_ = c.out.flush() // about to block: let the peer have what is done
+		c.flushHeld() // about to block: let the peer have what is done
 		if c.limit.Acquire(c.ctx) != nil {
 			c.answer(b, slot, isCall, m.ID, errShuttingDown)
 			return
@@ -102,54 +99,112 @@ func (c *Conn) errorResponse(id []byte, e *codec.Error) *codec.Buffer {
 	return resp
 }
 
-// respond delivers a response (nil: none) to its batch, or to the writer.
-// lazy is set only on the reading goroutine.
-func (c *Conn) respond(b *batch, slot int, resp *codec.Buffer, lazy bool) {
+// serveInline runs an inline handler on the reader. Outside a batch its
+// response is encoded straight into the reader's held output.
+func (c *Conn) serveInline(e *router.Entry, m *codec.Message, b *batch, slot int) {
+	// The reader owns inlineReq: no allocation per inline call.
+	c.inlineReq = router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
 	if b != nil {
-		b.complete(slot, resp, lazy)
+		var resp *codec.Buffer
+		if m.ID != nil {
+			resp = c.bufs.Get()
+		}
+		if c.run(c.ctx, e.Handler, &c.inlineReq, resp) {
+			b.complete(slot, resp, true)
+		} else {
+			b.complete(slot, nil, true)
+		}
+	} else {
+		start := len(c.held.B)
+		if c.run(c.ctx, e.Handler, &c.inlineReq, &c.held) {
+			c.held.B = codec.FrameInPlace(c.held.B, start, c.opts.Framing)
+			c.heldFull()
+		}
+	}
+	c.inlineReq = router.Request{}
+}
+
+// respond delivers a response (nil: none) to its batch, or to the writer.
+// reader is set only on the reading goroutine, which holds its output back.
+func (c *Conn) respond(b *batch, slot int, resp *codec.Buffer, reader bool) {
+	if b != nil {
+		b.complete(slot, resp, reader)
 		return
 	}
 	if resp != nil {
-		c.write(resp.B, lazy)
+		c.write(resp.B, reader)
 		c.bufs.Put(resp)
 	}
 }
 
-// write queues one encoded message; a broken stream ends the connection.
-func (c *Conn) write(msg []byte, lazy bool) {
-	if err := c.out.send(msg, lazy); err != nil && !errors.Is(err, ErrClosed) {
+// write queues one encoded message: on the reader, into its held output;
+// elsewhere, to the writer. A broken stream ends the connection.
+func (c *Conn) write(msg []byte, reader bool) {
+	if reader {
+		c.held.B = codec.AppendFrame(c.held.B, c.opts.Framing, msg)
+		c.heldFull()
+		return
+	}
+	if err := c.out.send(msg); err != nil && !errors.Is(err, ErrClosed) {
 		c.terminate(err)
 	}
 }
 
-// run calls h and encodes its outcome for req. It never panics: a handler
-// panic is logged with its stack and answered -32603. It returns nil for a
-// notification.
-func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request) (resp *codec.Buffer) {
+// heldFlushBytes is how much output the reader holds back before it flushes
+// even though more input is buffered.
+const heldFlushBytes = 64 << 10
+
+// heldFull flushes the reader's held output once it is large.
+func (c *Conn) heldFull() {
+	if len(c.held.B) >= heldFlushBytes {
+		c.flushHeld()
+	}
+}
+
+// flushHeld hands the reader's held output to the writer. Reader only.
+func (c *Conn) flushHeld() error {
+	if len(c.held.B) == 0 {
+		return nil
+	}
+	var err error
+	c.held.B, err = c.out.sendHeld(c.held.B)
+	if err != nil && !errors.Is(err, ErrClosed) {
+		c.terminate(err)
+	}
+	return err
+}
+
+// run calls h and appends the response for req to out.B, reporting whether
+// it did (not for a notification, whose out may be nil). It never panics: a
+// handler panic is logged with its stack and answered -32603.
+func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request, out *codec.Buffer) (answered bool) {
+	start := -1 // where the response begins, once the handler returned
 	defer func() {
 		if r := recover(); r != nil {
 			c.opts.Logger.Error("jsonrpc: handler panic", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
 			if req.ID != nil {
-				resp = c.errorResponse(req.ID, codec.ErrInternal)
+				if start >= 0 {
+					out.B = out.B[:start] // the panic was in encoding
+				}
+				out.B = codec.AppendError(out.B, req.ID, codec.ErrInternal)
+				answered = true
 			}
 		}
 	}()
 	res, err := h.Handle(ctx, req)
 	if req.ID == nil {
-		return nil
+		return false
 	}
-	resp = c.bufs.Get()
+	start = len(out.B)
 	if err != nil {
-		resp.B = codec.AppendError(resp.B, req.ID, rpcError(err))
-		return resp
+		out.B = codec.AppendError(out.B, req.ID, rpcError(err))
+		return true
 	}
-	out, err := codec.AppendResultValue(resp.B, req.ID, res)
-	if err != nil {
+	if out.B, err = codec.AppendResultValue(out.B, req.ID, res); err != nil {
 		c.opts.Logger.Error("jsonrpc: cannot encode result", "method", req.Method, "err", err)
-		out = codec.AppendError(resp.B[:0], req.ID, codec.NewError(codec.CodeInternalError, "Internal error: result cannot be encoded"))
+		out.B = codec.AppendError(out.B[:start], req.ID, codec.NewError(codec.CodeInternalError, "Internal error: result cannot be encoded"))
 	}
-	resp.B = out
-	return resp
+	return true
 }
 
 // rpcError turns a handler's error into the error object to send.
@@ -243,7 +298,11 @@ func (t *task) serve() {
 			}()
 		}
 	}
-	resp := c.run(ctx, t.h, &t.req)
+	var resp *codec.Buffer
+	if isCall {
+		resp = c.bufs.Get()
+	}
+	c.run(ctx, t.h, &t.req, resp)
 	switch {
 	case !isCall:
 		c.respond(t.b, t.slot, nil, false) // a batch still counts it done

@@ -14,7 +14,7 @@ import (
 func (c *Conn) readLoop() {
 	var why error
 	defer func() {
-		_ = c.out.flush()
+		c.flushHeld()
 		close(c.readDone)
 		if !c.stopping.Load() {
 			// The peer ended the stream (or it broke): finish what was
@@ -25,7 +25,7 @@ func (c *Conn) readLoop() {
 	for {
 		if !c.framer.Buffered() {
 			// About to block on a read: send what the reader held back.
-			if c.out.flush() != nil {
+			if c.flushHeld() != nil {
 				return
 			}
 			if c.stopping.Load() {

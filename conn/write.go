@@ -11,6 +11,8 @@ import (
 // pending; the first producer to find no flush in progress becomes the
 // flusher and writes pending, swapping it with spare, until nothing is
 // left. Messages that arrive during a write go out together in the next one.
+// The reader does not come here for each response: it holds them in a
+// buffer of its own and hands them over with sendHeld before it would block.
 //
 // Invariants (under mu): flushing is true exactly while one goroutine owns
 // the write loop; pending holds only whole frames; err, once set, is final.
@@ -26,21 +28,15 @@ type writer struct {
 	maxPending int
 }
 
-// lazyFlushBytes is how much held output a reader may accumulate before it
-// flushes even though more input is buffered.
-const lazyFlushBytes = 64 << 10
-
 func newWriter(w io.Writer, f codec.Framing, maxPending int) *writer {
 	wr := &writer{w: w, framing: f, maxPending: maxPending}
 	wr.room.L = &wr.mu
 	return wr
 }
 
-// send frames msg and queues it. With lazy set (the reader, while more input
-// is buffered) it does not start a flush for a small pending buffer: the
-// reader calls flush before it would block. It returns the writer's sticky
-// error, if any; msg is not retained.
-func (w *writer) send(msg []byte, lazy bool) error {
+// send frames msg, queues it and flushes unless a flush is under way. It
+// returns the writer's sticky error, if any; msg is not retained.
+func (w *writer) send(msg []byte) error {
 	w.mu.Lock()
 	for w.flushing && len(w.pending) >= w.maxPending && w.err == nil {
 		w.room.Wait()
@@ -51,11 +47,37 @@ func (w *writer) send(msg []byte, lazy bool) error {
 		return err
 	}
 	w.pending = codec.AppendFrame(w.pending, w.framing, msg)
-	if w.flushing || (lazy && len(w.pending) < lazyFlushBytes) {
+	if w.flushing {
 		w.mu.Unlock()
 		return nil
 	}
 	return w.flushLocked()
+}
+
+// sendHeld queues the framed messages a reader held back and flushes. It
+// returns an empty buffer for the reader to hold the next ones in: when
+// nothing else is pending the two buffers are swapped, not copied.
+func (w *writer) sendHeld(held []byte) ([]byte, error) {
+	w.mu.Lock()
+	for w.flushing && len(w.pending) >= w.maxPending && w.err == nil {
+		w.room.Wait()
+	}
+	if w.err != nil {
+		err := w.err
+		w.mu.Unlock()
+		return held[:0], err
+	}
+	if len(w.pending) == 0 {
+		held, w.pending = w.pending[:0], held
+	} else {
+		w.pending = append(w.pending, held...)
+		held = held[:0]
+	}
+	if w.flushing {
+		w.mu.Unlock()
+		return held, nil
+	}
+	return held, w.flushLocked()
 }
 
 // flush writes whatever is pending unless a flush is already under way.
@@ -78,7 +100,7 @@ func (w *writer) flushLocked() error {
 		w.mu.Unlock()
 		_, err := w.w.Write(out)
 		w.mu.Lock()
-		if cap(out) <= 4*lazyFlushBytes || cap(out) <= w.maxPending/4 {
+		if cap(out) <= 4*heldFlushBytes || cap(out) <= w.maxPending/4 {
 			w.spare = out[:0]
 		} else {
 			w.spare = nil // let a burst's buffer go
