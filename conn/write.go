@@ -34,16 +34,24 @@ func newWriter(w io.Writer, f codec.Framing, maxPending int) *writer {
 	return wr
 }
 
-// send frames msg, queues it and flushes unless a flush is under way. It
-// returns the writer's sticky error, if any; msg is not retained.
-func (w *writer) send(msg []byte) error {
+// lockRoom locks mu once pending has room (or the writer has failed: then
+// it returns the error unlocked).
+func (w *writer) lockRoom() error {
 	w.mu.Lock()
 	for w.flushing && len(w.pending) >= w.maxPending && w.err == nil {
 		w.room.Wait()
 	}
-	if w.err != nil {
-		err := w.err
+	if err := w.err; err != nil {
 		w.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// send frames msg, queues it and flushes unless a flush is under way. It
+// returns the writer's sticky error, if any; msg is not retained.
+func (w *writer) send(msg []byte) error {
+	if err := w.lockRoom(); err != nil {
 		return err
 	}
 	w.pending = codec.AppendFrame(w.pending, w.framing, msg)
@@ -58,13 +66,7 @@ func (w *writer) send(msg []byte) error {
 // returns an empty buffer for the reader to hold the next ones in: when
 // nothing else is pending the two buffers are swapped, not copied.
 func (w *writer) sendHeld(held []byte) ([]byte, error) {
-	w.mu.Lock()
-	for w.flushing && len(w.pending) >= w.maxPending && w.err == nil {
-		w.room.Wait()
-	}
-	if w.err != nil {
-		err := w.err
-		w.mu.Unlock()
+	if err := w.lockRoom(); err != nil {
 		return held[:0], err
 	}
 	if len(w.pending) == 0 {
