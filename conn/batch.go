@@ -31,19 +31,7 @@ func (c *Conn) serveBatch(frame []byte, msgs []codec.Message) {
 	b.left.Store(int32(len(msgs)) + 1)
 	var ref *frameRef
 	for i := range msgs {
-		m := &msgs[i]
-		switch m.Kind {
-		case codec.KindRequest, codec.KindNotification:
-			c.dispatch(frame, m, b, i, &ref)
-		case codec.KindInvalid:
-			b.complete(i, c.errorResponse(m.ID, m.Err), true)
-		case codec.KindResult, codec.KindError:
-			c.calls.deliver(m, c.opts.Logger.Warn)
-			b.complete(i, nil, true)
-		default:
-			c.opts.Logger.Warn("jsonrpc: malformed response dropped", "err", m.Err)
-			b.complete(i, nil, true)
-		}
+		c.serveMessage(frame, &msgs[i], b, i, &ref)
 	}
 	b.complete(-1, nil, true) // the reader's own hold
 }

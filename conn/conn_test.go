@@ -545,3 +545,20 @@ func TestConn_answersBatchWithPooledNotification(t *testing.T) {
 		t.Fatalf("got %v", arr)
 	}
 }
+
+func TestConn_answersOverloadedWhenANonBlockingPoolIsFull(t *testing.T) {
+	p0, err := pool.New(&pool.Options{Workers: 1, NonBlocking: true, RetryAfter: 25 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p0.Close(context.Background())
+	_, p := serve(t, testRouter(t), &conn.Options{Pool: p0, RetryAfter: 25 * time.Millisecond})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[200]}`, `{"jsonrpc":"2.0","id":2,"method":"sleep","params":[1]}`)
+	m := p.recvObj()
+	if m["id"].(float64) != 2 || errCode(t, m) != -32000 {
+		t.Fatalf("want -32000 for id 2 first, got %v", m)
+	}
+	if m := p.recvObj(); m["id"].(float64) != 1 || m["result"].(float64) != 200 {
+		t.Fatalf("id 1: %v", m)
+	}
+}

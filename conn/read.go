@@ -36,7 +36,7 @@ func (c *Conn) readLoop() {
 		if err != nil {
 			var fe *codec.FrameError
 			if errors.As(err, &fe) {
-				c.opts.Logger.Warn("jsonrpc: bad frame", "err", err)
+				c.opts.Logger.Debug("jsonrpc: bad frame", "err", err)
 				c.replyError(nil, fe.RPCError(), true)
 				continue
 			}
@@ -61,17 +61,25 @@ func (c *Conn) serveFrame(frame []byte) {
 		c.serveBatch(frame, msgs)
 		return
 	}
-	m := &msgs[0]
+	var ref *frameRef
+	c.serveMessage(frame, &msgs[0], nil, 0, &ref)
+}
+
+// serveMessage serves one message of frame, alone (b nil) or as element
+// slot of batch b. Problems caused by the peer are logged at debug level
+// only: the peer is told, and a hostile one must not flood the log.
+func (c *Conn) serveMessage(frame []byte, m *codec.Message, b *batch, slot int, ref **frameRef) {
 	switch m.Kind {
 	case codec.KindRequest, codec.KindNotification:
-		var ref *frameRef
-		c.dispatch(frame, m, nil, 0, &ref)
-	case codec.KindResult, codec.KindError:
-		c.calls.deliver(m, c.opts.Logger.Warn)
+		c.dispatch(frame, m, b, slot, ref)
 	case codec.KindInvalid:
-		c.replyError(m.ID, m.Err, true)
-	case codec.KindBadResponse:
-		c.opts.Logger.Warn("jsonrpc: malformed response dropped", "err", m.Err)
+		c.respond(b, slot, c.errorResponse(m.ID, m.Err), true)
+	case codec.KindResult, codec.KindError:
+		c.calls.deliver(m, c.opts.Logger.Debug)
+		c.respond(b, slot, nil, true)
+	default:
+		c.opts.Logger.Debug("jsonrpc: malformed response dropped", "err", m.Err)
+		c.respond(b, slot, nil, true)
 	}
 }
 
