@@ -1,5 +1,10 @@
 package codec
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // The envelope: Scanner.envelope scans one object whose members are the
 // JSON-RPC envelope, validating every member value as it goes (one pass),
 // and classify applies the wire rules of DESIGN §3 to what it saw.
@@ -61,12 +66,17 @@ type envelopeState struct {
 func (st *envelopeState) has(m member) bool { return st.seen&(1<<m) != 0 }
 
 // envelope scans the object at d[i] == '{' at nesting depth (1 at the top,
-// 2 inside a batch), fills m, and returns the index just past the object.
+// 2 inside a batch), fills m (which must be zero), and returns the index
+// just past the object.
+//
+// Fast path: a plain member name shorter than 8 bytes is matched as the word
+// already loaded to find its closing quote (memberWord); plain string and
+// integer values are scanned inline. Anything else goes through
+// memberSlow, scanStringSlow and Scanner.value.
 func (s *Scanner) envelope(d []byte, i, depth int, m *Message) (int, error) {
 	if depth > s.limits.MaxDepth {
 		return i, ErrTooDeep
 	}
-	*m = Message{}
 	var st envelopeState
 	if i = skipWS(d, i+1); i < len(d) && d[i] == '}' {
 		s.classify(m, &st)
@@ -78,15 +88,15 @@ func (s *Scanner) envelope(d []byte, i, depth int, m *Message) (int, error) {
 			return i, ErrSyntax
 		}
 		var (
-			start = i + 1
-			esc   bool
-			err   error
+			mem member
+			esc bool
+			err error
 		)
-		i, esc, err = scanString(d, start)
-		if err != nil {
+		if x, n := shortName(d, i+1); n >= 0 {
+			mem, i = memberWord(x, n), i+n+2
+		} else if mem, i, err = s.memberSlow(d, i+1); err != nil {
 			return i, err
 		}
-		mem := s.memberName(d[start:i-1], esc)
 		if i = skipWS(d, i); i >= len(d) || d[i] != ':' {
 			return i, ErrSyntax
 		}
@@ -94,14 +104,16 @@ func (s *Scanner) envelope(d []byte, i, depth int, m *Message) (int, error) {
 		if i = skipWS(d, i+1); i >= len(d) {
 			return i, ErrSyntax
 		}
-		start = i
-		c := d[i]
-		if c == '"' {
-			i, esc, err = scanString(d, i+1)
-		} else {
-			i, err = s.value(d, i, depth)
-		}
-		if err != nil {
+		start := i
+		if d[i] == '"' {
+			if j := stringEnd(d, i+1); j >= 0 {
+				i = j
+			} else if i, esc, err = scanStringSlow(d, ^j); err != nil {
+				return i, err
+			}
+		} else if j := intEnd(d, i); j >= 0 {
+			i = j
+		} else if i, err = s.value(d, i, depth); err != nil {
 			return i, err
 		}
 		if mem != memNone {
@@ -121,6 +133,64 @@ func (s *Scanner) envelope(d []byte, i, depth int, m *Message) (int, error) {
 		s.classify(m, &st)
 		return i + 1, nil
 	}
+}
+
+// shortName is the inlinable fast path of member names. For the name body
+// starting at d[i] it returns, if the body is plain and shorter than 8
+// bytes, its length n and the 8 bytes from d[i] as a little-endian word;
+// otherwise n < 0.
+func shortName(d []byte, i int) (x uint64, n int) {
+	if len(d)-i >= 8 {
+		x = binary.LittleEndian.Uint64(d[i:])
+		m := stringStop(x)
+		if n = bits.TrailingZeros64(m) >> 3; d[i+n&7] == '"' { // n is 8 if m == 0
+			return x, n
+		}
+	}
+	return 0, -1
+}
+
+// Envelope member names as little-endian words (memberWord).
+const (
+	wordID      = 'i' | 'd'<<8
+	wordError   = 'e' | 'r'<<8 | 'r'<<16 | 'o'<<24 | 'r'<<32
+	wordMethod  = 'm' | 'e'<<8 | 't'<<16 | 'h'<<24 | 'o'<<32 | 'd'<<40
+	wordParams  = 'p' | 'a'<<8 | 'r'<<16 | 'a'<<24 | 'm'<<32 | 's'<<40
+	wordResult  = 'r' | 'e'<<8 | 's'<<16 | 'u'<<24 | 'l'<<32 | 't'<<40
+	wordJSONRPC = 'j' | 's'<<8 | 'o'<<16 | 'n'<<24 | 'r'<<32 | 'p'<<40 | 'c'<<48
+)
+
+// memberWord matches the name of n < 8 bytes that starts word x (from
+// shortName). Masked, the word holds the length too: a name's bytes are
+// never zero.
+func memberWord(x uint64, n int) member {
+	switch x & (1<<(8*n) - 1) {
+	case wordJSONRPC:
+		return memJSONRPC
+	case wordID:
+		return memID
+	case wordMethod:
+		return memMethod
+	case wordParams:
+		return memParams
+	case wordResult:
+		return memResult
+	case wordError:
+		return memError
+	}
+	return memNone
+}
+
+// memberSlow scans the member name whose body starts at d[i] when
+// shortName could not: long names, escapes, non-ASCII, the end of the frame.
+// It returns the member and the index just past the closing quote.
+func (s *Scanner) memberSlow(d []byte, i int) (member, int, error) {
+	start := i
+	i, esc, err := scanStringSlow(d, i)
+	if err != nil {
+		return memNone, i, err
+	}
+	return s.memberName(d[start:i-1], esc), i, nil
 }
 
 // memberName matches a raw member name (the body between the quotes). Only a

@@ -9,19 +9,27 @@ package codec
 //   - value is the iterative validator for any JSON value. Nesting is kept in
 //     a bit stack (one bit per level: 1 object, 0 array) whose size is fixed by
 //     MaxDepth when the Scanner is made, so hostile nesting costs no memory
-//     and is refused at depth MaxDepth+1.
-//   - scanString, skipWS and digits are the hot loops. Their fast paths look
-//     at 8 bytes per step (SWAR on little-endian loads); their Slow partners
-//     handle what the word test flagged (escapes, non-ASCII UTF-8) or the
-//     tail of the frame.
+//     and is refused at depth MaxDepth+1. Its loop has two entry points: the
+//     top (a value is expected) and member (a name and its colon, then a
+//     value); it keeps all its state in locals and handles the tokens of
+//     compact JSON without a call, since a call in Go spills every live
+//     register.
+//   - The hot paths are small inlinable functions: stringEnd (plain string
+//     bodies, 8 bytes per step with SWAR on little-endian loads), intEnd
+//     (integers without fraction or exponent), skipWS (returns at once when
+//     the next byte is not white space, the case of compact JSON). Each has
+//     an out-of-line partner for the rest: scanStringSlow (escapes, non-ASCII
+//     UTF-8, the tail of the frame), scanNumber, skipWSSlow.
 //   - Scan walks the top level itself (object, batch, or other value) and
-//     hands each envelope object to Scanner.envelope.
+//     hands each envelope object to Scanner.envelope (envelope.go).
 //
 // Invariants: every index i satisfies 0 <= i <= len(d); a function that
 // returns (i, err) with err != nil reports in i the offset of the offending
-// byte (len(d) when the frame ended too soon). Errors on the way are the
-// sentinels of errors.go; only Scan wraps one in a *SyntaxError, so Valid
-// never allocates.
+// byte (len(d) when the frame ended too soon); a fast path that cannot
+// decide returns a negative index (stringEnd: ^j, where its slow partner
+// resumes) and never an error. Errors on the way are the sentinels of
+// errors.go; only Scan wraps one in a *SyntaxError, so Valid never
+// allocates.
 
 import (
 	"encoding/binary"
@@ -147,42 +155,38 @@ func (s *Scanner) Valid(data []byte) bool {
 
 // value validates the JSON value at d[i] (after optional white space),
 // nested inside depth containers, and returns the index just past it.
+//
+// The common tokens of compact JSON (plain strings, integers, literals,
+// punctuation) are handled in this loop without a call: in Go a call spills
+// every live register, and the loop keeps its whole state in locals.
 func (s *Scanner) value(d []byte, i, depth int) (int, error) {
 	var (
 		base     = depth
 		maxDepth = s.limits.MaxDepth
 		stack    = s.stack
 		inObj    bool // the innermost open container is an object
-		name     bool // a member name comes before the value
 		err      error
 	)
+values:
 	for {
-		// Here a value is expected at d[i], after a member name if name.
+		// Here a value is expected at d[i].
 		if i = skipWS(d, i); i >= len(d) {
 			return i, ErrSyntax
 		}
-		c := d[i]
-		if name {
-			if c != '"' {
-				return i, ErrSyntax
-			}
-			if i, _, err = scanString(d, i+1); err != nil {
+		switch c := d[i]; {
+		case c == '"':
+			if j := stringEnd(d, i+1); j >= 0 {
+				i = j
+			} else if i, _, err = scanStringSlow(d, ^j); err != nil {
 				return i, err
 			}
-			if i = skipWS(d, i); i >= len(d) || d[i] != ':' {
-				return i, ErrSyntax
-			}
-			if i = skipWS(d, i+1); i >= len(d) {
-				return i, ErrSyntax
-			}
-			c, name = d[i], false
-		}
-		switch c {
-		case '"':
-			if i, _, err = scanString(d, i+1); err != nil {
+		case c-'0' < 10 || c == '-':
+			if j := intEnd(d, i); j >= 0 {
+				i = j
+			} else if i, err = scanNumber(d, i); err != nil {
 				return i, err
 			}
-		case '{', '[':
+		case c == '{' || c == '[':
 			if depth++; depth > maxDepth {
 				return i, ErrTooDeep
 			}
@@ -199,30 +203,30 @@ func (s *Scanner) value(d []byte, i, depth int) (int, error) {
 				inObj = stack[depth>>6]&(1<<(depth&63)) != 0
 				break
 			}
-			name = inObj
+			if inObj {
+				goto member
+			}
 			continue
-		case 't':
+		case c == 't':
 			if len(d)-i < 4 || string(d[i:i+4]) != "true" {
 				return i, ErrSyntax
 			}
 			i += 4
-		case 'f':
+		case c == 'f':
 			if len(d)-i < 5 || string(d[i:i+5]) != "false" {
 				return i, ErrSyntax
 			}
 			i += 5
-		case 'n':
+		case c == 'n':
 			if len(d)-i < 4 || string(d[i:i+4]) != "null" {
 				return i, ErrSyntax
 			}
 			i += 4
 		default:
-			if i, err = scanNumber(d, i); err != nil {
-				return i, err
-			}
+			return i, ErrSyntax
 		}
-		// A value ended at d[i]: close the containers it ends and move to
-		// the next value.
+		// A value ended at d[i]: close the containers it ends, then go on
+		// to the next value or member.
 		for {
 			if depth == base {
 				return i, nil
@@ -231,18 +235,33 @@ func (s *Scanner) value(d []byte, i, depth int) (int, error) {
 				return i, ErrSyntax
 			}
 			c := d[i]
+			i++
 			if c == ',' {
-				i++
-				name = inObj
-				break
+				if inObj {
+					goto member
+				}
+				continue values
 			}
 			if inObj && c != '}' || !inObj && c != ']' {
-				return i, ErrSyntax
+				return i - 1, ErrSyntax
 			}
-			i++
 			depth--
 			inObj = stack[depth>>6]&(1<<(depth&63)) != 0
 		}
+	member:
+		// A member name and its colon, then the value at the loop's top.
+		if i = skipWS(d, i); i >= len(d) || d[i] != '"' {
+			return i, ErrSyntax
+		}
+		if j := stringEnd(d, i+1); j >= 0 {
+			i = j
+		} else if i, _, err = scanStringSlow(d, ^j); err != nil {
+			return i, err
+		}
+		if i = skipWS(d, i); i >= len(d) || d[i] != ':' {
+			return i, ErrSyntax
+		}
+		i++
 	}
 }
 
@@ -273,10 +292,30 @@ var strSafe = func() (t [256]bool) {
 	return t
 }()
 
-// scanString scans a string body starting at d[i] (just past the opening
-// quote). It returns the index just past the closing quote and whether the
-// body holds escape sequences.
-func scanString(d []byte, i int) (int, bool, error) {
+// stringEnd is the inlinable fast path of string scanning. For the string
+// body starting at d[i] (just past the opening quote) it returns the index
+// just past the closing quote if every byte before it is plain (see
+// strSafe) and the quote lies before the last 8 bytes of the frame;
+// otherwise ^j < 0, where scanStringSlow resumes at d[j]: the first byte
+// that is not plain (an escape, a control character, non-ASCII UTF-8) or
+// the start of the frame's last 7 or fewer bytes. No escape comes before j.
+func stringEnd(d []byte, i int) int {
+	for len(d)-i >= 8 {
+		if m := stringStop(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+			if i += bits.TrailingZeros64(m) >> 3; d[i] == '"' {
+				return i + 1
+			}
+			break
+		}
+		i += 8 // i alone carries the loop: the word test is a branch
+	}
+	return ^i
+}
+
+// scanStringSlow scans a string body from d[i], inside the body, with no
+// escape before i. It returns the index just past the closing quote and
+// whether the body holds escape sequences.
+func scanStringSlow(d []byte, i int) (int, bool, error) {
 	esc := false
 	for {
 		// Find the next byte that is not plain: 8 at a time, then the tail.
@@ -412,7 +451,7 @@ func utf8Slow(d []byte, i int) (int, error) {
 // skipWS returns the index of the first byte at or after d[i] that is not
 // JSON white space (space, tab, LF, CR), or len(d).
 func skipWS(d []byte, i int) int {
-	if i < len(d) && d[i] > ' ' {
+	if i >= len(d) || d[i] > ' ' {
 		return i
 	}
 	return skipWSSlow(d, i)
@@ -441,6 +480,21 @@ func eqLanes(x uint64, c byte) uint64 {
 	const low7 = lanes01 * 0x7f
 	v := x ^ (lanes01 * uint64(c))
 	return ^((v&low7 + low7) | v) & lanes80
+}
+
+// intEnd is the inlinable fast path of scanNumber: for an integer
+// [1-9][0-9]* at d[i] that no fraction or exponent follows, it returns the
+// index just past it; for anything else, -1.
+func intEnd(d []byte, i int) int {
+	if d[i]-'1' >= 9 {
+		return -1
+	}
+	for i++; i < len(d) && d[i]-'0' < 10; i++ {
+	}
+	if i < len(d) && (d[i] == '.' || d[i]|0x20 == 'e') {
+		return -1
+	}
+	return i
 }
 
 // scanNumber scans the number at d[i] per the RFC 8259 grammar
