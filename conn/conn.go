@@ -41,7 +41,8 @@ type Conn struct {
 	inlineReq  router.Request // the reader's request for inline handlers
 	held       codec.Buffer   // the reader's output, held until it would block
 
-	stopping     atomic.Bool   // Shutdown began: read no more, refuse new work
+	stopping     atomic.Bool   // read no more, start no work; set by stop only
+	admitMu      sync.Mutex    // orders stop against the reader's workers.Add
 	readDetached atomic.Bool   // Shutdown could not interrupt the reader
 	readDone     chan struct{} // the read loop has returned
 	done         chan struct{} // everything has ended
@@ -108,10 +109,31 @@ func (c *Conn) Close() error {
 	return nil
 }
 
+// stop makes the connection start no more work and reports whether it was
+// the first to. Once it returns, workers.Add is never called again, so
+// waiting on workers is safe even if the reader is still running.
+func (c *Conn) stop() bool {
+	c.admitMu.Lock()
+	defer c.admitMu.Unlock()
+	return c.stopping.CompareAndSwap(false, true)
+}
+
+// admit counts one more task for the pool unless the connection is
+// stopping. Reader only.
+func (c *Conn) admit() bool {
+	c.admitMu.Lock()
+	defer c.admitMu.Unlock()
+	if c.stopping.Load() {
+		return false
+	}
+	c.workers.Add(1)
+	return true
+}
+
 // terminate ends the connection once, recording why.
 func (c *Conn) terminate(why error) {
 	c.closeOnce.Do(func() {
-		c.stopping.Store(true)
+		c.stop()
 		c.out.fail(ErrClosed) // before cancel: no late response slips out
 		c.cancel()
 		_ = c.rwc.Close()

@@ -52,6 +52,11 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, b *batch, slot int, ref 
 			return
 		}
 	}
+	if !c.admit() { // stopping began while this one waited
+		c.limit.Release()
+		c.answer(b, slot, isCall, m.ID, errShuttingDown)
+		return
+	}
 	if *ref == nil {
 		*ref = c.copyFrame(frame)
 	}
@@ -59,7 +64,6 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, b *batch, slot int, ref 
 	t.c, t.h, t.b, t.slot, t.ref = c, e.Handler, b, slot, *ref
 	t.ref.refs.Add(1)
 	t.req = router.Request{Method: e.Method, ID: t.ref.rebase(frame, m.ID), Params: t.ref.rebase(frame, m.Params)}
-	c.workers.Add(1)
 	if isCall {
 		c.inflight.add(t)
 	}

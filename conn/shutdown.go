@@ -16,7 +16,7 @@ import (
 // pollable files). On other streams the reader is left blocked; it serves
 // nothing more, and Shutdown does not wait for it.
 func (c *Conn) Shutdown(ctx context.Context) error {
-	if !c.stopping.CompareAndSwap(false, true) {
+	if !c.stop() {
 		select {
 		case <-c.done:
 			return nil
@@ -63,7 +63,7 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 // drainAndClose ends the connection after the peer ended its stream: the
 // requests it sent are still served and answered, then the stream closes.
 func (c *Conn) drainAndClose(why error) {
-	c.stopping.Store(true)
+	c.stop()
 	go func() {
 		c.workers.Wait()
 		_ = c.out.flush()
