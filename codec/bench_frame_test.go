@@ -5,14 +5,18 @@ import (
 	"testing"
 )
 
-// benchRepeatReader returns data over and over (as a socket with a steady
-// peer would), in reads as large as the caller asks for.
-type benchRepeatReader struct {
-	data []byte
-	off  int
+// frameRepeatReader returns data over and over, in reads of at most chunk
+// bytes (0: as much as fits), without allocating.
+type frameRepeatReader struct {
+	data  []byte
+	off   int
+	chunk int
 }
 
-func (r *benchRepeatReader) Read(p []byte) (int, error) {
+func (r *frameRepeatReader) Read(p []byte) (int, error) {
+	if r.chunk > 0 && len(p) > r.chunk {
+		p = p[:r.chunk]
+	}
 	n := 0
 	for n < len(p) {
 		k := copy(p[n:], r.data[r.off:])
@@ -46,7 +50,7 @@ func BenchmarkFramer(b *testing.B) {
 					stream = AppendFrame(stream, f, msg)
 					n++
 				}
-				fr := NewFramer(&benchRepeatReader{data: stream}, f, nil)
+				fr := NewFramer(&frameRepeatReader{data: stream}, f, nil)
 				b.SetBytes(int64(len(stream)))
 				b.ReportAllocs()
 				for b.Loop() {

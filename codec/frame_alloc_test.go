@@ -7,27 +7,6 @@ import (
 	"testing"
 )
 
-// frameRepeatReader returns data over and over, in reads of at most chunk
-// bytes (0: as much as fits), without allocating.
-type frameRepeatReader struct {
-	data  []byte
-	off   int
-	chunk int
-}
-
-func (r *frameRepeatReader) Read(p []byte) (int, error) {
-	if r.chunk > 0 && len(p) > r.chunk {
-		p = p[:r.chunk]
-	}
-	n := 0
-	for n < len(p) {
-		k := copy(p[n:], r.data[r.off:])
-		n += k
-		r.off = (r.off + k) % len(r.data)
-	}
-	return n, nil
-}
-
 // TestFramer_nextAllocs: in steady state Next allocates nothing.
 func TestFramer_nextAllocs(t *testing.T) {
 	msg := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` +

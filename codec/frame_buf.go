@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"math"
@@ -64,6 +65,20 @@ func (b *frameBuf) init(r io.Reader, l *Limits, size int) {
 func (b *frameBuf) drop() {
 	b.base += int64(b.w)
 	b.r, b.scan, b.w = 0, 0, 0
+}
+
+// skipLine moves past the next newline, discarding bytes up to it. It
+// reports false, having dropped everything buffered, when no newline is
+// buffered yet.
+func (b *frameBuf) skipLine() bool {
+	i := bytes.IndexByte(b.buf[b.scan:b.w], '\n')
+	if i < 0 {
+		b.drop()
+		return false
+	}
+	b.r = b.scan + i + 1
+	b.scan = b.r
+	return true
 }
 
 // fill reads more bytes into the buffer. need is the number of unread bytes

@@ -87,13 +87,9 @@ func (f *headerFramer) parse() bool {
 			f.reset()
 
 		case hSkipLine:
-			i := bytes.IndexByte(f.buf[f.scan:f.w], '\n')
-			if i < 0 {
-				f.drop()
+			if !f.skipLine() {
 				return false
 			}
-			f.r = f.scan + i + 1
-			f.scan = f.r
 			f.state = hResync
 
 		case hResync:

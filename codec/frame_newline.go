@@ -28,13 +28,9 @@ func (f *newlineFramer) parse() bool {
 		return true
 	}
 	if f.skip {
-		i := bytes.IndexByte(f.buf[f.scan:f.w], '\n')
-		if i < 0 {
-			f.drop()
+		if !f.skipLine() {
 			return false
 		}
-		f.r = f.scan + i + 1
-		f.scan = f.r
 		f.skip = false
 	}
 	for {
