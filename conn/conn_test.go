@@ -562,3 +562,31 @@ func TestConn_answersOverloadedWhenANonBlockingPoolIsFull(t *testing.T) {
 		t.Fatalf("id 1: %v", m)
 	}
 }
+
+func TestConn_carriesLargeMessagesInBothFramings(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
+	for _, f := range []codec.Framing{codec.Newline, codec.Header} {
+		for _, method := range []string{"echo", "echo_async"} {
+			t.Run(f.String()+"/"+method, func(t *testing.T) {
+				a, b := net.Pipe()
+				sc := conn.New(a, &conn.Options{Router: testRouter(t), Framing: f})
+				cc := conn.New(b, &conn.Options{Framing: f})
+				defer sc.Close()
+				defer cc.Close()
+				var wg sync.WaitGroup
+				for i := range 4 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						var got []string
+						want := big[i:]
+						if err := cc.Call(context.Background(), method, []string{want}, &got); err != nil || len(got) != 1 || got[0] != want {
+							t.Errorf("call %d: %d bytes back, %v", i, len(got), err)
+						}
+					}()
+				}
+				wg.Wait()
+			})
+		}
+	}
+}
