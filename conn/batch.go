@@ -33,6 +33,7 @@ func (c *Conn) serveBatch(frame []byte, msgs []codec.Message) {
 	for i := range msgs {
 		c.serveMessage(frame, &msgs[i], b, i, &ref)
 	}
+	ref.release()
 	b.complete(-1, nil, true) // the reader's own hold
 }
 

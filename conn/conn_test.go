@@ -590,3 +590,27 @@ func TestConn_carriesLargeMessagesInBothFramings(t *testing.T) {
 		}
 	}
 }
+
+// Found by FuzzConn: the copy of a batch's frame was recycled when its first
+// pooled element finished before the reader had dispatched a later one.
+func TestConn_keepsBatchFrameUntilEveryElementIsDispatched(t *testing.T) {
+	r := testRouter(t)
+	r.Register("slow_inline", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		time.Sleep(20 * time.Millisecond) // the pooled element before finishes meanwhile
+		return "slow", nil
+	}), &router.MethodOptions{Inline: true})
+	_, p := serve(t, r, nil)
+	p.send(`[{"jsonrpc":"2.0","id":1,"method":"echo_async","params":["a"]},` +
+		`{"jsonrpc":"2.0","id":2,"method":"slow_inline"},` +
+		`{"jsonrpc":"2.0","id":3,"method":"echo_async","params":["c"]}]`)
+	arr, ok := p.recv().([]any)
+	if !ok || len(arr) != 3 {
+		t.Fatalf("got %v", arr)
+	}
+	want := []any{[]any{"a"}, "slow", []any{"c"}}
+	for i, el := range arr {
+		if got := el.(map[string]any)["result"]; fmt.Sprint(got) != fmt.Sprint(want[i]) {
+			t.Errorf("element %d: %v, want %v", i, got, want[i])
+		}
+	}
+}

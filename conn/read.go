@@ -63,6 +63,7 @@ func (c *Conn) serveFrame(frame []byte) {
 	}
 	var ref *frameRef
 	c.serveMessage(frame, &msgs[0], nil, 0, &ref)
+	ref.release()
 }
 
 // serveMessage serves one message of frame, alone (b nil) or as element

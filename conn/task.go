@@ -20,10 +20,15 @@ type frameRef struct {
 
 var frameRefPool = sync.Pool{New: func() any { return new(frameRef) }}
 
+// copyFrame copies frame for the tasks it will feed. The copy starts with
+// one reference, the reader's, which it drops with release once it has
+// dispatched the whole frame: a task that finishes early cannot recycle the
+// copy under the reader's feet.
 func (c *Conn) copyFrame(frame []byte) *frameRef {
 	r := frameRefPool.Get().(*frameRef)
 	r.buf, r.pool = c.bufs.Get(), &c.bufs
 	r.buf.B = append(r.buf.B, frame...)
+	r.refs.Store(1)
 	return r
 }
 
@@ -37,8 +42,10 @@ func (r *frameRef) rebase(frame, field []byte) []byte {
 	return r.buf.B[off : off+len(field) : off+len(field)]
 }
 
+// release drops one reference; the last returns the copy to its pool. A
+// nil r (no copy was needed) is fine.
 func (r *frameRef) release() {
-	if r.refs.Add(-1) == 0 {
+	if r != nil && r.refs.Add(-1) == 0 {
 		r.pool.Put(r.buf)
 		r.buf, r.pool = nil, nil
 		frameRefPool.Put(r)
