@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/pool"
 	"github.com/mcpwire/mcpwire/router"
 )
 
@@ -45,6 +46,24 @@ type server func(b *testing.B, nc net.Conn) (stop func())
 func mcpwireServer(b *testing.B, nc net.Conn) func() {
 	c := conn.New(nc, &conn.Options{Router: echoRouter()})
 	return func() { c.Close() }
+}
+
+// mcpwirePooledServer runs echo on an ants pool instead of inline: the
+// cost of the hand-off to a worker and back.
+func mcpwirePooledServer(b *testing.B, nc net.Conn) func() {
+	p, err := pool.New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := router.New()
+	r.Register("echo", router.HandlerFunc(func(_ context.Context, req *router.Request) (any, error) {
+		return codec.Raw(req.Params), nil
+	}), nil)
+	c := conn.New(nc, &conn.Options{Router: r, Pool: p})
+	return func() {
+		c.Close()
+		p.Close(context.Background())
+	}
 }
 
 // minimalServer is the baseline the targets are stated against: bufio,
@@ -120,6 +139,7 @@ var servers = []struct {
 	start server
 }{
 	{"impl=mcpwire", mcpwireServer},
+	{"impl=mcpwire-pooled", mcpwirePooledServer},
 	{"impl=minimal", minimalServer},
 }
 
