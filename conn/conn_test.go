@@ -614,3 +614,13 @@ func TestConn_keepsBatchFrameUntilEveryElementIsDispatched(t *testing.T) {
 		}
 	}
 }
+
+func TestConn_namesTheUnknownMethodInErrorData(t *testing.T) {
+	_, p := serve(t, testRouter(t), nil)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"t\u006fols/list"}`)
+	m := p.recvObj()
+	data, _ := m["error"].(map[string]any)["data"].(map[string]any)
+	if errCode(t, m) != -32601 || data["method"] != "tools/list" {
+		t.Fatalf("%v", m)
+	}
+}

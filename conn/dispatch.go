@@ -28,7 +28,11 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, b *batch, slot int, ref 
 	e, ok := c.opts.Router.Lookup(name)
 	switch {
 	case !ok:
-		c.answer(b, slot, isCall, m.ID, codec.ErrMethodNotFound)
+		var e *codec.Error
+		if isCall { // rare path: say which name was not found
+			e = codec.ErrMethodNotFound.WithData(map[string]string{"method": string(name)})
+		}
+		c.answer(b, slot, isCall, m.ID, e)
 		return
 	case c.stopping.Load():
 		c.answer(b, slot, isCall, m.ID, errShuttingDown)
