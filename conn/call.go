@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -71,14 +72,14 @@ type wireError struct {
 
 // deliver hands a response to its caller. Responses to unknown ids (late,
 // cancelled or bogus) are dropped.
-func (p *pendingCalls) deliver(m *codec.Message, log func(msg string, args ...any)) {
+func (p *pendingCalls) deliver(m *codec.Message, log *slog.Logger) {
 	id, err := strconv.ParseUint(string(m.ID), 10, 64)
 	var cl *call
 	if err == nil {
 		cl = p.take(id)
 	}
 	if cl == nil {
-		log("jsonrpc: response to an unknown id dropped", "id", string(m.ID))
+		log.Debug("jsonrpc: response to an unknown id dropped", "id", string(m.ID))
 		return
 	}
 	if m.Kind == codec.KindResult {

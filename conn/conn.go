@@ -37,7 +37,7 @@ type Conn struct {
 	workers  sync.WaitGroup // async tasks not yet finished
 	calls    pendingCalls   // our outgoing calls awaiting responses
 
-	overloaded []byte         // the ready-made -32000 error data
+	overloaded *codec.Error   // -32000 with this connection's retry hint
 	inlineReq  router.Request // the reader's request for inline handlers
 	held       codec.Buffer   // the reader's output, held until it would block
 
@@ -75,30 +75,28 @@ func New(rwc io.ReadWriteCloser, opts *Options) *Conn {
 	}
 	c.opts.Limits = &limits
 	c.ctx, c.cancel = context.WithCancel(context.WithValue(o.Context, ctxKey{}, c))
-	c.overloaded = overloadData(o.RetryAfter)
+	c.overloaded = overloadError(o.RetryAfter)
 	c.inflight.init()
 	c.calls.init()
 	go c.readLoop()
 	return c
 }
 
-func overloadData(d time.Duration) []byte {
-	b := strconv.AppendInt([]byte(`{"retryAfterMs":`), d.Milliseconds(), 10)
-	return append(b, '}')
+// overloadError is the -32000 answer carrying data.retryAfterMs.
+func overloadError(d time.Duration) *codec.Error {
+	data := strconv.AppendInt([]byte(`{"retryAfterMs":`), d.Milliseconds(), 10)
+	return codec.NewError(codec.CodeOverloaded, "Server overloaded").WithData(codec.Raw(append(data, '}')))
 }
 
 // Done is closed when the connection has ended and every handler returned.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
-// Err returns why the connection ended: nil for a clean end of stream,
-// Shutdown or Close. Valid once Done is closed.
-func (c *Conn) Err() error {
+// Wait blocks until the connection has ended and returns why: nil for a
+// clean end of stream, Shutdown or Close.
+func (c *Conn) Wait() error {
 	<-c.done
 	return c.err
 }
-
-// Wait blocks until the connection has ended and returns Err.
-func (c *Conn) Wait() error { return c.Err() }
 
 // Close ends the connection at once: reading stops, handlers' contexts are
 // cancelled, pending calls fail with ErrClosed and the stream is closed.

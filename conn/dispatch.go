@@ -44,7 +44,7 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, b *batch, slot int, ref 
 
 	if !c.limit.TryAcquire() {
 		if c.opts.Overload == Reject {
-			c.answer(b, slot, isCall, m.ID, c.overloadErr())
+			c.answer(b, slot, isCall, m.ID, c.overloaded)
 			return
 		}
 		c.flushHeld() // about to block: let the peer have what is done
@@ -76,15 +76,10 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, b *batch, slot int, ref 
 		rpcErr := errShuttingDown
 		var oe *pool.OverloadedError
 		if errors.As(err, &oe) {
-			rpcErr = c.overloadErr()
+			rpcErr = c.overloaded
 		}
 		t.abandon(rpcErr)
 	}
-}
-
-// overloadErr is -32000 with the retry hint.
-func (c *Conn) overloadErr() *codec.Error {
-	return &codec.Error{Code: codec.CodeOverloaded, Message: "Server overloaded", Data: codec.Raw(c.overloaded)}
 }
 
 // answer sends, from the reader, the error e for a request (nothing for a

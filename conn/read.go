@@ -37,7 +37,7 @@ func (c *Conn) readLoop() {
 			var fe *codec.FrameError
 			if errors.As(err, &fe) {
 				c.opts.Logger.Debug("jsonrpc: bad frame", "err", err)
-				c.replyError(nil, fe.RPCError(), true)
+				c.replyError(fe.RPCError())
 				continue
 			}
 			if !errors.Is(err, io.EOF) && !c.stopping.Load() && !isClosedErr(err) {
@@ -54,7 +54,7 @@ func (c *Conn) serveFrame(frame []byte) {
 	msgs, batch, err := c.scan.Scan(frame)
 	if err != nil {
 		c.opts.Logger.Debug("jsonrpc: parse error", "err", err)
-		c.replyError(nil, codec.ErrParse, true)
+		c.replyError(codec.ErrParse)
 		return
 	}
 	if batch {
@@ -76,7 +76,7 @@ func (c *Conn) serveMessage(frame []byte, m *codec.Message, b *batch, slot int, 
 	case codec.KindInvalid:
 		c.respond(b, slot, c.errorResponse(m.ID, m.Err), true)
 	case codec.KindResult, codec.KindError:
-		c.calls.deliver(m, c.opts.Logger.Debug)
+		c.calls.deliver(m, c.opts.Logger)
 		c.respond(b, slot, nil, true)
 	default:
 		c.opts.Logger.Debug("jsonrpc: malformed response dropped", "err", m.Err)
@@ -84,9 +84,10 @@ func (c *Conn) serveMessage(frame []byte, m *codec.Message, b *batch, slot int, 
 	}
 }
 
-// replyError sends an error response right away (the reader's lazy path).
-func (c *Conn) replyError(id []byte, e *codec.Error, lazy bool) {
-	c.respond(nil, 0, c.errorResponse(id, e), lazy)
+// replyError answers, from the reader, a frame that could not be read as
+// messages: the error carries id null.
+func (c *Conn) replyError(e *codec.Error) {
+	c.respond(nil, 0, c.errorResponse(nil, e), true)
 }
 
 // isClosedErr reports an error caused by closing the stream ourselves.
