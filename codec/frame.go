@@ -66,23 +66,34 @@ type Framer interface {
 	Buffered() bool
 }
 
-// Framing names a way to delimit messages on a stream.
-type Framing uint8
-
-const (
-	// Newline: one message per line (MCP stdio). CRLF accepted, blank lines skipped.
-	Newline Framing = iota
-	// Header: LSP-style "Content-Length: N\r\n\r\n" before each message.
-	Header
-)
-
-// String returns "newline" or "header".
-func (f Framing) String() string {
-	if f == Header {
-		return "header"
-	}
-	return "newline"
+// Framing delimits messages on a byte stream, in both directions. Newline
+// and Header are built in; a transport with a framing of its own (a length
+// prefix, a protocol's envelope) implements Framing and passes it wherever a
+// Framing is taken. Implementations must be safe for concurrent use: the
+// built-in ones are stateless values.
+type Framing interface {
+	// NewFramer returns a Framer cutting r into frames bounded by l (never
+	// nil: limits with their defaults filled in).
+	NewFramer(r io.Reader, l *Limits) Framer
+	// AppendFrame appends msg, one JSON value, to dst as it goes on the
+	// wire.
+	AppendFrame(dst, msg []byte) []byte
+	// FrameInPlace frames the message that buf holds from start on, in
+	// place, as AppendFrame would have: for an encoder that appended the
+	// message straight into an output buffer.
+	FrameInPlace(buf []byte, start int) []byte
+	// String names the framing ("newline", "header").
+	String() string
 }
+
+// The built-in framings.
+var (
+	// Newline: one message per line (MCP stdio). CRLF accepted, blank
+	// lines skipped.
+	Newline Framing = newlineFraming{}
+	// Header: LSP-style "Content-Length: N\r\n\r\n" before each message.
+	Header Framing = headerFraming{}
+)
 
 // ParseFraming parses "newline" or "header".
 func ParseFraming(s string) (Framing, error) {
@@ -95,15 +106,35 @@ func ParseFraming(s string) (Framing, error) {
 	return Newline, errors.New("codec: unknown framing " + strconv.Quote(s) + " (want \"newline\" or \"header\")")
 }
 
-// NewFramer returns a framer of kind f reading r, bounded by l (nil:
-// defaults). It allocates its read buffer (64 KiB) at once; the buffer grows
-// only when one frame needs more, up to a little over MaxFrameBytes.
+// NewFramer returns a framer of kind f (nil: Newline) reading r, bounded by
+// l (nil: defaults). The built-in framers allocate their read buffer
+// (64 KiB) at once; it grows only when one frame needs more, up to a little
+// over MaxFrameBytes.
 func NewFramer(r io.Reader, f Framing, l *Limits) Framer {
-	return newFramer(r, f, l, initialFrameBuf)
+	lim := l.WithDefaults()
+	return orNewline(f).NewFramer(r, &lim)
 }
 
-// newFramer is NewFramer with the initial buffer size as a parameter, so
-// that tests can exercise growth and compaction with small frames.
+// AppendFrame appends msg to dst framed as f (nil: Newline).
+func AppendFrame(dst []byte, f Framing, msg []byte) []byte {
+	return orNewline(f).AppendFrame(dst, msg)
+}
+
+// FrameInPlace frames buf[start:] in place as f (nil: Newline) would.
+func FrameInPlace(buf []byte, start int, f Framing) []byte {
+	return orNewline(f).FrameInPlace(buf, start)
+}
+
+func orNewline(f Framing) Framing {
+	if f == nil {
+		return Newline
+	}
+	return f
+}
+
+// newFramer is NewFramer for the built-in framings with the initial buffer
+// size as a parameter, so that tests can exercise growth and compaction
+// with small frames.
 func newFramer(r io.Reader, f Framing, l *Limits, size int) Framer {
 	lim := l.WithDefaults()
 	if f == Header {
@@ -117,33 +148,49 @@ func newFramer(r io.Reader, f Framing, l *Limits, size int) Framer {
 	return n
 }
 
-// AppendFrame appends msg to dst framed as f (a trailing newline, or a
-// Content-Length header before it). msg is a JSON value. For Newline, a '\n'
-// inside msg (white space, in valid JSON: strings cannot hold one) is
-// written as a space, so that a pretty-printed raw result still makes one
-// line.
-func AppendFrame(dst []byte, f Framing, msg []byte) []byte {
-	if f == Header {
-		dst = append(dst, "Content-Length: "...)
-		dst = strconv.AppendInt(dst, int64(len(msg)), 10)
-		dst = append(dst, "\r\n\r\n"...)
-		return append(dst, msg...)
-	}
+type newlineFraming struct{}
+
+func (newlineFraming) String() string { return "newline" }
+
+// NewFramer returns a newline framer.
+func (f newlineFraming) NewFramer(r io.Reader, l *Limits) Framer {
+	return newFramer(r, f, l, initialFrameBuf)
+}
+
+// AppendFrame appends msg and a newline. A '\n' inside msg (white space, in
+// valid JSON: strings cannot hold one) is written as a space, so that a
+// pretty-printed raw result still makes one line.
+func (newlineFraming) AppendFrame(dst, msg []byte) []byte {
 	n := len(dst)
 	dst = append(dst, msg...)
 	spaceNewlines(dst[n:])
 	return append(dst, '\n')
 }
 
-// FrameInPlace frames the message that buf holds from start on, in place,
-// as AppendFrame would have: for an encoder that appended the message
-// straight into an output buffer. Header framing moves the message once to
-// make room for its header.
-func FrameInPlace(buf []byte, start int, f Framing) []byte {
-	if f != Header {
-		spaceNewlines(buf[start:])
-		return append(buf, '\n')
-	}
+func (newlineFraming) FrameInPlace(buf []byte, start int) []byte {
+	spaceNewlines(buf[start:])
+	return append(buf, '\n')
+}
+
+type headerFraming struct{}
+
+func (headerFraming) String() string { return "header" }
+
+// NewFramer returns a Content-Length framer.
+func (f headerFraming) NewFramer(r io.Reader, l *Limits) Framer {
+	return newFramer(r, f, l, initialFrameBuf)
+}
+
+// AppendFrame appends a Content-Length header and msg.
+func (headerFraming) AppendFrame(dst, msg []byte) []byte {
+	dst = append(dst, "Content-Length: "...)
+	dst = strconv.AppendInt(dst, int64(len(msg)), 10)
+	dst = append(dst, "\r\n\r\n"...)
+	return append(dst, msg...)
+}
+
+// FrameInPlace moves the message once to make room for its header.
+func (headerFraming) FrameInPlace(buf []byte, start int) []byte {
 	var hdr [40]byte
 	h := append(hdr[:0], "Content-Length: "...)
 	h = strconv.AppendInt(h, int64(len(buf)-start), 10)

@@ -202,7 +202,7 @@ func randomSizes(seed uint64) []int {
 
 func TestFramer_cases(t *testing.T) {
 	for _, c := range frameCases {
-		t.Run(c.framing.String()+"/"+c.name, func(t *testing.T) {
+		t.Run(orNewline(c.framing).String()+"/"+c.name, func(t *testing.T) {
 			got := frameTrace(NewFramer(strings.NewReader(c.in), c.framing, c.limits()))
 			if !equalTrace(got, c.want) {
 				t.Errorf("in %q\ngot  %q\nwant %q", c.in, got, c.want)
