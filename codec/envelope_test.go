@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -354,5 +355,30 @@ func TestScanner_specExamples(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestMessage_Rebase_pointsIntoTheCopy(t *testing.T) {
+	frame := []byte(`[{"jsonrpc":"2.0","id":"a\u00e9","method":"m\u0065","params":[1,{"x":2}]},` +
+		`{"jsonrpc":"2.0","id":7,"result":{"ok":true}},{"jsonrpc":"2.0","id":8,"error":{"code":1,"message":"no"}}]`)
+	// A frame inside a larger read buffer, as a framer returns it.
+	buf := append(append([]byte("xx"), frame...), "yy"...)
+	frame = buf[2 : 2+len(frame)]
+	msgs, _, err := NewScanner(nil).Scan(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := append([]byte(nil), frame...)
+	for i := range msgs {
+		m := &msgs[i]
+		r := m.Rebase(frame, cp)
+		for _, pair := range [][2][]byte{{m.ID, r.ID}, {m.Method, r.Method}, {m.Params, r.Params}, {m.Result, r.Result}, {m.ErrorObj, r.ErrorObj}} {
+			if (pair[0] == nil) != (pair[1] == nil) || !bytes.Equal(pair[0], pair[1]) {
+				t.Fatalf("message %d: span %q rebased to %q", i, pair[0], pair[1])
+			}
+			if len(pair[1]) > 0 && (&pair[1][0] == &pair[0][0] || cap(pair[1]) != len(pair[1])) {
+				t.Fatalf("message %d: span %q not moved into the copy, or not capped", i, pair[1])
+			}
+		}
 	}
 }

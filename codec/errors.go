@@ -27,8 +27,9 @@ const (
 
 // mcpwire's own server errors, in -32000…-32019.
 const (
-	CodeOverloaded       Code = -32000 // admission refused; data.retryAfterMs
+	CodeOverloaded       Code = -32000 // refused before it started (overload, shutdown): a retry is safe; data.retryAfterMs
 	CodeResponseTooLarge Code = -32003 // response exceeds the configured limit
+	CodeAbandoned        Code = -32004 // started, then abandoned by a shutdown: it may have had effects
 	CodeUnauthorized     Code = -32009
 	CodeForbidden        Code = -32010
 	CodeTooManyRequests  Code = -32011 // rate limited; data.retryAfterMs
@@ -45,6 +46,7 @@ var codeText = map[Code]string{
 	CodeURLElicitationRequired: "URL elicitation required",
 	CodeOverloaded:             "Server overloaded",
 	CodeResponseTooLarge:       "Response too large",
+	CodeAbandoned:              "Request abandoned",
 	CodeUnauthorized:           "Unauthorized",
 	CodeForbidden:              "Forbidden",
 	CodeTooManyRequests:        "Too many requests",
@@ -58,6 +60,16 @@ func (c Code) String() string {
 		return s
 	}
 	return "error " + strconv.Itoa(int(c))
+}
+
+// ErrCoder is an error that carries a JSON-RPC code of its own (the
+// interface of creachadair/jrpc2, among others). A connection answers such
+// a handler error with that code and the error's text; any other error a
+// handler returns is answered -32603 "Internal error", its text kept out of
+// the answer unless the server opts in.
+type ErrCoder interface {
+	error
+	ErrCode() Code
 }
 
 // Error is a JSON-RPC error object. Errors compare by code: errors.Is(err,

@@ -59,6 +59,32 @@ type Message struct {
 	MethodEscaped bool
 }
 
+// Rebase returns m with its spans moved from frame to cp, a copy of frame
+// (same length, same bytes): for keeping a message past the life of the
+// buffer it was scanned from. Spans that are nil stay nil.
+//
+// It relies on how a Scanner makes spans, and is the only code that does:
+// every span is a sub-slice of the frame made without a full slice
+// expression, so its capacity runs to the end of the frame's and its offset
+// in the frame is cap(frame) - cap(span).
+func (m *Message) Rebase(frame, cp []byte) Message {
+	r := *m
+	r.ID = rebase(frame, cp, m.ID)
+	r.Method = rebase(frame, cp, m.Method)
+	r.Params = rebase(frame, cp, m.Params)
+	r.Result = rebase(frame, cp, m.Result)
+	r.ErrorObj = rebase(frame, cp, m.ErrorObj)
+	return r
+}
+
+func rebase(frame, cp, span []byte) []byte {
+	if span == nil {
+		return nil
+	}
+	off := cap(frame) - cap(span)
+	return cp[off : off+len(span) : off+len(span)]
+}
+
 // AppendMethod appends the method name, unescaped, to dst. When the name has
 // no escapes (the common case) it is a plain append.
 func (m *Message) AppendMethod(dst []byte) []byte {

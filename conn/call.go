@@ -116,6 +116,22 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	return codec.Unmarshal(raw, result)
 }
 
+// CanceledCallError is what Call and CallRaw return when ctx ends before the
+// response arrives: the request went out under ID, so the caller can tell
+// the peer it is no longer wanted (MCP's notifications/cancelled). It wraps
+// ctx's error: errors.Is(err, context.Canceled) holds.
+type CanceledCallError struct {
+	ID  codec.Raw // the request's id as sent
+	Err error     // ctx.Err()
+}
+
+func (e *CanceledCallError) Error() string {
+	return "conn: call " + string(e.ID) + " abandoned: " + e.Err.Error()
+}
+
+// Unwrap returns ctx's error.
+func (e *CanceledCallError) Unwrap() error { return e.Err }
+
 // CallRaw is Call returning the raw result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (codec.Raw, error) {
 	id, cl, err := c.calls.add()
@@ -135,7 +151,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (codec.Ra
 			<-cl.done // delivered meanwhile
 			return cl.result, cl.err
 		}
-		return nil, ctx.Err()
+		return nil, &CanceledCallError{ID: strconv.AppendUint(nil, id, 10), Err: ctx.Err()}
 	}
 }
 
@@ -148,8 +164,8 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 }
 
 func (c *Conn) sendRequest(id []byte, method string, params any) error {
-	p := c.bufs.Get()
-	defer c.bufs.Put(p)
+	p := respBufs.Get()
+	defer respBufs.Put(p)
 	if params != nil {
 		var err error
 		if p.B, err = codec.AppendValue(p.B, params); err != nil {
@@ -166,8 +182,8 @@ func (c *Conn) sendRequest(id []byte, method string, params any) error {
 	if len(p.B) > 0 {
 		ps = p.B
 	}
-	b := c.bufs.Get()
-	defer c.bufs.Put(b)
+	b := respBufs.Get()
+	defer respBufs.Put(b)
 	b.B = codec.AppendRequest(b.B, id, method, ps)
 	return c.out.send(b.B)
 }

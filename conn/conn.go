@@ -18,36 +18,35 @@ import (
 // pending calls when it ends.
 var ErrClosed = errors.New("conn: connection closed")
 
-// Conn is one JSON-RPC session over a byte stream. It is safe for
-// concurrent use: any goroutine may Call, Notify, Shutdown or Close.
+// ErrNoStream is returned by calls on a session that has no stream to send
+// them on (one made by NewStream with a nil Stream, served only through
+// ServeBody).
+var ErrNoStream = errors.New("conn: the session has no stream to send on")
+
+// Conn is one JSON-RPC session. It is safe for concurrent use: any
+// goroutine may Call, Notify, ServeBody, Cancel, Shutdown or Close.
 type Conn struct {
-	opts   Options
-	rwc    io.ReadWriteCloser
-	framer codec.Framer
-	scan   *codec.Scanner
-	out    *writer
-	bufs   codec.BufferPool // responses and frame copies
-	arrays codec.BufferPool // batch responses
-	limit  *pool.Limiter
+	opts  Options
+	s     Stream // nil: a session served only through ServeBody
+	scan  *codec.Scanner
+	out   *writer
+	limit *pool.Limiter
 
 	ctx    context.Context // handlers' parent: carries the connection
 	cancel context.CancelFunc
 
-	inflight inflightList   // async requests not yet answered
-	workers  sync.WaitGroup // async tasks not yet finished
+	inflight inflightList   // pooled requests not yet answered
+	workers  sync.WaitGroup // pooled tasks not yet finished
 	calls    pendingCalls   // our outgoing calls awaiting responses
 
-	overloaded *codec.Error   // -32000 with this connection's retry hint
-	inlineReq  router.Request // the reader's request for inline handlers
-	held       codec.Buffer   // the reader's output, held until it would block
+	overloaded   *codec.Error   // -32000 with this connection's retry hint
+	shuttingDown *codec.Error   // likewise, refused because it is stopping
+	inlineReq    router.Request // the reader's request for inline handlers
+	held         codec.Buffer   // the reader's output, held until it would block
+	slab         []task         // the reader's next tasks
+	refuseBatch  atomic.Bool
 
-	stopping     atomic.Bool   // read no more, start no work; set by stop only
-	admitMu      sync.Mutex    // orders stop against the reader's workers.Add
-	readDetached atomic.Bool   // Shutdown could not interrupt the reader
-	readDone     chan struct{} // the read loop has returned
-	done         chan struct{} // everything has ended
-	closeOnce    sync.Once
-	err          error // why it ended; written before done is closed
+	lifecycle // lifecycle.go
 }
 
 type ctxKey struct{}
@@ -58,97 +57,64 @@ func FromContext(ctx context.Context) *Conn {
 	return c
 }
 
-// New starts a session on rwc: it reads and serves requests until the
-// stream ends, Shutdown or Close. The connection owns rwc and closes it.
+// New starts a session on a byte stream framed by opts.Framing: it reads
+// and serves requests until the stream ends, Shutdown or Close. The
+// connection owns rwc and closes it.
 func New(rwc io.ReadWriteCloser, opts *Options) *Conn {
-	o := opts.withDefaults()
-	limits := o.Limits.WithDefaults()
-	c := &Conn{
-		opts:     o,
-		rwc:      rwc,
-		framer:   codec.NewFramer(rwc, o.Framing, &limits),
-		scan:     codec.NewScanner(&limits),
-		out:      newWriter(rwc, o.Framing, defaultMaxPending),
-		limit:    pool.NewLimiter(o.MaxInFlight),
-		readDone: make(chan struct{}),
-		done:     make(chan struct{}),
-	}
-	c.opts.Limits = &limits
-	c.ctx, c.cancel = context.WithCancel(context.WithValue(o.Context, ctxKey{}, c))
-	c.overloaded = overloadError(o.RetryAfter)
-	c.inflight.init()
-	c.calls.init()
-	go c.readLoop()
+	c := newConn(opts)
+	c.start(newByteStream(rwc, c.opts.Framing, c.opts.Limits, c, c.opts.IdleTimeout))
 	return c
 }
 
-// overloadError is the -32000 answer carrying data.retryAfterMs.
-func overloadError(d time.Duration) *codec.Error {
-	data := strconv.AppendInt([]byte(`{"retryAfterMs":`), d.Milliseconds(), 10)
-	return codec.NewError(codec.CodeOverloaded, "Server overloaded").WithData(codec.Raw(append(data, '}')))
+// NewStream starts a session on s, a message-level stream (see Stream,
+// NewMessageStream, Pipe). With a nil s the session reads nothing: it is
+// served through ServeBody only, and its outgoing calls fail with
+// ErrNoStream. The connection owns s and closes it.
+func NewStream(s Stream, opts *Options) *Conn {
+	c := newConn(opts)
+	c.start(s)
+	return c
 }
 
-// Done is closed when the connection has ended and every handler returned.
-func (c *Conn) Done() <-chan struct{} { return c.done }
-
-// Wait blocks until the connection has ended and returns why: nil for a
-// clean end of stream, Shutdown or Close.
-func (c *Conn) Wait() error {
-	<-c.done
-	return c.err
-}
-
-// Close ends the connection at once: reading stops, handlers' contexts are
-// cancelled, pending calls fail with ErrClosed and the stream is closed.
-// Responses of handlers still running are dropped. It waits for the end.
-func (c *Conn) Close() error {
-	c.terminate(nil)
-	<-c.done
-	return nil
-}
-
-// stop makes the connection start no more work and reports whether it was
-// the first to. Once it returns, workers.Add is never called again, so
-// waiting on workers is safe even if the reader is still running.
-func (c *Conn) stop() bool {
-	c.admitMu.Lock()
-	defer c.admitMu.Unlock()
-	return c.stopping.CompareAndSwap(false, true)
-}
-
-// admit counts one more task for the pool unless the connection is
-// stopping. Reader only.
-func (c *Conn) admit() bool {
-	c.admitMu.Lock()
-	defer c.admitMu.Unlock()
-	if c.stopping.Load() {
-		return false
+func newConn(opts *Options) *Conn {
+	o := opts.withDefaults()
+	c := &Conn{
+		opts:  o,
+		scan:  codec.NewScanner(o.Limits),
+		limit: pool.NewLimiter(o.MaxInFlight),
 	}
-	c.workers.Add(1)
-	return true
+	c.ctx, c.cancel = context.WithCancel(context.WithValue(o.Context, ctxKey{}, c))
+	hint := o.retryAfter()
+	c.overloaded = refusal("Server overloaded", hint)
+	c.shuttingDown = refusal("Server shutting down", hint)
+	c.refuseBatch.Store(o.RefuseBatches)
+	c.inflight.init()
+	c.calls.init()
+	c.lifecycle.init()
+	return c
 }
 
-// terminate ends the connection once, recording why.
-func (c *Conn) terminate(why error) {
-	c.closeOnce.Do(func() {
-		c.stop()
-		c.out.fail(ErrClosed) // before cancel: no late response slips out
-		c.cancel()
-		_ = c.rwc.Close()
-		go c.finish(why)
-	})
+func (c *Conn) start(s Stream) {
+	c.s = s
+	c.out = newWriter(s, defaultMaxPending, c.opts.WriteTimeout)
+	if s == nil {
+		close(c.readDone)
+		return
+	}
+	go c.readLoop()
 }
 
-// finish waits for the reader and the workers, then reports the end.
-func (c *Conn) finish(why error) {
-	if !c.readDetached.Load() {
-		<-c.readDone
-	}
-	c.workers.Wait()
-	c.calls.failAll(ErrClosed)
-	c.err = why
-	close(c.done)
-	if c.opts.OnClose != nil {
-		c.opts.OnClose(why)
-	}
+// refusal is a -32000 answer for a request refused before it started,
+// carrying data.retryAfterMs: a retry is safe.
+func refusal(msg string, hint time.Duration) *codec.Error {
+	data := strconv.AppendInt([]byte(`{"retryAfterMs":`), hint.Milliseconds(), 10)
+	return codec.NewError(codec.CodeOverloaded, msg).WithData(codec.Raw(append(data, '}')))
 }
+
+// SetBatches allows or refuses batches from now on: a refused batch is
+// answered with one -32600 (MCP allows batches under one protocol version
+// only, known once the session is initialised).
+func (c *Conn) SetBatches(allow bool) { c.refuseBatch.Store(!allow) }
+
+// errBatchRefused answers a batch on a session that refuses them.
+var errBatchRefused = codec.NewError(codec.CodeInvalidRequest, "Invalid Request: batches are not accepted on this session")

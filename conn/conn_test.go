@@ -228,7 +228,8 @@ func TestConn_answersFailingHandlerWithItsMessageAndData(t *testing.T) {
 		m := p.recvObj()
 		got[m["id"].(float64)] = m["error"].(map[string]any)
 	}
-	if got[1]["message"] != "it failed" {
+	// A plain Go error's text stays on the server; a codec.Error is sent.
+	if got[1]["message"] != "Internal error" || got[1]["code"].(float64) != -32603 {
 		t.Errorf("message %v", got[1])
 	}
 	if d, _ := got[2]["data"].(map[string]any); d["permission"] != "admin" {
@@ -306,7 +307,13 @@ func TestConn_batchResponseOverLimitIsRefused(t *testing.T) {
 }
 
 func TestConn_rejectsWhenOverloaded(t *testing.T) {
-	_, p := serve(t, testRouter(t), &conn.Options{MaxInFlight: 1, Overload: conn.Reject, RetryAfter: 70 * time.Millisecond})
+	// The retry hint is the pool's: one hint for every refusal.
+	p0, err := pool.New(&pool.Options{RetryAfter: 70 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p0.Close(context.Background())
+	_, p := serve(t, testRouter(t), &conn.Options{Pool: p0, MaxInFlight: 1, Overload: pool.Reject})
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[300]}`, `{"jsonrpc":"2.0","id":2,"method":"sleep","params":[1]}`)
 	m := p.recvObj()
 	if m["id"].(float64) != 2 || errCode(t, m) != -32000 {
@@ -322,7 +329,7 @@ func TestConn_rejectsWhenOverloaded(t *testing.T) {
 }
 
 func TestConn_blocksReadingWhenFull(t *testing.T) {
-	_, p := serve(t, testRouter(t), &conn.Options{MaxInFlight: 1, Overload: conn.Block})
+	_, p := serve(t, testRouter(t), &conn.Options{MaxInFlight: 1, Overload: pool.Block})
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[50]}`, `{"jsonrpc":"2.0","id":2,"method":"sleep","params":[1]}`)
 	for want := 1; want <= 2; want++ {
 		if m := p.recvObj(); m["id"].(float64) != float64(want) || m["result"] == nil {
@@ -373,8 +380,10 @@ func TestConn_shutdownPastDeadlineAnswersRunningRequests(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- c.Shutdown(ctx) }()
+	// Abandoned while running: -32004, not the -32000 of a refusal (a
+	// retry may not be safe).
 	m := p.recvObj()
-	if m["id"].(float64) != 1 || errCode(t, m) != -32000 {
+	if m["id"].(float64) != 1 || errCode(t, m) != -32004 {
 		t.Fatalf("%v", m)
 	}
 	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
@@ -547,12 +556,12 @@ func TestConn_answersBatchWithPooledNotification(t *testing.T) {
 }
 
 func TestConn_answersOverloadedWhenANonBlockingPoolIsFull(t *testing.T) {
-	p0, err := pool.New(&pool.Options{Workers: 1, NonBlocking: true, RetryAfter: 25 * time.Millisecond})
+	p0, err := pool.New(&pool.Options{Workers: 1, Overload: pool.Reject, RetryAfter: 25 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p0.Close(context.Background())
-	_, p := serve(t, testRouter(t), &conn.Options{Pool: p0, RetryAfter: 25 * time.Millisecond})
+	_, p := serve(t, testRouter(t), &conn.Options{Pool: p0})
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[200]}`, `{"jsonrpc":"2.0","id":2,"method":"sleep","params":[1]}`)
 	m := p.recvObj()
 	if m["id"].(float64) != 2 || errCode(t, m) != -32000 {

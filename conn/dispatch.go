@@ -1,9 +1,8 @@
 package conn
 
 import (
-	"context"
 	"errors"
-	"runtime/debug"
+	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/pool"
@@ -12,14 +11,31 @@ import (
 
 // Errors the connection answers with on its own account. Shared, read-only.
 var (
-	errShuttingDown = codec.NewError(codec.CodeOverloaded, "Server shutting down")
-	errTimeout      = codec.NewError(codec.CodeRequestTimeout, "")
+	errTimeout   = codec.NewError(codec.CodeRequestTimeout, "")
+	errAbandoned = codec.NewError(codec.CodeAbandoned, "Request abandoned: the server shut down while it ran")
 )
 
-// dispatch serves one request or notification of frame: inline on the
-// reader, or on the pool with a copy of the frame (shared through ref by the
-// elements of a batch). b is the batch it belongs to, or nil.
-func (c *Conn) dispatch(frame []byte, m *codec.Message, b *batch, slot int, ref **frameRef) {
+// serveMessage serves one message of frame. Problems caused by the peer
+// are logged at debug level only: the peer is told, and a hostile one must
+// not flood the log.
+func (c *Conn) serveMessage(frame []byte, m *codec.Message, to replyTo, reader bool, ref **frameRef) {
+	switch m.Kind {
+	case codec.KindRequest, codec.KindNotification:
+		c.dispatch(frame, m, to, reader, ref)
+	case codec.KindInvalid:
+		c.answer(to, errorResponse(m.ID, m.Err), reader)
+	case codec.KindResult, codec.KindError:
+		c.calls.deliver(m, c.opts.Logger)
+		c.answer(to, nil, reader)
+	default:
+		c.opts.Logger.Debug("jsonrpc: malformed response dropped", "err", m.Err)
+		c.answer(to, nil, reader)
+	}
+}
+
+// dispatch serves one request or notification: from an interceptor, inline
+// on the dispatching goroutine, or on the pool.
+func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, reader bool, ref **frameRef) {
 	name := m.Method
 	if m.MethodEscaped {
 		name = m.AppendMethod(nil) // rare: escaped method names
@@ -28,194 +44,156 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, b *batch, slot int, ref 
 	e, ok := c.opts.Router.Lookup(name)
 	switch {
 	case !ok:
-		var e *codec.Error
+		var err *codec.Error
 		if isCall { // rare path: say which name was not found
-			e = codec.ErrMethodNotFound.WithData(map[string]string{"method": string(name)})
+			err = codec.ErrMethodNotFound.WithData(map[string]string{"method": string(name)})
 		}
-		c.answer(b, slot, isCall, m.ID, e)
-		return
+		c.answerError(to, reader, isCall, m.ID, err)
 	case c.stopping.Load():
-		c.answer(b, slot, isCall, m.ID, errShuttingDown)
-		return
+		c.answerError(to, reader, isCall, m.ID, c.shuttingDown)
+	case isCall && e.Intercept != nil && c.intercept(e, m, to, reader):
 	case e.Inline:
-		c.serveInline(e, m, b, slot)
-		return
-	}
-
-	if !c.limit.TryAcquire() {
-		if c.opts.Overload == Reject {
-			c.answer(b, slot, isCall, m.ID, c.overloaded)
-			return
-		}
-		c.flushHeld() // about to block: let the peer have what is done
-		if c.limit.Acquire(c.ctx) != nil {
-			c.answer(b, slot, isCall, m.ID, errShuttingDown)
-			return
-		}
-	}
-	if !c.admit() { // stopping began while this one waited
-		c.limit.Release()
-		c.answer(b, slot, isCall, m.ID, errShuttingDown)
-		return
-	}
-	if *ref == nil {
-		*ref = c.copyFrame(frame)
-	}
-	t := taskPool.Get().(*task)
-	t.c, t.h, t.b, t.slot, t.ref = c, e.Handler, b, slot, *ref
-	t.ref.refs.Add(1)
-	t.req = router.Request{Method: e.Method, ID: t.ref.rebase(frame, m.ID), Params: t.ref.rebase(frame, m.Params)}
-	if isCall {
-		c.inflight.add(t)
-	}
-	if c.opts.Pool == nil {
-		go t.Run()
-		return
-	}
-	if err := c.opts.Pool.Submit(t); err != nil {
-		rpcErr := errShuttingDown
-		var oe *pool.OverloadedError
-		if errors.As(err, &oe) {
-			rpcErr = c.overloaded
-		}
-		t.abandon(rpcErr)
+		c.serveInline(e, m, to, reader)
+	default:
+		c.handOff(frame, m, e, to, reader, ref)
 	}
 }
 
-// answer sends, from the reader, the error e for a request (nothing for a
-// notification).
-func (c *Conn) answer(b *batch, slot int, isCall bool, id []byte, e *codec.Error) {
-	var resp *codec.Buffer
-	if isCall {
-		resp = c.errorResponse(id, e)
-	}
-	c.respond(b, slot, resp, true)
-}
+// held reports whether the answer to a message goes straight into the
+// reader's held output: a message alone in a frame the reader read.
+func (to replyTo) held(reader bool) bool { return reader && to.b == nil && to.body == nil }
 
-// errorResponse encodes an error response into a pooled buffer.
-func (c *Conn) errorResponse(id []byte, e *codec.Error) *codec.Buffer {
-	resp := c.bufs.Get()
-	resp.B = codec.AppendError(resp.B, id, e)
-	return resp
-}
-
-// serveInline runs an inline handler on the reader. Outside a batch its
-// response is encoded straight into the reader's held output.
-func (c *Conn) serveInline(e *router.Entry, m *codec.Message, b *batch, slot int) {
-	// The reader owns inlineReq: no allocation per inline call.
-	c.inlineReq = router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
-	if b != nil {
-		var resp *codec.Buffer
-		if m.ID != nil {
-			resp = c.bufs.Get()
-		}
-		if c.run(c.ctx, e.Handler, &c.inlineReq, resp) {
-			b.complete(slot, resp, true)
-		} else {
-			b.complete(slot, nil, true)
-		}
-	} else {
-		start := len(c.held.B)
-		if c.run(c.ctx, e.Handler, &c.inlineReq, &c.held) {
-			c.held.B = codec.FrameInPlace(c.held.B, start, c.opts.Framing)
-			c.heldFull()
-		}
-	}
-	c.inlineReq = router.Request{}
-}
-
-// respond delivers a response (nil: none) to its batch, or to the writer.
-// reader is set only on the reading goroutine, which holds its output back.
-func (c *Conn) respond(b *batch, slot int, resp *codec.Buffer, reader bool) {
-	if b != nil {
-		b.complete(slot, resp, reader)
-		return
-	}
-	if resp != nil {
-		c.write(resp.B, reader)
-		c.bufs.Put(resp)
-	}
-}
-
-// write queues one encoded message: on the reader, into its held output;
-// elsewhere, to the writer. A broken stream ends the connection.
-func (c *Conn) write(msg []byte, reader bool) {
+// request returns the request a handler or interceptor sees on the
+// dispatching goroutine: the reader's own (no allocation), or a new one.
+func (c *Conn) request(e *router.Entry, m *codec.Message, reader bool) *router.Request {
 	if reader {
-		c.held.B = codec.AppendFrame(c.held.B, c.opts.Framing, msg)
-		c.heldFull()
-		return
+		c.inlineReq = router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
+		return &c.inlineReq
 	}
-	if err := c.out.send(msg); err != nil && !errors.Is(err, ErrClosed) {
-		c.terminate(err)
-	}
+	return &router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
 }
 
-// heldFlushBytes is how much output the reader holds back before it flushes
-// even though more input is buffered.
-const heldFlushBytes = 64 << 10
-
-// heldFull flushes the reader's held output once it is large.
-func (c *Conn) heldFull() {
-	if len(c.held.B) >= heldFlushBytes {
-		c.flushHeld()
-	}
-}
-
-// flushHeld hands the reader's held output to the writer. Reader only.
-func (c *Conn) flushHeld() error {
-	if len(c.held.B) == 0 {
-		return nil
-	}
-	var err error
-	c.held.B, err = c.out.sendHeld(c.held.B)
-	if err != nil && !errors.Is(err, ErrClosed) {
-		c.terminate(err)
-	}
-	return err
-}
-
-// run calls h and appends the response for req to out.B, reporting whether
-// it did (not for a notification, whose out may be nil). It never panics: a
-// handler panic is logged with its stack and answered -32603.
-func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request, out *codec.Buffer) (answered bool) {
-	start := -1 // where the response begins, once the handler returned
-	defer func() {
-		if r := recover(); r != nil {
-			c.opts.Logger.Error("jsonrpc: handler panic", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
-			if req.ID != nil {
-				if start >= 0 {
-					out.B = out.B[:start] // the panic was in encoding
-				}
-				out.B = codec.AppendError(out.B, req.ID, codec.ErrInternal)
-				answered = true
-			}
-		}
-	}()
-	res, err := h.Handle(ctx, req)
-	if req.ID == nil {
+// intercept lets e's interceptor answer the request m and reports whether
+// it did. Alone on the reader, the answer is encoded straight into the
+// held output: no allocation, no hand-off.
+func (c *Conn) intercept(e *router.Entry, m *codec.Message, to replyTo, reader bool) bool {
+	result, ok := e.Intercept.Intercept(c.request(e, m, reader))
+	c.inlineReq = router.Request{}
+	switch {
+	case !ok:
 		return false
-	}
-	start = len(out.B)
-	if err != nil {
-		out.B = codec.AppendError(out.B, req.ID, rpcError(err))
-		return true
-	}
-	if out.B, err = codec.AppendResultValue(out.B, req.ID, res); err != nil {
-		c.opts.Logger.Error("jsonrpc: cannot encode result", "method", req.Method, "err", err)
-		out.B = codec.AppendError(out.B[:start], req.ID, codec.NewError(codec.CodeInternalError, "Internal error: result cannot be encoded"))
+	case to.held(reader):
+		start := len(c.held.B)
+		c.held.B = codec.AppendResult(c.held.B, m.ID, result)
+		c.held.B = c.s.FrameInPlace(c.held.B, start)
+		c.heldFull()
+	default:
+		resp := respBufs.Get()
+		resp.B = codec.AppendResult(resp.B, m.ID, result)
+		c.answer(to, resp, reader)
 	}
 	return true
 }
 
-// rpcError turns a handler's error into the error object to send.
-func rpcError(err error) *codec.Error {
-	var e *codec.Error
-	switch {
-	case errors.As(err, &e):
-		return e
-	case errors.Is(err, context.DeadlineExceeded):
-		return errTimeout
-	default:
-		return codec.NewError(codec.CodeInternalError, err.Error())
+// serveInline runs an inline handler on the dispatching goroutine. Alone on
+// the reader, its response is encoded straight into the held output.
+func (c *Conn) serveInline(e *router.Entry, m *codec.Message, to replyTo, reader bool) {
+	req := c.request(e, m, reader)
+	if m.Kind == codec.KindRequest && to.held(reader) {
+		start := len(c.held.B)
+		c.run(c.ctx, e.Handler, req, &c.held)
+		c.held.B = c.s.FrameInPlace(c.held.B, start)
+		c.heldFull()
+	} else {
+		var resp *codec.Buffer
+		if m.Kind == codec.KindRequest {
+			resp = respBufs.Get()
+		}
+		c.run(c.ctx, e.Handler, req, resp)
+		c.answer(to, resp, reader)
+	}
+	c.inlineReq = router.Request{}
+}
+
+// handOff runs the handler of e on the pool, with a copy of the frame
+// (shared through ref by the elements of a batch): the frame itself is
+// reused for the next read.
+func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to replyTo, reader bool, ref **frameRef) {
+	isCall := m.Kind == codec.KindRequest
+	if err := c.acquire(reader); err != nil {
+		c.answerError(to, reader, isCall, m.ID, err)
+		return
+	}
+	if !c.admit() { // stopping began while this one waited
+		c.release(time.Time{})
+		c.answerError(to, reader, isCall, m.ID, c.shuttingDown)
+		return
+	}
+	if *ref == nil {
+		*ref = copyFrame(frame)
+	}
+	t := c.newTask(e, m.Rebase(frame, (*ref).buf.B), *ref, reader)
+	if isCall {
+		t.to = to
+		c.inflight.add(t)
+	}
+	if c.opts.Pool == nil {
+		go t.Run()
+	} else if err := c.opts.Pool.Submit(t); err != nil {
+		refusal := c.shuttingDown
+		var oe *pool.OverloadedError
+		if errors.As(err, &oe) {
+			refusal = c.overloaded
+		}
+		t.abandon(refusal, reader)
+	}
+	if !isCall {
+		c.answer(to, nil, reader) // a notification is settled once handed off
+	}
+}
+
+// acquire takes a slot of the connection's MaxInFlight, then one of the
+// shared Admission, waiting or not as Options.Overload says. It returns
+// the error to answer with when the request is refused.
+func (c *Conn) acquire(reader bool) *codec.Error {
+	if !c.limit.TryAcquire() {
+		if c.opts.Overload == pool.Reject {
+			return c.overloaded
+		}
+		if reader {
+			c.flushHeld() // about to block: let the peer have what is done
+		}
+		if c.limit.Acquire(c.ctx) != nil {
+			return c.shuttingDown
+		}
+	}
+	a := c.opts.Admission
+	if a == nil || a.TryAcquire() {
+		return nil
+	}
+	refusal := c.overloaded
+	if c.opts.Overload == pool.Block {
+		if reader {
+			c.flushHeld()
+		}
+		if a.Acquire(c.ctx) == nil {
+			return nil
+		}
+		refusal = c.shuttingDown
+	}
+	c.limit.Release(0)
+	return refusal
+}
+
+// release frees the slots acquire took; start is when the handler was
+// handed off (zero: it never was).
+func (c *Conn) release(start time.Time) {
+	c.limit.Release(0)
+	if a := c.opts.Admission; a != nil {
+		var d time.Duration
+		if !start.IsZero() {
+			d = time.Since(start)
+		}
+		a.Release(d)
 	}
 }

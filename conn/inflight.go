@@ -1,15 +1,26 @@
 package conn
 
-import "sync"
+import (
+	"bytes"
+	"context"
+	"sync"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
 
 // inflightList holds the requests handed to the pool and not yet answered,
 // as an intrusive doubly linked list (no allocation per request). Whoever
-// claims a task first answers it: the worker with the handler's response, a
-// timeout timer, or Shutdown past its deadline.
+// claims a task first answers it: the worker with the handler's response,
+// a timeout timer, Cancel, or Shutdown past its deadline.
+//
+// A listed task's frame copy is alive: the worker releases it only after
+// its own claim, which finds the task unlisted once anyone else claimed it.
+// So what reads a task's request bytes does it under mu, while the task is
+// listed. Nothing is written to the peer under mu: answers are encoded
+// under it and sent after.
 type inflightList struct {
 	mu   sync.Mutex
 	head task // sentinel
-	gen  uint64
 }
 
 func (l *inflightList) init() {
@@ -18,8 +29,6 @@ func (l *inflightList) init() {
 
 func (l *inflightList) add(t *task) {
 	l.mu.Lock()
-	l.gen++
-	t.gen = l.gen
 	t.listed = true
 	t.prev, t.next = l.head.prev, &l.head
 	l.head.prev.next = t
@@ -27,31 +36,43 @@ func (l *inflightList) add(t *task) {
 	l.mu.Unlock()
 }
 
-// claim unlists t if it is still listed under gen and, if so, calls fn (when
-// not nil) with the lock held, so that t and the frame its request points
-// into stay alive while fn answers it. It reports whether t was claimed.
-func (l *inflightList) claim(t *task, gen uint64, fn func(*task)) bool {
+// claim unlists t and reports whether it was still listed.
+func (l *inflightList) claim(t *task) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !t.listed || t.gen != gen {
+	if !t.listed {
 		return false
 	}
 	l.unlinkLocked(t)
-	if fn != nil {
-		fn(t)
-	}
 	return true
 }
 
-// claimAll claims every listed task, calling fn for each with the lock held.
-func (l *inflightList) claimAll(fn func(*task)) {
+// claimAnswer claims t and, if it was still listed, encodes the error
+// response e for it while its request bytes are sure to be alive.
+func (l *inflightList) claimAnswer(t *task, e *codec.Error) (*codec.Buffer, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.head.next != &l.head {
-		t := l.head.next
-		l.unlinkLocked(t)
-		fn(t)
+	if !t.listed {
+		return nil, false
 	}
+	l.unlinkLocked(t)
+	return errorResponse(t.req.ID, e), true
+}
+
+// find returns the listed task whose request id is id, claiming it when
+// claim is set.
+func (l *inflightList) find(id []byte, claim bool) *task {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for t := l.head.next; t != &l.head; t = t.next {
+		if bytes.Equal(t.req.ID, id) {
+			if claim {
+				l.unlinkLocked(t)
+			}
+			return t
+		}
+	}
+	return nil
 }
 
 func (l *inflightList) unlinkLocked(t *task) {
@@ -59,4 +80,45 @@ func (l *inflightList) unlinkLocked(t *task) {
 	t.next.prev = t.prev
 	t.prev, t.next = nil, nil
 	t.listed = false
+}
+
+// Cancel cancels the request the peer sent with this id — compared byte
+// for byte with the id as received — if it is running or waiting for a
+// worker: its handler's context is done. Per Options.Cancel it is still
+// answered (CancelAnswer) or never (CancelSilent). Cancel reports whether
+// such a request was found. Inline handlers cannot be cancelled: they hold
+// the reader until they return.
+func (c *Conn) Cancel(id []byte) bool {
+	silent := c.opts.Cancel == CancelSilent
+	t := c.inflight.find(id, silent)
+	if t == nil {
+		return false
+	}
+	t.cancelWith(context.Canceled)
+	if silent {
+		c.answer(t.to, nil, false)
+	}
+	return true
+}
+
+// abandonAll answers every request still in flight -32004 and cancels its
+// context: Shutdown's deadline has passed.
+func (c *Conn) abandonAll() {
+	type abandoned struct {
+		t    *task
+		resp *codec.Buffer
+	}
+	var all []abandoned
+	l := &c.inflight
+	l.mu.Lock()
+	for l.head.next != &l.head {
+		t := l.head.next
+		l.unlinkLocked(t)
+		all = append(all, abandoned{t, errorResponse(t.req.ID, errAbandoned)})
+	}
+	l.mu.Unlock()
+	for _, a := range all {
+		a.t.cancelWith(context.Canceled)
+		c.answer(a.t.to, a.resp, false)
+	}
 }

@@ -10,29 +10,40 @@ import (
 	"github.com/mcpwire/mcpwire/router"
 )
 
-// Overload says what a connection does when MaxInFlight requests are
-// already running.
-type Overload uint8
+// Executor runs handlers off the reading goroutine. *pool.Pool is the one
+// the project provides; a test may count hand-offs with its own. An
+// Executor that also has RetryAfter() time.Duration sets the retry hint of
+// the connection's -32000 answers.
+type Executor interface {
+	Submit(t pool.Task) error
+}
+
+// CancelPolicy says whether a request cancelled by Conn.Cancel is still
+// answered.
+type CancelPolicy uint8
 
 const (
-	// Block stops reading until a request finishes: the peer feels TCP or
-	// pipe backpressure.
-	Block Overload = iota
-	// Reject answers the request at once with -32000 and data.retryAfterMs.
-	Reject
+	// CancelAnswer cancels the handler's context and still sends whatever
+	// the handler returns (typically an error saying it was cancelled).
+	CancelAnswer CancelPolicy = iota
+	// CancelSilent cancels the handler's context and sends no response at
+	// all, as MCP's notifications/cancelled requires.
+	CancelSilent
 )
 
 // Default values of Options.
 const (
-	DefaultMaxInFlight = 1024
-	DefaultRetryAfter  = 50 * time.Millisecond
-	defaultMaxPending  = 4 << 20 // pending output before producers block
+	DefaultMaxInFlight  = 1024
+	DefaultWriteTimeout = 30 * time.Second
+	defaultMaxPending   = 4 << 20 // pending output before producers block
 )
 
 // Options configure a connection. A nil *Options gives the defaults; New
-// copies the value, so later changes have no effect.
+// copies the value, so later changes have no effect. An *Options is also a
+// Binder that gives every session these options.
 type Options struct {
-	// Framing of both directions (default codec.Newline).
+	// Framing of both directions of a byte stream (nil: codec.Newline).
+	// Streams made by NewStream bring their own.
 	Framing codec.Framing
 	// Limits bound frames, depth and batches (nil: codec defaults).
 	Limits *codec.Limits
@@ -41,39 +52,74 @@ type Options struct {
 	Router *router.Router
 	// Pool runs non-inline handlers. Nil starts one goroutine per request,
 	// still bounded by MaxInFlight.
-	Pool *pool.Pool
+	Pool Executor
 	// MaxInFlight bounds requests running at once on this connection
 	// (default 1024).
 	MaxInFlight int
-	// Overload chooses between Block (default) and Reject when
-	// MaxInFlight is reached.
-	Overload Overload
-	// RetryAfter is the hint sent with -32000 (default 50ms).
-	RetryAfter time.Duration
-	// HandlerTimeout, when positive, bounds each handler: a handler still
-	// running then has its context cancelled and its request answered
-	// -32012. It costs a timer per request.
+	// Admission, if set, is asked too before a handler starts, after the
+	// connection's own MaxInFlight: a limit shared by every session of a
+	// server, fed the latency of each finished request.
+	Admission pool.Admission
+	// Overload chooses between pool.Block (default: stop reading until a
+	// request finishes) and pool.Reject (answer -32000 with
+	// data.retryAfterMs at once) when MaxInFlight or Admission is full.
+	Overload pool.Overload
+	// HandlerTimeout, when positive, bounds each pooled handler: a handler
+	// still running then has its context cancelled and its request
+	// answered -32012. It costs a timer per request.
 	HandlerTimeout time.Duration
+	// Cancel says whether a request cancelled by Conn.Cancel is still
+	// answered (default CancelAnswer).
+	Cancel CancelPolicy
+	// RefuseBatches makes the session answer every batch with -32600
+	// (SetBatches changes it later).
+	RefuseBatches bool
+	// ExposeErrors sends the text of a handler's plain Go errors to the
+	// peer in the -32603 answer. Off by default: such text may reveal
+	// internals; it is logged instead. Errors that carry a JSON-RPC code
+	// (*codec.Error, codec.ErrCoder) are always sent as they are.
+	ExposeErrors bool
+	// WriteTimeout bounds a write that makes no progress on a stream with
+	// write deadlines (net.Conn): past it the connection ends (default
+	// 30s; negative: none). The deadline is refreshed once half of it has
+	// gone by, so a stalled write fails after between half of it and all
+	// of it.
+	WriteTimeout time.Duration
+	// IdleTimeout, when positive, closes a connection on a stream with
+	// read deadlines that receives nothing for that long while no request
+	// of the peer is in flight (default: never).
+	IdleTimeout time.Duration
 	// Context is the parent of every handler's context (default
 	// context.Background()). FromContext finds the connection in it.
 	Context context.Context
-	// Logger receives protocol errors and handler panics (default: discard).
+	// Logger receives protocol errors, handler errors and panics (default:
+	// discard).
 	Logger *slog.Logger
 	// OnClose, if set, is called once when the connection has ended, with
-	// the error that ended it (nil for a clean end of stream or Close).
-	OnClose func(error)
+	// the connection and the error that ended it (nil for a clean end of
+	// stream, Shutdown or Close).
+	OnClose func(c *Conn, err error)
 }
+
+// Bind gives every session the options o: an *Options is the simplest
+// Binder.
+func (o *Options) Bind(context.Context, *Peer) (*Options, error) { return o, nil }
 
 func (o *Options) withDefaults() Options {
 	var c Options
 	if o != nil {
 		c = *o
 	}
+	if c.Framing == nil {
+		c.Framing = codec.Newline
+	}
+	lim := c.Limits.WithDefaults()
+	c.Limits = &lim
 	if c.MaxInFlight <= 0 {
 		c.MaxInFlight = DefaultMaxInFlight
 	}
-	if c.RetryAfter <= 0 {
-		c.RetryAfter = DefaultRetryAfter
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = DefaultWriteTimeout
 	}
 	if c.Context == nil {
 		c.Context = context.Background()
@@ -85,4 +131,13 @@ func (o *Options) withDefaults() Options {
 		c.Router = router.New()
 	}
 	return c
+}
+
+// retryAfter is the hint of the connection's -32000 answers: the
+// executor's, else pool.DefaultRetryAfter.
+func (o *Options) retryAfter() time.Duration {
+	if h, ok := o.Pool.(interface{ RetryAfter() time.Duration }); ok && h.RetryAfter() > 0 {
+		return h.RetryAfter()
+	}
+	return pool.DefaultRetryAfter
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 )
 
-// readLoop owns the framer and the scanner. It ends on end of stream, on a
-// fatal read error, or when Shutdown or Close stops it.
+// readLoop owns the stream's reading side, the reader's scanner, its
+// inline request and its held output. It ends on end of stream, on a fatal
+// read error, or when Shutdown or Close stops it.
 func (c *Conn) readLoop() {
 	var why error
 	defer func() {
@@ -23,7 +24,7 @@ func (c *Conn) readLoop() {
 		}
 	}()
 	for {
-		if !c.framer.Buffered() {
+		if !c.s.Buffered() {
 			// About to block on a read: send what the reader held back.
 			if c.flushHeld() != nil {
 				return
@@ -32,62 +33,47 @@ func (c *Conn) readLoop() {
 				return
 			}
 		}
-		frame, err := c.framer.Next()
+		frame, err := c.s.Next()
 		if err != nil {
 			var fe *codec.FrameError
 			if errors.As(err, &fe) {
 				c.opts.Logger.Debug("jsonrpc: bad frame", "err", err)
-				c.replyError(fe.RPCError())
+				c.answer(replyTo{}, errorResponse(nil, fe.RPCError()), true)
 				continue
 			}
-			if !errors.Is(err, io.EOF) && !c.stopping.Load() && !isClosedErr(err) {
+			switch {
+			case errors.Is(err, io.EOF), c.stopping.Load():
+			case errors.Is(err, errIdle):
+				c.opts.Logger.Debug("jsonrpc: idle timeout: closing")
+			case errors.Is(err, io.ErrUnexpectedEOF):
+				c.opts.Logger.Debug("jsonrpc: stream ended inside a frame; the partial frame is dropped")
+			case !isClosedErr(err):
 				why = err
 			}
 			return
 		}
-		c.serveFrame(frame)
+		c.serveFrame(frame, c.scan, nil, true)
 	}
 }
 
-// serveFrame dispatches every message of one frame.
-func (c *Conn) serveFrame(frame []byte) {
-	msgs, batch, err := c.scan.Scan(frame)
-	if err != nil {
+// serveFrame serves every message of one frame: read by the reader
+// (reader set, body nil) or given to ServeBody (body set).
+func (c *Conn) serveFrame(frame []byte, scan *codec.Scanner, body *bodyReply, reader bool) {
+	msgs, isBatch, err := scan.Scan(frame)
+	to := replyTo{body: body}
+	switch {
+	case err != nil:
 		c.opts.Logger.Debug("jsonrpc: parse error", "err", err)
-		c.replyError(codec.ErrParse)
-		return
-	}
-	if batch {
-		c.serveBatch(frame, msgs)
-		return
-	}
-	var ref *frameRef
-	c.serveMessage(frame, &msgs[0], nil, 0, &ref)
-	ref.release()
-}
-
-// serveMessage serves one message of frame, alone (b nil) or as element
-// slot of batch b. Problems caused by the peer are logged at debug level
-// only: the peer is told, and a hostile one must not flood the log.
-func (c *Conn) serveMessage(frame []byte, m *codec.Message, b *batch, slot int, ref **frameRef) {
-	switch m.Kind {
-	case codec.KindRequest, codec.KindNotification:
-		c.dispatch(frame, m, b, slot, ref)
-	case codec.KindInvalid:
-		c.respond(b, slot, c.errorResponse(m.ID, m.Err), true)
-	case codec.KindResult, codec.KindError:
-		c.calls.deliver(m, c.opts.Logger)
-		c.respond(b, slot, nil, true)
+		c.answer(to, errorResponse(nil, codec.ErrParse), reader)
+	case isBatch && c.refuseBatch.Load():
+		c.answer(to, errorResponse(nil, errBatchRefused), reader)
+	case isBatch:
+		c.serveBatch(frame, msgs, body, reader)
 	default:
-		c.opts.Logger.Debug("jsonrpc: malformed response dropped", "err", m.Err)
-		c.respond(b, slot, nil, true)
+		var ref *frameRef
+		c.serveMessage(frame, &msgs[0], to, reader, &ref)
+		ref.release()
 	}
-}
-
-// replyError answers, from the reader, a frame that could not be read as
-// messages: the error carries id null.
-func (c *Conn) replyError(e *codec.Error) {
-	c.respond(nil, 0, c.errorResponse(nil, e), true)
 }
 
 // isClosedErr reports an error caused by closing the stream ourselves.

@@ -1,10 +1,8 @@
 package conn
 
 import (
-	"io"
 	"sync"
-
-	"github.com/mcpwire/mcpwire/codec"
+	"time"
 )
 
 // writer coalesces outgoing messages. Producers append framed messages to
@@ -14,31 +12,45 @@ import (
 // The reader does not come here for each response: it holds them in a
 // buffer of its own and hands them over with sendHeld before it would block.
 //
+// A producer waits while pending holds maxPending bytes or more and a
+// write is under way (a peer that stops reading stops them, and so the
+// reader), unless stopWaiting has been called. No lock of the connection
+// is held while waiting here or writing.
+//
 // Invariants (under mu): flushing is true exactly while one goroutine owns
 // the write loop; pending holds only whole frames; err, once set, is final.
 type writer struct {
 	mu         sync.Mutex
 	room       sync.Cond // signalled after every write, for producers over maxPending
-	w          io.Writer
-	framing    codec.Framing
+	s          Stream    // nil: nothing can be sent
 	pending    []byte
 	spare      []byte
 	flushing   bool
+	noWait     bool
 	err        error
 	maxPending int
+
+	timeout  time.Duration // WriteTimeout; 0: none
+	deadline time.Time     // write deadline last set
 }
 
-func newWriter(w io.Writer, f codec.Framing, maxPending int) *writer {
-	wr := &writer{w: w, framing: f, maxPending: maxPending}
-	wr.room.L = &wr.mu
-	return wr
+func newWriter(s Stream, maxPending int, timeout time.Duration) *writer {
+	w := &writer{s: s, maxPending: maxPending}
+	w.room.L = &w.mu
+	if s == nil {
+		w.err = ErrNoStream
+	}
+	if _, ok := s.(writeDeadliner); ok && timeout > 0 {
+		w.timeout = timeout
+	}
+	return w
 }
 
 // lockRoom locks mu once pending has room (or the writer has failed: then
 // it returns the error unlocked).
 func (w *writer) lockRoom() error {
 	w.mu.Lock()
-	for w.flushing && len(w.pending) >= w.maxPending && w.err == nil {
+	for w.flushing && len(w.pending) >= w.maxPending && w.err == nil && !w.noWait {
 		w.room.Wait()
 	}
 	if err := w.err; err != nil {
@@ -54,7 +66,7 @@ func (w *writer) send(msg []byte) error {
 	if err := w.lockRoom(); err != nil {
 		return err
 	}
-	w.pending = codec.AppendFrame(w.pending, w.framing, msg)
+	w.pending = w.s.AppendFrame(w.pending, msg)
 	if w.flushing {
 		w.mu.Unlock()
 		return nil
@@ -82,15 +94,21 @@ func (w *writer) sendHeld(held []byte) ([]byte, error) {
 	return held, w.flushLocked()
 }
 
-// flush writes whatever is pending unless a flush is already under way.
-func (w *writer) flush() error {
+// drain writes everything pending, waiting for a flush under way to end,
+// and returns once nothing is left or the writer has failed.
+func (w *writer) drain() error {
 	w.mu.Lock()
-	if w.flushing || len(w.pending) == 0 || w.err != nil {
-		err := w.err
-		w.mu.Unlock()
-		return err
+	for w.err == nil && (w.flushing || len(w.pending) > 0) {
+		if w.flushing {
+			w.room.Wait()
+			continue
+		}
+		_ = w.flushLocked()
+		w.mu.Lock()
 	}
-	return w.flushLocked()
+	err := w.err
+	w.mu.Unlock()
+	return err
 }
 
 // flushLocked is called with mu held and returns with it released.
@@ -100,7 +118,8 @@ func (w *writer) flushLocked() error {
 		out := w.pending
 		w.pending = w.spare[:0]
 		w.mu.Unlock()
-		_, err := w.w.Write(out)
+		w.armDeadline()
+		err := w.s.Write(out)
 		w.mu.Lock()
 		if cap(out) <= 4*heldFlushBytes || cap(out) <= w.maxPending/4 {
 			w.spare = out[:0]
@@ -113,9 +132,36 @@ func (w *writer) flushLocked() error {
 		w.room.Broadcast()
 	}
 	w.flushing = false
+	w.room.Broadcast() // for drain
 	err := w.err
 	w.mu.Unlock()
 	return err
+}
+
+// armDeadline refreshes the write deadline once half of WriteTimeout has
+// gone by since it was last set: one clock read per write, and a deadline
+// call only now and then. Flusher only.
+func (w *writer) armDeadline() {
+	if w.timeout <= 0 {
+		return
+	}
+	now := time.Now()
+	if w.deadline.Sub(now) > w.timeout/2 {
+		return
+	}
+	w.deadline = now.Add(w.timeout)
+	if w.s.(writeDeadliner).SetWriteDeadline(w.deadline) != nil {
+		w.timeout = 0 // the stream underneath has no deadlines after all
+	}
+}
+
+// stopWaiting makes producers queue without waiting for room from now on:
+// past Shutdown's deadline nobody may block on a peer that does not read.
+func (w *writer) stopWaiting() {
+	w.mu.Lock()
+	w.noWait = true
+	w.room.Broadcast()
+	w.mu.Unlock()
 }
 
 // fail makes every later send fail with err and wakes blocked producers.

@@ -40,9 +40,9 @@ func TestLimiter_allocs(t *testing.T) {
 	ctx := context.Background()
 	if n := testing.AllocsPerRun(1000, func() {
 		_ = l.Acquire(ctx)
-		l.Release()
+		l.Release(0)
 		l.TryAcquire()
-		l.Release()
+		l.Release(0)
 	}); n != 0 {
 		t.Fatalf("Limiter allocates %v times, want 0", n)
 	}

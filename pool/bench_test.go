@@ -63,7 +63,7 @@ func BenchmarkLimiter(b *testing.B) {
 			if err := l.Acquire(ctx); err != nil {
 				b.Fatal(err)
 			}
-			l.Release()
+			l.Release(0)
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
@@ -75,7 +75,7 @@ func BenchmarkLimiter(b *testing.B) {
 				if err := l.Acquire(ctx); err != nil {
 					b.Fatal(err)
 				}
-				l.Release()
+				l.Release(0)
 			}
 		})
 	})

@@ -9,7 +9,7 @@
 // fewer than Workers are running; no closure is made per task, and in steady
 // state Submit does not allocate. When every worker is busy, Submit either
 // blocks until one is free (the default: a connection's reader then stops
-// reading and the peer feels backpressure) or, with Options.NonBlocking,
+// reading and the peer feels backpressure) or, with Options.Overload set to Reject,
 // fails at once with an *OverloadedError carrying a retry hint, for the
 // connection to answer -32000 with data.retryAfterMs.
 //
@@ -31,8 +31,11 @@
 //
 // # Limiter
 //
-// A Limiter is a counting semaphore: Acquire, TryAcquire, Release. One per
-// connection bounds its requests in flight; one shared bounds a server.
+// Admission is what a connection asks before a handler starts: TryAcquire
+// or Acquire a slot, Release it with the time the handler ran. A Limiter is
+// the plain Admission, a counting semaphore; one per connection bounds its
+// requests in flight, one shared bounds a server, and an adaptive limit
+// (fed the latencies) can take its place.
 //
 // This package imports nothing of the project.
 package pool

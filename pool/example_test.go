@@ -40,7 +40,7 @@ func Example() {
 		if err := p.Submit(&tasks[i]); err != nil {
 			panic(err)
 		}
-		l.Release() // a real caller releases when the task is done
+		l.Release(0) // a real caller releases when the task is done
 	}
 	wg.Wait()
 	for _, t := range tasks {

@@ -1,9 +1,26 @@
 package pool
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
-// Limiter bounds work in flight (one per connection, or one shared). Safe for
-// concurrent use.
+// Admission decides whether a request may start. A connection takes a slot
+// before a handler starts and releases it when the handler returns, with
+// the time it ran, so that an admission can adapt its limit to measured
+// latency. One Admission may be shared by every session of a server.
+// Implementations must be safe for concurrent use.
+type Admission interface {
+	// TryAcquire takes a slot if one is free.
+	TryAcquire() bool
+	// Acquire waits for a slot until ctx is done, then returns ctx.Err().
+	Acquire(ctx context.Context) error
+	// Release frees a slot; latency is how long the work that held it ran.
+	Release(latency time.Duration)
+}
+
+// Limiter bounds work in flight (one per connection, or one shared): the
+// plain Admission, with a fixed limit. Safe for concurrent use.
 //
 // It is a buffered channel of n slots: Acquire sends, Release receives, so
 // waiting Acquires are served in the order the runtime wakes channel senders
@@ -46,10 +63,10 @@ func (l *Limiter) TryAcquire() bool {
 	}
 }
 
-// Release frees a slot taken by Acquire or TryAcquire. It panics if no slot
-// is held: that is a bug in the caller, which would otherwise let more work
-// in than the limit allows.
-func (l *Limiter) Release() {
+// Release frees a slot taken by Acquire or TryAcquire; a Limiter ignores
+// the latency. It panics if no slot is held: that is a bug in the caller,
+// which would otherwise let more work in than the limit allows.
+func (l *Limiter) Release(time.Duration) {
 	select {
 	case <-l.slots:
 	default:
@@ -62,3 +79,4 @@ func (l *Limiter) InUse() int { return len(l.slots) }
 
 // Cap returns the number of slots.
 func (l *Limiter) Cap() int { return cap(l.slots) }
+var _ Admission = (*Limiter)(nil)

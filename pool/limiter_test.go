@@ -30,7 +30,7 @@ func TestLimiter_basics(t *testing.T) {
 	if err := l.Acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Acquire on a full limiter = %v", err)
 	}
-	l.Release()
+	l.Release(0)
 	if l.InUse() != 1 {
 		t.Fatalf("InUse %d", l.InUse())
 	}
@@ -38,8 +38,8 @@ func TestLimiter_basics(t *testing.T) {
 	if err := l.Acquire(ctx); err != nil {
 		t.Fatalf("Acquire with a free slot and done ctx = %v", err)
 	}
-	l.Release()
-	l.Release()
+	l.Release(0)
+	l.Release(0)
 }
 
 func TestLimiter_acquireWaits(t *testing.T) {
@@ -52,11 +52,11 @@ func TestLimiter_acquireWaits(t *testing.T) {
 		t.Fatal("Acquire did not wait")
 	case <-time.After(20 * time.Millisecond):
 	}
-	l.Release()
+	l.Release(0)
 	if err := <-got; err != nil {
 		t.Fatal(err)
 	}
-	l.Release()
+	l.Release(0)
 }
 
 func TestLimiter_releaseWithoutAcquirePanics(t *testing.T) {
@@ -66,7 +66,7 @@ func TestLimiter_releaseWithoutAcquirePanics(t *testing.T) {
 			t.Fatal("no panic")
 		}
 	}()
-	l.Release()
+	l.Release(0)
 }
 
 func TestLimiter_badSizePanics(t *testing.T) {
@@ -106,7 +106,7 @@ func TestLimiter_concurrent(t *testing.T) {
 					t.Errorf("%d in flight, limit %d", n, limit)
 				}
 				in.Add(-1)
-				l.Release()
+				l.Release(0)
 			}
 		})
 	}

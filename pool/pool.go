@@ -35,10 +35,13 @@ type Options struct {
 	// Workers bounds the goroutines running tasks (default 64 × GOMAXPROCS
 	// at the time New is called).
 	Workers int
-	// NonBlocking makes Submit fail at once with an *OverloadedError when
-	// every worker is busy, instead of blocking until one is free.
-	NonBlocking bool
-	// RetryAfter is the hint an *OverloadedError carries (default 50ms).
+	// Overload says what Submit does when every worker is busy: wait for
+	// one (Block, the default) or fail at once with an *OverloadedError
+	// (Reject).
+	Overload Overload
+	// RetryAfter is the hint every refusal carries (default 50ms): the
+	// pool's own *OverloadedError, and a connection's -32000 answers when
+	// this pool is its executor.
 	RetryAfter time.Duration
 	// IdleTimeout is how long an idle worker lingers before it exits
 	// (default 10s).
@@ -50,7 +53,23 @@ type Options struct {
 	PanicHandler func(v any)
 }
 
-// OverloadedError is returned by a non-blocking Submit on a full pool.
+// Overload is the one policy for a full limit, the pool's or a Limiter's:
+// wait for room, or refuse at once with a retry hint.
+type Overload uint8
+
+const (
+	// Block waits for room: a connection's reader then stops reading and
+	// the peer feels TCP or pipe backpressure.
+	Block Overload = iota
+	// Reject refuses at once with an *OverloadedError carrying a retry hint;
+	// a connection answers -32000 with data.retryAfterMs.
+	Reject
+)
+
+// OverloadedError refuses work because a limit is full. It is the one
+// overload signal of the project: a connection answers it with -32000 and
+// data.retryAfterMs set from RetryAfter. The request never started, so a
+// retry is safe.
 type OverloadedError struct{ RetryAfter time.Duration }
 
 func (e *OverloadedError) Error() string {
@@ -75,6 +94,7 @@ type Pool struct {
 	ap         *ants.PoolWithFuncGeneric[Task]
 	overloaded *OverloadedError // shared, read-only: no allocation per refusal
 	workers    int
+	retryAfter time.Duration
 
 	active    atomic.Int64  // Submits under way + tasks accepted and not returned
 	closed    atomic.Bool   // set once, by the first Close
@@ -107,11 +127,12 @@ func New(opts *Options) (*Pool, error) {
 	p := &Pool{
 		overloaded: &OverloadedError{RetryAfter: o.RetryAfter},
 		workers:    o.Workers,
+		retryAfter: o.RetryAfter,
 		idle:       make(chan struct{}, 1),
 		done:       make(chan struct{}),
 	}
 	ap, err := ants.NewPoolWithFuncGeneric(o.Workers, p.run,
-		ants.WithNonblocking(o.NonBlocking),
+		ants.WithNonblocking(o.Overload == Reject),
 		ants.WithExpiryDuration(o.IdleTimeout),
 		ants.WithPanicHandler(ph),
 		ants.WithLogger(quiet{}),
@@ -139,8 +160,8 @@ func (p *Pool) finish() {
 	}
 }
 
-// Submit runs t on a worker. It blocks while the pool is full unless the pool
-// is non-blocking, in which case it returns an *OverloadedError. After Close
+// Submit runs t on a worker. It blocks while the pool is full unless its
+// Overload is Reject, in which case it returns an *OverloadedError. After Close
 // it returns ErrClosed. The *OverloadedError is shared: do not modify it.
 func (p *Pool) Submit(t Task) error {
 	// Count first, then check: Close sets closed first, then reads the
@@ -167,6 +188,9 @@ func (p *Pool) Submit(t Task) error {
 
 // Running returns the number of workers alive (busy or idle).
 func (p *Pool) Running() int { return p.ap.Running() }
+
+// RetryAfter returns the retry hint of the pool's refusals.
+func (p *Pool) RetryAfter() time.Duration { return p.retryAfter }
 
 // Cap returns the bound on workers.
 func (p *Pool) Cap() int { return p.workers }

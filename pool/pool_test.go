@@ -95,7 +95,7 @@ func TestPool_blockingWaitsForAWorker(t *testing.T) {
 }
 
 func TestPool_nonBlockingOverloaded(t *testing.T) {
-	p := newPool(t, &pool.Options{Workers: 1, NonBlocking: true, RetryAfter: 120 * time.Millisecond})
+	p := newPool(t, &pool.Options{Workers: 1, Overload: pool.Reject, RetryAfter: 120 * time.Millisecond})
 	release := fill(t, p, 1)
 	err := p.Submit(fn(func() {}))
 	var oe *pool.OverloadedError
@@ -122,7 +122,7 @@ func TestPool_nonBlockingOverloaded(t *testing.T) {
 }
 
 func TestPool_defaultRetryAfter(t *testing.T) {
-	p := newPool(t, &pool.Options{Workers: 1, NonBlocking: true})
+	p := newPool(t, &pool.Options{Workers: 1, Overload: pool.Reject})
 	release := fill(t, p, 1)
 	defer release()
 	var oe *pool.OverloadedError

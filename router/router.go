@@ -34,19 +34,39 @@ type HandlerFunc func(ctx context.Context, req *Request) (any, error)
 // Handle calls f.
 func (f HandlerFunc) Handle(ctx context.Context, req *Request) (any, error) { return f(ctx, req) }
 
+// Interceptor answers requests for a method before they reach its handler:
+// a response cache is one. It runs on the goroutine that dispatches the
+// request (a connection's reader), before admission and before any hand-off
+// to the pool, so a hit costs no worker wake-up and no copy of the frame;
+// it must therefore be quick and never block. It sees requests only, never
+// notifications.
+//
+// To answer, it returns the raw JSON result (valid JSON it produced or
+// stored, never modified afterwards: the connection copies it into the
+// response after Intercept returns) and true. To let the request through to
+// the handler it returns false. req and its byte fields are views valid
+// only during the call. Implementations must be safe for concurrent use.
+type Interceptor interface {
+	Intercept(req *Request) (result []byte, ok bool)
+}
+
 // MethodOptions tune one method.
 type MethodOptions struct {
 	// Inline runs the handler on the reading goroutine with no hand-off to
 	// the pool: for cheap handlers that never block.
 	Inline bool
+	// Intercept, if set, sees every request for the method before its
+	// handler and may answer it itself.
+	Intercept Interceptor
 }
 
 // Entry is one registered method. Read-only: the router never changes an
 // Entry once Lookup can return it; registering again publishes a new one.
 type Entry struct {
-	Method  string
-	Handler Handler // with the router's middleware applied
-	Inline  bool
+	Method    string
+	Handler   Handler // with the router's middleware applied
+	Inline    bool
+	Intercept Interceptor // nil: none
 
 	base Handler // as registered, before middleware
 }
@@ -89,7 +109,7 @@ func (r *Router) Register(method string, h Handler, opts *MethodOptions) error {
 	}
 	e := &Entry{Method: method, base: h}
 	if opts != nil {
-		e.Inline = opts.Inline
+		e.Inline, e.Intercept = opts.Inline, opts.Intercept
 	}
 
 	r.mu.Lock()

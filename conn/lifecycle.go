@@ -1,0 +1,205 @@
+package conn
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The life of a session, in four states:
+//
+//   - reading: the reader serves frames, ServeBody serves bodies, work is
+//     admitted.
+//   - stopping: stop has run (Shutdown, Close, or the peer ending its
+//     stream). No work is admitted any more: a request met from now on is
+//     answered -32000 "shutting down" (it never started, a retry is safe).
+//     The reader returns at its next look, or is interrupted by a past read
+//     deadline, or — on a stream it cannot interrupt — is left behind.
+//   - draining: waiting for the handlers in flight to finish, then writing
+//     out everything pending. Shutdown drains until its context is done;
+//     the requests still running then are answered -32004 (abandoned:
+//     they may have had effects) and their contexts cancelled.
+//   - closed: terminate has run: the writer fails every later send, the
+//     handlers' contexts are cancelled, the stream is closed. Done is
+//     closed once the reader (unless left behind) and every handler have
+//     returned, and pending outgoing calls have failed with ErrClosed.
+//
+// Invariants: stopping is set once, by stop, under admitMu, and admit
+// checks it under admitMu before workers.Add; so once stop has returned,
+// workers.Wait cannot miss a task. terminate runs once.
+type lifecycle struct {
+	stopping     atomic.Bool   // set by stop only
+	admitMu      sync.Mutex    // orders stop against admit's workers.Add
+	readDetached atomic.Bool   // Shutdown could not interrupt the reader
+	readDone     chan struct{} // the read loop has returned
+	done         chan struct{} // everything has ended
+	closeOnce    sync.Once
+	err          error // why it ended; written before done is closed
+}
+
+func (l *lifecycle) init() {
+	l.readDone = make(chan struct{})
+	l.done = make(chan struct{})
+}
+
+// shutdownGrace is how long, past Shutdown's deadline, the answers to
+// abandoned requests get to be written before the stream is closed.
+const shutdownGrace = 100 * time.Millisecond
+
+// Done is closed when the connection has ended and every handler returned.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Wait blocks until the connection has ended and returns why: nil for a
+// clean end of stream, Shutdown or Close.
+func (c *Conn) Wait() error {
+	<-c.done
+	return c.err
+}
+
+// Close ends the connection at once: reading stops, handlers' contexts are
+// cancelled, pending calls fail with ErrClosed and the stream is closed.
+// Responses of handlers still running are dropped. It waits for the end.
+func (c *Conn) Close() error {
+	c.terminate(nil)
+	<-c.done
+	return nil
+}
+
+// Shutdown ends the connection gracefully: it stops reading, answers
+// requests received but not started with -32000, and waits for running
+// handlers until ctx is done; those still running then are answered
+// -32004 (their late results are dropped) and their contexts cancelled.
+// Then it writes out what is pending and closes the stream. It returns by
+// ctx's deadline (plus a grace of 100ms for the last answers), whatever
+// the peer does — even one that has stopped reading — with ctx.Err() if
+// the deadline cut the drain short. Handlers that ignore their context may
+// still run after it returns; Done says when they have all returned.
+//
+// Reading stops at once when the stream has read deadlines (net.Conn,
+// pollable files, Pipe). On other streams the reader is left blocked; it
+// serves nothing more, and Shutdown does not wait for it.
+func (c *Conn) Shutdown(ctx context.Context) error {
+	if !c.stop() {
+		select {
+		case <-c.done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if c.interruptRead() {
+		select {
+		case <-c.readDone:
+		case <-ctx.Done():
+		}
+	} else {
+		// A blocking read (a terminal, an inherited pipe) cannot be
+		// interrupted: leave the reader behind. Once stopping is set it
+		// starts no work, and closing the stream may yet wake it.
+		c.readDetached.Store(true)
+	}
+	drained := make(chan struct{})
+	go func() {
+		c.workers.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-ctx.Done():
+	}
+	cut := ctx.Err()
+	if cut != nil {
+		c.out.stopWaiting() // producers stop waiting for room: nobody blocks on the peer now
+		c.abandonAll()
+	}
+	// Write out what is pending: until ctx is done, then for the grace.
+	flushed := make(chan struct{})
+	go func() {
+		_ = c.out.drain()
+		close(flushed)
+	}()
+	select {
+	case <-flushed:
+	case <-ctx.Done():
+		select {
+		case <-flushed:
+		case <-time.After(shutdownGrace):
+		}
+	}
+	c.terminate(nil) // closing the stream wakes a write still blocked
+	if cut == nil {
+		cut = ctx.Err()
+	}
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+	}
+	return cut
+}
+
+// drainAndClose ends the connection after the peer ended its stream: the
+// requests it sent are still served and answered, then the stream closes.
+func (c *Conn) drainAndClose(why error) {
+	c.stop()
+	go func() {
+		c.workers.Wait()
+		_ = c.out.drain()
+		c.terminate(why)
+	}()
+}
+
+// interruptRead wakes a blocked read by setting a past deadline, and
+// reports whether the stream supports that.
+func (c *Conn) interruptRead() bool {
+	d, ok := c.s.(readDeadliner)
+	return ok && d.SetReadDeadline(time.Now()) == nil
+}
+
+// stop makes the connection start no more work and reports whether it was
+// the first to. Once it returns, workers.Add is never called again, so
+// waiting on workers is safe even if the reader is still running.
+func (c *Conn) stop() bool {
+	c.admitMu.Lock()
+	defer c.admitMu.Unlock()
+	return c.stopping.CompareAndSwap(false, true)
+}
+
+// admit counts one more task for the pool unless the connection is
+// stopping.
+func (c *Conn) admit() bool {
+	c.admitMu.Lock()
+	defer c.admitMu.Unlock()
+	if c.stopping.Load() {
+		return false
+	}
+	c.workers.Add(1)
+	return true
+}
+
+// terminate ends the connection once, recording why.
+func (c *Conn) terminate(why error) {
+	c.closeOnce.Do(func() {
+		c.stop()
+		c.out.fail(ErrClosed) // before cancel: no late response slips out
+		c.cancel()
+		if c.s != nil {
+			_ = c.s.Close()
+		}
+		go c.finish(why)
+	})
+}
+
+// finish waits for the reader and the workers, then reports the end.
+func (c *Conn) finish(why error) {
+	if !c.readDetached.Load() {
+		<-c.readDone
+	}
+	c.workers.Wait()
+	c.calls.failAll(ErrClosed)
+	c.err = why
+	close(c.done)
+	if c.opts.OnClose != nil {
+		c.opts.OnClose(c, why)
+	}
+}

@@ -1,0 +1,112 @@
+package conn
+
+import (
+	"errors"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// Where answers go: every answer of the connection passes through answer
+// or emit below, and nowhere else is that decided.
+//
+// A message alone in its frame is answered to where the frame came from:
+// the ServeBody call that brought it, or the session's stream. On the
+// stream, the reader holds the answers it produces itself and hands them to
+// the writer before it would block; answers produced elsewhere (workers,
+// timers, Shutdown) go to the writer. A message in a batch is answered to
+// its slot; the batch emits one array, like a message alone, when its last
+// element is settled. Every message is settled exactly once: with its
+// response, or with nil when none is due (a notification, a response of
+// the peer, a request cancelled silently).
+
+// replyTo is where the answer to one message goes.
+type replyTo struct {
+	b    *batch     // its batch, or nil when it is alone in its frame
+	slot int        // its index in b
+	body *bodyReply // the ServeBody call it came in, or nil: the stream
+}
+
+// answer settles the message to with resp (nil: no response is due) and
+// takes resp back to the buffer pool. reader is true only on the reading
+// goroutine, which may hold its output back.
+func (c *Conn) answer(to replyTo, resp *codec.Buffer, reader bool) {
+	if to.b != nil {
+		to.b.complete(to.slot, resp, reader)
+		return
+	}
+	var msg []byte
+	if resp != nil {
+		msg = resp.B
+	}
+	c.emit(to.body, msg, reader)
+	if resp != nil {
+		respBufs.Put(resp)
+	}
+}
+
+// answerError settles the message to with the error e: a response for a
+// request (isCall), nothing for a notification.
+func (c *Conn) answerError(to replyTo, reader, isCall bool, id []byte, e *codec.Error) {
+	var resp *codec.Buffer
+	if isCall {
+		resp = errorResponse(id, e)
+	}
+	c.answer(to, resp, reader)
+}
+
+// emit sends the whole answer to one frame — a response or a batch array;
+// nil: none — to the ServeBody call it came in (body), or to the stream.
+func (c *Conn) emit(body *bodyReply, msg []byte, reader bool) {
+	switch {
+	case body != nil:
+		body.put(msg)
+	case msg == nil:
+	case reader:
+		c.held.B = c.s.AppendFrame(c.held.B, msg)
+		c.heldFull()
+	default:
+		if err := c.out.send(msg); err != nil && !errors.Is(err, ErrClosed) {
+			c.terminate(err)
+		}
+	}
+}
+
+// errorResponse encodes an error response into a pooled buffer.
+func errorResponse(id []byte, e *codec.Error) *codec.Buffer {
+	resp := respBufs.Get()
+	resp.B = codec.AppendError(resp.B, id, e)
+	return resp
+}
+
+// Buffer pools belong to the process, not to a connection: a pool per
+// connection would keep every connection that ever used it reachable for
+// an extra GC cycle (the runtime holds registered sync.Pools), and would
+// not share warm buffers across connection churn.
+var (
+	respBufs  codec.BufferPool // responses and frame copies
+	arrayBufs codec.BufferPool // batch responses: they calibrate apart
+)
+
+// heldFlushBytes is how much output the reader holds back before it flushes
+// even though more input is buffered.
+const heldFlushBytes = 64 << 10
+
+// heldFull flushes the reader's held output once it is large.
+func (c *Conn) heldFull() {
+	if len(c.held.B) >= heldFlushBytes {
+		c.flushHeld()
+	}
+}
+
+// flushHeld hands the reader's held output to the writer. Reader only.
+func (c *Conn) flushHeld() error {
+	if len(c.held.B) == 0 {
+		return nil
+	}
+	var err error
+	c.held.B, err = c.out.sendHeld(c.held.B)
+	if err != nil && !errors.Is(err, ErrClosed) {
+		c.terminate(err)
+	}
+	return err
+}

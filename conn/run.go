@@ -1,0 +1,72 @@
+package conn
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// run calls h and appends the response for req to out.B (not for a
+// notification, whose out may be nil). It never panics: a handler panic is
+// logged with its stack and answered -32603.
+func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request, out *codec.Buffer) {
+	start := -1 // where the response begins, once the handler returned
+	defer func() {
+		if r := recover(); r != nil {
+			c.opts.Logger.Error("jsonrpc: handler panic", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
+			if req.ID != nil {
+				if start >= 0 {
+					out.B = out.B[:start] // the panic was in encoding
+				}
+				out.B = codec.AppendError(out.B, req.ID, codec.ErrInternal)
+			}
+		}
+	}()
+	res, err := h.Handle(ctx, req)
+	if req.ID == nil {
+		if err != nil { // nobody to tell; the peer may provoke it: debug only
+			c.opts.Logger.Debug("jsonrpc: notification handler error", "method", req.Method, "err", err)
+		}
+		return
+	}
+	start = len(out.B)
+	if err != nil {
+		out.B = codec.AppendError(out.B, req.ID, c.rpcError(req, err))
+		return
+	}
+	if out.B, err = codec.AppendResultValue(out.B, req.ID, res); err != nil {
+		c.opts.Logger.Error("jsonrpc: cannot encode result", "method", req.Method, "err", err)
+		out.B = codec.AppendError(out.B[:start], req.ID, errUnencodable)
+	}
+}
+
+var errUnencodable = codec.NewError(codec.CodeInternalError, "Internal error: result cannot be encoded")
+
+// rpcError turns a handler's error into the error object to send. Errors
+// that carry a JSON-RPC code go as they are; a deadline is -32012; any
+// other error is -32603 "Internal error", logged, its text sent only with
+// Options.ExposeErrors.
+func (c *Conn) rpcError(req *router.Request, err error) *codec.Error {
+	var e *codec.Error
+	var ec codec.ErrCoder
+	switch {
+	case errors.As(err, &e):
+		return e
+	case errors.As(err, &ec):
+		return codec.NewError(ec.ErrCode(), ec.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		return errTimeout
+	}
+	c.logHandlerError(req, err)
+	if c.opts.ExposeErrors {
+		return codec.NewError(codec.CodeInternalError, err.Error())
+	}
+	return codec.ErrInternal
+}
+
+func (c *Conn) logHandlerError(req *router.Request, err error) {
+	c.opts.Logger.Error("jsonrpc: handler error", "method", req.Method, "err", err)
+}

@@ -1,0 +1,124 @@
+package conn
+
+import (
+	"errors"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// Stream carries whole messages both ways beneath a session: the
+// message-level contract every transport meets. A framed byte stream (New)
+// is one kind; a transport that carries one message per unit (a WebSocket,
+// an in-memory pipe) is another (NewMessageStream).
+//
+// The session reads from one goroutine; it lays out outgoing messages into
+// a buffer of its own with AppendFrame or FrameInPlace, many at a time, and
+// hands them to Write from one goroutine at a time, so that a pipelining
+// peer gets many responses per system call.
+//
+// A Stream that also has SetReadDeadline(time.Time) error lets Shutdown
+// interrupt a blocked Next and IdleTimeout apply; one with
+// SetWriteDeadline(time.Time) error lets WriteTimeout apply. They report
+// an error when the stream underneath has no deadlines.
+type Stream interface {
+	// Next returns the next incoming message, as codec.Framer does: a view
+	// valid until the next call; a *codec.FrameError is recoverable (answer
+	// it, call Next again); io.EOF is a clean end.
+	Next() ([]byte, error)
+	// Buffered reports whether Next will return without blocking.
+	Buffered() bool
+	// AppendFrame appends one outgoing message to dst laid out as Write
+	// expects it.
+	AppendFrame(dst, msg []byte) []byte
+	// FrameInPlace lays out the message buf holds from start on, in place,
+	// as AppendFrame would have.
+	FrameInPlace(buf []byte, start int) []byte
+	// Write sends frames: one or more messages laid out by AppendFrame, in
+	// order. It is never called concurrently, and frames is not retained.
+	Write(frames []byte) error
+	// Close closes the stream; a blocked Next or Write returns.
+	Close() error
+}
+
+type readDeadliner interface{ SetReadDeadline(time.Time) error }
+type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
+
+// errNoDeadline is what a stream's deadline methods report when the stream
+// underneath has no deadlines.
+var errNoDeadline = errors.New("conn: the stream has no deadlines")
+
+// byteStream is a framed byte stream: a socket, a pipe, stdio.
+type byteStream struct {
+	codec.Framer  // Next, Buffered
+	codec.Framing // AppendFrame, FrameInPlace
+	rwc           io.ReadWriteCloser
+}
+
+// newByteStream frames rwc with f in both directions. With an idle timeout
+// and a stream that has read deadlines, reads give up after idle unless c
+// has requests in flight.
+func newByteStream(rwc io.ReadWriteCloser, f codec.Framing, l *codec.Limits, c *Conn, idle time.Duration) *byteStream {
+	var r io.Reader = rwc
+	if d, ok := rwc.(readDeadliner); ok && idle > 0 {
+		r = &idleReader{r: rwc, d: d, idle: idle, c: c}
+	}
+	return &byteStream{Framer: f.NewFramer(r, l), Framing: f, rwc: rwc}
+}
+
+func (s *byteStream) Write(frames []byte) error {
+	_, err := s.rwc.Write(frames)
+	return err
+}
+
+func (s *byteStream) Close() error { return s.rwc.Close() }
+
+func (s *byteStream) SetReadDeadline(t time.Time) error {
+	if d, ok := s.rwc.(readDeadliner); ok {
+		return d.SetReadDeadline(t)
+	}
+	return errNoDeadline
+}
+
+func (s *byteStream) SetWriteDeadline(t time.Time) error {
+	if d, ok := s.rwc.(writeDeadliner); ok {
+		return d.SetWriteDeadline(t)
+	}
+	return errNoDeadline
+}
+
+// idleReader gives up a read that waited idle with no request of the peer
+// in flight; while requests are in flight it waits on. It sits under the
+// framer, whose read errors are final.
+type idleReader struct {
+	r    io.Reader
+	d    readDeadliner
+	idle time.Duration
+	c    *Conn
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	for {
+		if r.d.SetReadDeadline(time.Now().Add(r.idle)) != nil {
+			return r.r.Read(p)
+		}
+		// Shutdown sets stopping, then a past deadline: checked after our
+		// own deadline is set, one of the two sees the other.
+		if r.c.stopping.Load() {
+			return 0, os.ErrDeadlineExceeded
+		}
+		n, err := r.r.Read(p)
+		if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) && !r.c.stopping.Load() && r.c.limit.InUse() > 0 {
+			continue // not idle: the peer waits for answers
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) && !r.c.stopping.Load() {
+			err = errIdle
+		}
+		return n, err
+	}
+}
+
+// errIdle ends a connection that stayed idle past IdleTimeout.
+var errIdle = errors.New("conn: idle timeout")
