@@ -79,4 +79,5 @@ func (l *Limiter) InUse() int { return len(l.slots) }
 
 // Cap returns the number of slots.
 func (l *Limiter) Cap() int { return cap(l.slots) }
+
 var _ Admission = (*Limiter)(nil)
