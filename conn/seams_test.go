@@ -151,7 +151,7 @@ func TestConn_refusesBatchesWhenTheSessionSaysSo(t *testing.T) {
 // coded is a handler error carrying a JSON-RPC code of its own.
 type coded struct{}
 
-func (coded) Error() string        { return "too many widgets" }
+func (coded) Error() string       { return "too many widgets" }
 func (coded) ErrCode() codec.Code { return codec.CodeTooManyRequests }
 
 func TestConn_sendsErrorTextOnlyForCodedErrorsUnlessExposed(t *testing.T) {
