@@ -112,7 +112,10 @@ func TestStdio_servesOverPipes(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	srv := transport.NewServer(&conn.Options{Router: adder()})
-	sc := srv.ServeConn(&transport.Stdio{R: inR, W: outW})
+	sc, err := srv.ServeConn(&transport.Stdio{R: inR, W: outW})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The client side of the same pipes.
 	cc := conn.New(&transport.Stdio{R: outR, W: inW}, nil)
 	var sum int

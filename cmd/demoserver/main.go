@@ -70,7 +70,10 @@ func run(args []string) error {
 	srv := transport.NewServer(&conn.Options{Framing: f, Router: r, Pool: p, Logger: log})
 
 	if *listen == "stdio" {
-		c := srv.ServeConn(transport.NewStdio())
+		c, err := srv.ServeConn(transport.NewStdio())
+		if err != nil {
+			return err
+		}
 		select {
 		case <-c.Done():
 		case <-ctx.Done():
