@@ -59,7 +59,7 @@ type task struct {
 	err        error
 	stopParent func() bool // unregisters the parent's AfterFunc
 	deadline   time.Time
-	timer      *time.Timer
+	timer      *time.Timer // HandlerTimeout's; the worker's only
 
 	prev, next *task // in Conn.inflight while a request is unanswered
 	listed     bool
@@ -94,10 +94,10 @@ func (c *Conn) newTask(e *router.Entry, m codec.Message, ref *frameRef, reader b
 func (t *task) Run() {
 	c := t.c
 	if d := c.opts.HandlerTimeout; d > 0 {
-		t.mu.Lock()
+		t.mu.Lock() // Deadline may be asked from any goroutine the handler starts
 		t.deadline = time.Now().Add(d)
-		t.timer = time.AfterFunc(d, t.expire)
 		t.mu.Unlock()
+		t.timer = time.AfterFunc(d, t.expire)
 	}
 	isCall := t.req.ID != nil
 	var resp *codec.Buffer
@@ -134,11 +134,9 @@ func (t *task) abandon(e *codec.Error, reader bool) {
 
 func (t *task) finish() {
 	c := t.c
-	t.mu.Lock()
-	if t.timer != nil {
+	if t.timer != nil { // set before the handler ran, on this goroutine
 		t.timer.Stop()
 	}
-	t.mu.Unlock()
 	t.cancelWith(context.Canceled) // the context ends with the handler
 	c.release(t.start)
 	t.ref.release()
