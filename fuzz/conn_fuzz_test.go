@@ -73,27 +73,83 @@ func expected(input []byte, f codec.Framing, limits *codec.Limits) (frames int, 
 		if err != nil {
 			return
 		}
-		msgs, batch, err := sc.Scan(frame)
-		if err != nil {
-			frames++
-			ids["null"]++
-			continue
-		}
-		answered := 0
-		for i := range msgs {
-			m := &msgs[i]
-			switch m.Kind {
-			case codec.KindRequest, codec.KindInvalid:
-				answered++
-				if m.ID == nil {
-					ids["null"]++
-				} else {
-					ids[string(m.ID)]++
-				}
+		frames += expectFrame(sc, frame, ids)
+	}
+}
+
+// expectFrame adds the ids the answer to one frame must carry to ids, and
+// returns how many answer frames it gets: 0 or 1.
+func expectFrame(sc *codec.Scanner, frame []byte, ids map[string]int) int {
+	msgs, batch, err := sc.Scan(frame)
+	if err != nil {
+		ids["null"]++
+		return 1
+	}
+	answered := 0
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.Kind {
+		case codec.KindRequest, codec.KindInvalid:
+			answered++
+			if m.ID == nil {
+				ids["null"]++
+			} else {
+				ids[string(m.ID)]++
 			}
 		}
-		if answered > 0 && (batch || len(msgs) == 1) {
-			frames++
+	}
+	if answered > 0 && (batch || len(msgs) == 1) {
+		return 1
+	}
+	return 0
+}
+
+// bodies serves every frame of input whole through ServeBody, on a session
+// without a stream, and returns the answers as one newline-framed output,
+// with what it must hold.
+func bodies(t *testing.T, input []byte, f codec.Framing, opts *conn.Options) (out []byte, frames int, ids map[string]int) {
+	c := conn.NewStream(nil, opts)
+	defer c.Close()
+	ids = map[string]int{}
+	fr := codec.NewFramer(bytes.NewReader(input), f, opts.Limits)
+	sc := codec.NewScanner(opts.Limits)
+	for {
+		frame, err := fr.Next()
+		var fe *codec.FrameError
+		if errors.As(err, &fe) {
+			continue
+		}
+		if err != nil {
+			return out, frames, ids
+		}
+		frames += expectFrame(sc, frame, ids)
+		replies := 0
+		if err := c.ServeBody(context.Background(), frame, func(msg []byte) {
+			replies++
+			out = codec.AppendFrame(out, codec.Newline, msg)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if replies > 1 {
+			t.Fatalf("ServeBody replied %d times to %q", replies, frame)
+		}
+	}
+}
+
+// sameAnswers checks output against what it must hold.
+func sameAnswers(t *testing.T, input, out []byte, f codec.Framing, wantFrames int, wantIDs map[string]int) {
+	gotFrames, gotIDs := got(t, out, f)
+	if gotFrames != wantFrames {
+		t.Fatalf("%d response frames, want %d\ninput %q\noutput %q", gotFrames, wantFrames, input, out)
+	}
+	for id, n := range wantIDs {
+		if gotIDs[id] != n {
+			t.Fatalf("id %s answered %d times, want %d\ninput %q\noutput %q", id, gotIDs[id], n, input, out)
+		}
+	}
+	for id, n := range gotIDs {
+		if wantIDs[id] != n {
+			t.Fatalf("id %s answered %d times, want %d\ninput %q\noutput %q", id, n, wantIDs[id], input, out)
 		}
 	}
 }
@@ -133,9 +189,9 @@ func got(t *testing.T, out []byte, f codec.Framing) (frames int, ids map[string]
 	}
 }
 
-// FuzzConn feeds any stream to a connection: it never panics, every
-// request gets exactly one response carrying its id byte for byte, and
-// notifications get none.
+// FuzzConn feeds any stream to a connection, and each of its frames whole
+// to ServeBody: it never panics, every request gets exactly one response
+// carrying its id byte for byte, and notifications get none.
 func FuzzConn(f *testing.F) {
 	for _, s := range seeds(f) {
 		f.Add(s, false)
@@ -146,8 +202,9 @@ func FuzzConn(f *testing.F) {
 		if header {
 			framing = codec.Header
 		}
+		opts := &conn.Options{Router: fuzzRouter(), Framing: framing, Limits: limits, MaxInFlight: 8}
 		s := &stream{r: bytes.NewReader(input)}
-		c := conn.New(s, &conn.Options{Router: fuzzRouter(), Framing: framing, Limits: limits, MaxInFlight: 8})
+		c := conn.New(s, opts)
 		select {
 		case <-c.Done():
 		case <-time.After(10 * time.Second):
@@ -157,20 +214,10 @@ func FuzzConn(f *testing.F) {
 		out := append([]byte(nil), s.out.Bytes()...)
 		s.mu.Unlock()
 		wantFrames, wantIDs := expected(input, framing, limits)
-		gotFrames, gotIDs := got(t, out, framing)
-		if gotFrames != wantFrames {
-			t.Fatalf("%d response frames, want %d\ninput %q\noutput %q", gotFrames, wantFrames, input, out)
-		}
-		for id, n := range wantIDs {
-			if gotIDs[id] != n {
-				t.Fatalf("id %s answered %d times, want %d\ninput %q\noutput %q", id, gotIDs[id], n, input, out)
-			}
-		}
-		for id, n := range gotIDs {
-			if wantIDs[id] != n {
-				t.Fatalf("id %s answered %d times, want %d\ninput %q\noutput %q", id, n, wantIDs[id], input, out)
-			}
-		}
+		sameAnswers(t, input, out, framing, wantFrames, wantIDs)
+
+		out, wantFrames, wantIDs = bodies(t, input, framing, opts)
+		sameAnswers(t, input, out, codec.Newline, wantFrames, wantIDs)
 	})
 }
 
