@@ -42,6 +42,7 @@ func run(args []string) error {
 	listen := fs.String("listen", "stdio", "stdio, tcp://HOST:PORT or unix://PATH")
 	framing := fs.String("framing", "newline", "newline or header")
 	verbose := fs.Bool("v", false, "log at debug level")
+	grace := fs.Duration("shutdown-timeout", 5*time.Second, "how long requests in flight may run on after SIGINT/SIGTERM")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func run(args []string) error {
 		case <-ctx.Done():
 			log.Info("signal: shutting down")
 		}
-		return shutdown(srv)
+		return shutdown(srv, *grace, log)
 	}
 	ln, err := transport.Listen(ctx, *listen)
 	if err != nil {
@@ -94,15 +95,23 @@ func run(args []string) error {
 	case <-ctx.Done():
 		log.Info("signal: shutting down")
 	}
-	err = shutdown(srv)
+	err = shutdown(srv, *grace, log)
 	if serr := <-served; !errors.Is(serr, transport.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}
 	return err
 }
 
-func shutdown(srv *transport.Server) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+// shutdown drains the server for at most grace. Past it the sessions are
+// cut short (their requests answered -32004): that is how a deadline works,
+// not a failure of the server, so it is logged and the exit stays clean.
+func shutdown(srv *transport.Server, grace time.Duration, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	return srv.Shutdown(ctx)
+	err := srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("shutdown deadline passed: sessions cut short", "timeout", grace)
+		return nil
+	}
+	return err
 }
