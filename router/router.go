@@ -22,8 +22,10 @@ func (r *Request) IsNotification() bool { return r.ID == nil }
 
 // Handler serves one method. The result is encoded as the response's result
 // (a codec.Raw is copied verbatim, anything else goes through sonic). An
-// error that is a *codec.Error is sent as is; any other error becomes -32603
-// with the error's text as message. A Handler must be safe for concurrent use.
+// error that carries a JSON-RPC code (a *codec.Error, or a codec.ErrCoder)
+// is sent with that code; any other error is answered -32603 "Internal
+// error" and logged, its text sent only if the connection opts in
+// (conn.Options.ExposeErrors). A Handler must be safe for concurrent use.
 type Handler interface {
 	Handle(ctx context.Context, req *Request) (any, error)
 }
