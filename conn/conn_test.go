@@ -141,6 +141,20 @@ func testRouter(t *testing.T) *router.Router {
 	return r
 }
 
+// startedRouter is testRouter plus "sleep_started", a "sleep" that tells
+// started when its handler runs: a test waits for that instead of sleeping.
+func startedRouter(t *testing.T) (*router.Router, <-chan struct{}) {
+	t.Helper()
+	r := testRouter(t)
+	started := make(chan struct{}, 1)
+	sleep, _ := r.Lookup([]byte("sleep"))
+	r.Register("sleep_started", router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
+		started <- struct{}{}
+		return sleep.Handler.Handle(ctx, req)
+	}), nil)
+	return r, started
+}
+
 func TestConn_answersEveryPipelinedRequestExactlyOnce(t *testing.T) {
 	p0, err := pool.New(&pool.Options{Workers: 8})
 	if err != nil {
@@ -356,9 +370,10 @@ func TestConn_answersHandlerTimeout(t *testing.T) {
 }
 
 func TestConn_shutdownDrainsInFlightWork(t *testing.T) {
-	c, p := serve(t, testRouter(t), nil)
-	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[80]}`)
-	time.Sleep(20 * time.Millisecond) // let it start
+	r, started := startedRouter(t)
+	c, p := serve(t, r, nil)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep_started","params":[80]}`)
+	<-started
 	done := make(chan error, 1)
 	go func() { done <- c.Shutdown(context.Background()) }()
 	if m := p.recvObj(); m["result"].(float64) != 80 {
@@ -373,9 +388,10 @@ func TestConn_shutdownDrainsInFlightWork(t *testing.T) {
 }
 
 func TestConn_shutdownPastDeadlineAnswersRunningRequests(t *testing.T) {
-	c, p := serve(t, testRouter(t), nil)
-	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[10000]}`)
-	time.Sleep(20 * time.Millisecond)
+	r, started := startedRouter(t)
+	c, p := serve(t, r, nil)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep_started","params":[10000]}`)
+	<-started
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
@@ -392,9 +408,10 @@ func TestConn_shutdownPastDeadlineAnswersRunningRequests(t *testing.T) {
 }
 
 func TestConn_drainsAndClosesWhenPeerEndsStream(t *testing.T) {
-	c, p := serve(t, testRouter(t), nil)
-	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[30]}`)
-	time.Sleep(10 * time.Millisecond)
+	r, started := startedRouter(t)
+	c, p := serve(t, r, nil)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep_started","params":[30]}`)
+	<-started
 	// A pipe cannot half-close; closing the server's read side is what EOF
 	// would do: check the response still arrives through Done.
 	if m := p.recvObj(); m["result"].(float64) != 30 {
@@ -495,14 +512,16 @@ func TestConn_manyConcurrentCallsGetTheirOwnResults(t *testing.T) {
 
 func TestConn_pendingCallsFailWhenConnectionEnds(t *testing.T) {
 	silent := router.New()
+	hung := make(chan struct{}, 1)
 	silent.Register("hang", router.HandlerFunc(func(ctx context.Context, _ *router.Request) (any, error) {
+		hung <- struct{}{}
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}), nil)
 	cc, sc := pair(t, nil, silent)
 	errc := make(chan error, 1)
 	go func() { errc <- cc.Call(context.Background(), "hang", nil, nil) }()
-	time.Sleep(20 * time.Millisecond)
+	<-hung
 	sc.Close()
 	select {
 	case err := <-errc:

@@ -3,6 +3,8 @@ package conn_test
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"net"
 	"runtime"
 	"strings"
@@ -191,10 +193,11 @@ func (a *recordingAdmission) Release(d time.Duration) {
 func TestConn_sharedAdmissionBoundsEverySessionAndSeesLatency(t *testing.T) {
 	adm := &recordingAdmission{Limiter: pool.NewLimiter(1)}
 	opts := &conn.Options{Admission: adm, Overload: pool.Reject}
-	_, p1 := serve(t, testRouter(t), opts)
+	r, started := startedRouter(t)
+	_, p1 := serve(t, r, opts)
 	_, p2 := serve(t, testRouter(t), opts)
-	p1.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[200]}`)
-	time.Sleep(50 * time.Millisecond) // nothing observable says it has started: the slot is taken inside
+	p1.send(`{"jsonrpc":"2.0","id":1,"method":"sleep_started","params":[200]}`)
+	<-started // its slot was taken before it started
 	p2.send(`{"jsonrpc":"2.0","id":2,"method":"sleep","params":[1]}`)
 	if m := p2.recvObj(); errCode(t, m) != -32000 {
 		t.Fatalf("second session past the shared limit: %v", m)
@@ -384,4 +387,38 @@ func TestConn_connectionsAreFreedAfterOneGC(t *testing.T) {
 	if got := freed.Load(); got < n*9/10 {
 		t.Fatalf("%d of %d ended connections freed by one GC", got, n)
 	}
+}
+
+// fixedStream reads a fixed input and discards what is written.
+type fixedStream struct{ r *strings.Reader }
+
+func (s fixedStream) Read(p []byte) (int, error) { return s.r.Read(p) }
+func (fixedStream) Write(p []byte) (int, error)  { return len(p), nil }
+func (fixedStream) Close() error                 { return nil }
+
+func TestConn_logsAStreamCutInsideAFrame(t *testing.T) {
+	var logged strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(&lockedWriter{w: &logged, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c := conn.New(fixedStream{strings.NewReader("Content-Length: 100\r\n\r\n{\"jsonrpc\"")},
+		&conn.Options{Framing: codec.Header, Logger: log})
+	if err := c.Wait(); err != nil {
+		t.Fatalf("a cut stream is an end, not an error of the session: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logged.String(), "stream ended inside a frame") {
+		t.Fatalf("nothing logged: %q", logged.String())
+	}
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
