@@ -73,12 +73,20 @@ func (c *Conn) request(e *router.Entry, m *codec.Message, reader bool) *router.R
 	return &router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
 }
 
+// doneRequest lets go of the reader's request once served, so that it pins
+// no buffer.
+func (c *Conn) doneRequest(reader bool) {
+	if reader {
+		c.inlineReq = router.Request{}
+	}
+}
+
 // intercept lets e's interceptor answer the request m and reports whether
 // it did. Alone on the reader, the answer is encoded straight into the
 // held output: no allocation, no hand-off.
 func (c *Conn) intercept(e *router.Entry, m *codec.Message, to replyTo, reader bool) bool {
 	result, ok := e.Intercept.Intercept(c.request(e, m, reader))
-	c.inlineReq = router.Request{}
+	c.doneRequest(reader)
 	switch {
 	case !ok:
 		return false
@@ -112,7 +120,7 @@ func (c *Conn) serveInline(e *router.Entry, m *codec.Message, to replyTo, reader
 		c.run(c.ctx, e.Handler, req, resp)
 		c.answer(to, resp, reader)
 	}
-	c.inlineReq = router.Request{}
+	c.doneRequest(reader)
 }
 
 // handOff runs the handler of e on the pool, with a copy of the frame

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -421,4 +422,44 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// TestConn_servesBodiesWhileItsStreamIsRead: ServeBody from many goroutines
+// at once, beside the session's own reader, through inline handlers,
+// interceptors and the pool (run with -race).
+func TestConn_servesBodiesWhileItsStreamIsRead(t *testing.T) {
+	r := testRouter(t)
+	r.Register("cached", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		return nil, errors.New("not reached")
+	}), &router.MethodOptions{Intercept: cacheHit{[]byte(`"hit"`)}})
+	c, p := serve(t, r, nil)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				body := `[{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]},{"jsonrpc":"2.0","id":2,"method":"cached"},{"jsonrpc":"2.0","id":3,"method":"echo_async","params":[3]}]`
+				if (g+i)%2 == 0 {
+					body = `{"jsonrpc":"2.0","id":1,"method":"cached"}`
+				}
+				var got string
+				if err := c.ServeBody(context.Background(), []byte(body), func(msg []byte) { got = string(msg) }); err != nil {
+					t.Error(err)
+					return
+				}
+				if !strings.Contains(got, `"result":"hit"`) {
+					t.Errorf("body answered %s", got)
+					return
+				}
+			}
+		}()
+	}
+	for i := range 100 {
+		p.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"cached"}`)
+		if m := p.recvObj(); m["result"] != "hit" {
+			t.Fatalf("%v", m)
+		}
+	}
+	wg.Wait()
 }
