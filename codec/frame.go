@@ -41,10 +41,10 @@ import (
 // an empty line, then exactly Content-Length bytes of body. Names are matched
 // case-insensitively; headers other than Content-Length (Content-Type…) are
 // ignored. Empty lines before the first header line are skipped. A header
-// line longer than MaxHeaderBytes, a line that is not "token: value", a
-// Content-Length that is missing, not a plain decimal number, too large for
-// an int64, or given twice with different values gives a *FrameError
-// wrapping ErrBadHeader. The framer then resynchronises: it skips the rest
+// line longer than MaxHeaderBytes, more than MaxHeaderLines header lines
+// before one body, a line that is not "token: value", a Content-Length that
+// is missing, not a plain decimal number, too large for an int64, or given
+// twice with different values gives a *FrameError wrapping ErrBadHeader. The framer then resynchronises: it skips the rest
 // of the offending line (when the error was the line itself; when the
 // Content-Length was missing, the empty line ending the header block has
 // been read) and resumes at the next occurrence of "Content-Length:"

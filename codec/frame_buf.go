@@ -37,22 +37,24 @@ const (
 var errBadRead = errors.New("codec: reader returned an invalid count")
 
 type frameBuf struct {
-	rd     io.Reader
-	buf    []byte
-	r      int
-	scan   int
-	w      int
-	base   int64
-	err    error
-	limit  int // largest len(buf)
-	max    int // MaxFrameBytes
-	maxHdr int // MaxHeaderBytes
+	rd       io.Reader
+	buf      []byte
+	r        int
+	scan     int
+	w        int
+	base     int64
+	err      error
+	limit    int // largest len(buf)
+	max      int // MaxFrameBytes
+	maxHdr   int // MaxHeaderBytes
+	maxLines int // MaxHeaderLines
 }
 
 func (b *frameBuf) init(r io.Reader, l *Limits, size int) {
 	b.rd = r
 	b.max = min(l.MaxFrameBytes, math.MaxInt-2) // keeps max+2 from overflowing
 	b.maxHdr = min(l.MaxHeaderBytes, math.MaxInt-2)
+	b.maxLines = l.MaxHeaderLines
 	// A newline frame needs room for its "\r\n"; a header line too.
 	b.limit = max(initialFrameBuf, b.max+2, b.maxHdr+2)
 	if size <= 0 {

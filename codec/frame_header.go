@@ -125,7 +125,7 @@ func (f *headerFramer) parse() bool {
 			}
 			if len(line) > 0 {
 				f.nhdr++
-				if !f.header(line) {
+				if f.nhdr > f.maxLines || !f.header(line) {
 					return f.bad(hResync)
 				}
 				continue

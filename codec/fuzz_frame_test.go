@@ -13,16 +13,17 @@ import (
 // line splitter. No frame is longer than MaxFrameBytes.
 //
 // Arguments: the stream; chunk sizes (one per byte, 1..64; empty: one
-// read); MaxFrameBytes and MaxHeaderBytes (small, so limits are hit).
+// read); MaxFrameBytes and MaxHeaderBytes (small, so limits are hit), the
+// top two bits of maxHdr giving MaxHeaderLines (0: the default).
 func FuzzFramer(f *testing.F) {
 	for _, c := range frameCases {
-		f.Add([]byte(c.in), []byte{1, 2, 3, 5, 8}, uint8(c.maxFrame), uint8(c.maxHdr))
+		f.Add([]byte(c.in), []byte{1, 2, 3, 5, 8}, uint8(c.maxFrame), uint8(c.maxHdr%64|c.maxLines<<6))
 	}
 	f.Fuzz(runFuzzFramer)
 }
 
 func runFuzzFramer(t *testing.T, stream, chunks []byte, maxFrame, maxHdr uint8) {
-	lim := &Limits{MaxFrameBytes: 1 + int(maxFrame)%64, MaxHeaderBytes: 1 + int(maxHdr)%64}
+	lim := &Limits{MaxFrameBytes: 1 + int(maxFrame)%64, MaxHeaderBytes: 1 + int(maxHdr)%64, MaxHeaderLines: int(maxHdr >> 6)}
 	sizes := make([]int, len(chunks))
 	for i, c := range chunks {
 		sizes[i] = 1 + int(c)%64
