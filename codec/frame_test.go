@@ -97,9 +97,9 @@ var frameCases = []frameCase{
 	{name: "header line too long", framing: Header, maxHdr: 32,
 		in:   "X-Long: " + strings.Repeat("x", 40) + "\r\nContent-Length: 1\r\n\r\n1",
 		want: []string{"E:bad@0", "F:1", "EOF"}},
-	{name: "header long line hides length", framing: Header, maxHdr: 32,
+	{name: "header long line hides no length", framing: Header, maxHdr: 32,
 		in:   "X-Long: " + strings.Repeat("x", 40) + "Content-Length: 1\r\n\r\n1Content-Length: 1\r\n\r\n2",
-		want: []string{"E:bad@0", "F:2", "EOF"}},
+		want: []string{"E:bad@0", "F:1", "F:2", "EOF"}},
 	{name: "header line at max", framing: Header, maxHdr: 32,
 		in:   "X-Long: " + strings.Repeat("x", 24) + "\r\nContent-Length: 1\r\n\r\n1",
 		want: []string{"F:1", "EOF"}},
@@ -127,6 +127,22 @@ var frameCases = []frameCase{
 		want: []string{"F:01234567", "EOF"}},
 	{name: "header huge length", framing: Header, in: "Content-Length: 9223372036854775807\r\n\r\nabc",
 		want: []string{"E:big@0", "UEOF"}},
+	// A body longer than its Content-Length, or garbage before a header: the
+	// next header is found even on the same "line" as the bad bytes.
+	{name: "header body longer than length", framing: Header, in: "Content-Length: 2\r\n\r\n{}}}}Content-Length: 2\r\n\r\n[]",
+		want: []string{"F:{}", "E:bad@23", "F:[]", "EOF"}},
+	{name: "header body after zero length", framing: Header, in: `Content-Length: 0` + "\r\n\r\n" + `{"x":1}Content-Length: 2` + "\r\n\r\n{}",
+		want: []string{"F:", "E:bad@21", "F:{}", "EOF"}},
+	{name: "header leftover is a header name", framing: Header, in: "Content-Length: 1\r\n\r\n42Content-Length: 2\r\n\r\n[]",
+		want: []string{"F:4", "E:bad@22", "F:[]", "EOF"}},
+	{name: "header leftover is a header", framing: Header, in: `Content-Length: 8` + "\r\n\r\n" + `{"u":"http://x"}Content-Length: 2` + "\r\n\r\n[]",
+		want: []string{`F:{"u":"ht`, "E:bad@29", "F:[]", "EOF"}},
+	{name: "header leftover on two lines", framing: Header, in: "Content-Length: 2\r\n\r\n{}a: b\n}Content-Length: 2\r\n\r\n[]",
+		want: []string{"F:{}", "E:bad@23", "F:[]", "EOF"}},
+	{name: "header garbage first", framing: Header, in: "garbage{}Content-Length: 2\r\n\r\n{}",
+		want: []string{"E:bad@0", "F:{}", "EOF"}},
+	{name: "header garbage first is a name", framing: Header, in: "\r\nxyzContent-Length: 2\r\n\r\n{}",
+		want: []string{"E:bad@2", "F:{}", "EOF"}},
 	{name: "header eof in header", framing: Header, in: "Content-Length: 5\r\n", want: []string{"UEOF"}},
 	{name: "header eof in name", framing: Header, in: "Content-Len", want: []string{"UEOF"}},
 	{name: "header eof in body", framing: Header, in: "Content-Length: 5\r\n\r\nab", want: []string{"UEOF"}},
@@ -286,7 +302,7 @@ func TestFramer_appendFrameRoundTrip(t *testing.T) {
 }
 
 func TestFramer_hugeLimits(t *testing.T) {
-	lim := &Limits{MaxFrameBytes: math.MaxInt, MaxHeaderBytes: math.MaxInt}
+	lim := &Limits{MaxFrameBytes: math.MaxInt, MaxHeaderBytes: math.MaxInt, MaxHeaderLines: math.MaxInt}
 	for _, f := range []Framing{Newline, Header} {
 		fr := newFramer(strings.NewReader(string(AppendFrame(nil, f, []byte("[1]")))), f, lim, 4)
 		if got, err := fr.Next(); err != nil || string(got) != "[1]" {
