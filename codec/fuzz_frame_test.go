@@ -19,9 +19,18 @@ import (
 // top two bits of maxHdr giving MaxHeaderLines (0: the default).
 func FuzzFramer(f *testing.F) {
 	for _, c := range frameCases {
-		f.Add([]byte(c.in), []byte{1, 2, 3, 5, 8}, uint8(c.maxFrame), uint8(c.maxHdr%64|c.maxLines<<6))
+		f.Add([]byte(c.in), []byte{1, 2, 3, 5, 8}, fuzzLimitArg(c.maxFrame), fuzzLimitArg(c.maxHdr)|uint8(c.maxLines)<<6)
 	}
 	f.Fuzz(runFuzzFramer)
+}
+
+// fuzzLimitArg returns the argument giving a limit of n bytes (1..64; 0 or
+// more than 64: 64, the largest the fuzzer uses).
+func fuzzLimitArg(n int) uint8 {
+	if n <= 0 || n > 64 {
+		return 63
+	}
+	return uint8(n - 1)
 }
 
 func runFuzzFramer(t *testing.T, stream, chunks []byte, maxFrame, maxHdr uint8) {
