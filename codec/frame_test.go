@@ -141,6 +141,8 @@ var frameCases = []frameCase{
 		want: []string{"F:{}", "E:bad@23", "F:[]", "EOF"}},
 	{name: "header garbage first", framing: Header, in: "garbage{}Content-Length: 2\r\n\r\n{}",
 		want: []string{"E:bad@0", "F:{}", "EOF"}},
+	{name: "header garbage first not ascii", framing: Header, in: "\xff\xfe\xd7Content-Length: 2\r\n\r\n{}0\xd7Content-Length:\n",
+		want: []string{"E:bad@0", "F:{}", "E:bad@26", "E:bad@28", "EOF"}},
 	{name: "header garbage first is a name", framing: Header, in: "\r\nxyzContent-Length: 2\r\n\r\n{}",
 		want: []string{"E:bad@2", "F:{}", "EOF"}},
 	{name: "header eof in header", framing: Header, in: "Content-Length: 5\r\n", want: []string{"UEOF"}},

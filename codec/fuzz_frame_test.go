@@ -106,7 +106,7 @@ func headerOracle(stream []byte, lim Limits) []string {
 		switch {
 		case item == "bad":
 			out = append(out, "E:bad@"+strconv.Itoa(start))
-			i := bytes.Index(bytes.ToLower(stream[next:]), []byte("content-length:"))
+			i := bytes.Index(asciiLower(stream[next:]), []byte("content-length:"))
 			if i < 0 {
 				return append(out, "EOF")
 			}
@@ -187,4 +187,18 @@ func headerOracleBlock(stream []byte, pos int, lim Limits) (start, next int, ite
 		}
 		p += i + 1
 	}
+}
+
+// asciiLower returns a copy of b with ASCII letters in lower case and every
+// other byte as it is (bytes.ToLower would turn bytes that are not UTF-8
+// into U+FFFD, moving offsets).
+func asciiLower(b []byte) []byte {
+	l := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		l[i] = c
+	}
+	return l
 }
