@@ -100,7 +100,9 @@
 // default: MaxFrameBytes 16 MiB (a longer frame is answered -32600 and
 // skipped by the framer without being buffered), MaxDepth 512, MaxBatch 1000
 // elements, MaxBatchResponseBytes 32 MiB (a larger batch response is replaced
-// by -32003), MaxHeaderBytes 4 KiB (one Content-Length header line).
+// by -32003), MaxHeaderBytes 4 KiB (one Content-Length header line),
+// MaxHeaderLines 32 (header lines before one body; with MaxHeaderBytes they
+// bound what a header block makes the framer buffer).
 //
 // # Performance
 //

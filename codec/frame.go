@@ -41,20 +41,23 @@ import (
 // an empty line, then exactly Content-Length bytes of body. Names are matched
 // case-insensitively; headers other than Content-Length (Content-Type…) are
 // ignored. Empty lines before the first header line are skipped. A header
-// line longer than MaxHeaderBytes, a line that is not "token: value", a
-// Content-Length that is missing, not a plain decimal number, too large for
-// an int64, or given twice with different values gives a *FrameError
-// wrapping ErrBadHeader. The framer then resynchronises: it skips the rest
-// of the offending line (when the error was the line itself; when the
-// Content-Length was missing, the empty line ending the header block has
-// been read) and resumes at the next occurrence of "Content-Length:"
-// (ASCII case-insensitive) wherever it is in the stream, not only at the
-// start of a line, because a body has no line ending before the next
-// header. A Content-Length above MaxFrameBytes gives a *FrameError wrapping
-// ErrFrameTooLarge, and exactly that many bytes are then read and discarded
-// through the framer's own buffer. A Content-Length of 0 gives an empty
-// frame. The stream ending inside a header block or a body (even a skipped
-// one) is io.ErrUnexpectedEOF; ending while resynchronising is io.EOF.
+// line longer than MaxHeaderBytes, more than MaxHeaderLines header lines
+// before one body, a line that is not "token: value", a Content-Length that
+// is missing, not a plain decimal number, too large for an int64, or given
+// twice with different values gives a *FrameError wrapping ErrBadHeader,
+// with the offset of the header block. The framer then resynchronises: it
+// resumes at the next occurrence of "Content-Length:" (ASCII
+// case-insensitive) after the first byte of the offending line, or of the
+// block when none of its lines was a Content-Length, wherever it is and not
+// only at the start of a line. A body longer than its Content-Length, or
+// garbage before a header, has no line ending before the next header, which
+// so appears inside the bad line, or inside a line that looked like another
+// header: it is found there. A Content-Length above MaxFrameBytes gives a
+// *FrameError wrapping ErrFrameTooLarge, and exactly that many bytes are then
+// read and discarded through the framer's own buffer. A Content-Length of 0
+// gives an empty frame. The stream ending inside a header block or a body
+// (even a skipped one) is io.ErrUnexpectedEOF; ending while resynchronising
+// is io.EOF.
 type Framer interface {
 	Next() ([]byte, error)
 	// Buffered reports whether the next call to Next will return without

@@ -11,13 +11,13 @@ import (
 func TestFramer_nextAllocs(t *testing.T) {
 	msg := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` +
 		strings.Repeat("a", 200) + `"}}}`)
-	for _, f := range []Framing{Newline, Header} {
+	for _, fm := range benchFramings {
 		for _, chunk := range []int{0, 1000, 7} {
 			var stream []byte
 			for range 10 {
-				stream = AppendFrame(stream, f, msg)
+				stream = fm.append(stream, msg)
 			}
-			fr := NewFramer(&frameRepeatReader{data: stream, chunk: chunk}, f, nil)
+			fr := NewFramer(&frameRepeatReader{data: stream, chunk: chunk}, fm.f, nil)
 			for range 1000 { // warm up: the buffer reaches its size
 				fr.Next()
 			}
@@ -29,7 +29,7 @@ func TestFramer_nextAllocs(t *testing.T) {
 				fr.Buffered()
 			})
 			if allocs != 0 {
-				t.Errorf("%s, chunk %d: %v allocs per Next, want 0", f, chunk, allocs)
+				t.Errorf("%s, chunk %d: %v allocs per Next, want 0", fm.name, chunk, allocs)
 			}
 		}
 	}

@@ -24,7 +24,7 @@ import (
 // It moves the unread tail to the front when little room is left at the end,
 // and grows the buffer only when a single frame in progress needs more than
 // the buffer holds, never past limit: a little over the largest frame or
-// header line allowed. A frame over the limit is recognised before the
+// header block allowed. A frame over the limit is recognised before the
 // buffer would have to grow past it, and is then discarded as it is read.
 
 const (
@@ -37,24 +37,31 @@ const (
 var errBadRead = errors.New("codec: reader returned an invalid count")
 
 type frameBuf struct {
-	rd     io.Reader
-	buf    []byte
-	r      int
-	scan   int
-	w      int
-	base   int64
-	err    error
-	limit  int // largest len(buf)
-	max    int // MaxFrameBytes
-	maxHdr int // MaxHeaderBytes
+	rd       io.Reader
+	buf      []byte
+	r        int
+	scan     int
+	w        int
+	base     int64
+	err      error
+	limit    int // largest len(buf)
+	max      int // MaxFrameBytes
+	maxHdr   int // MaxHeaderBytes
+	maxLines int // MaxHeaderLines
 }
 
 func (b *frameBuf) init(r io.Reader, l *Limits, size int) {
 	b.rd = r
 	b.max = min(l.MaxFrameBytes, math.MaxInt-2) // keeps max+2 from overflowing
 	b.maxHdr = min(l.MaxHeaderBytes, math.MaxInt-2)
-	// A newline frame needs room for its "\r\n"; a header line too.
-	b.limit = max(initialFrameBuf, b.max+2, b.maxHdr+2)
+	b.maxLines = min(l.MaxHeaderLines, math.MaxInt-1)
+	// A newline frame needs room for its "\r\n"; a header block for its
+	// lines, each with its "\r\n", and one more line (frame_header.go).
+	block := math.MaxInt
+	if b.maxHdr+2 <= math.MaxInt/(b.maxLines+1) {
+		block = (b.maxLines + 1) * (b.maxHdr + 2)
+	}
+	b.limit = max(initialFrameBuf, b.max+2, block)
 	if size <= 0 {
 		size = initialFrameBuf
 	}

@@ -9,15 +9,21 @@ import (
 // Header framing (LSP style): "Content-Length: N\r\n" and other header lines,
 // an empty line, then N bytes of body.
 //
-// parse is a state machine over buffered bytes; header lines are consumed as
-// they are read, so only the current line and then the body need to fit in
-// the buffer. States:
+// parse is a state machine over buffered bytes. States:
 //
-//	hHeaders  reading header lines (nhdr counts them; n is the length, -1 unset)
+//	hHeaders  reading header lines: the block starts at r, its current line
+//	          at r+line (nhdr lines done; n is the length, -1 unset)
 //	hBody     headers done; the frame is buf[r:r+n] once n bytes are buffered
 //	hDiscard  throwing away the left bytes of an oversized body
-//	hSkipLine throwing away the rest of an overlong header line
 //	hResync   looking for the next "Content-Length:" after a bad header
+//
+// A header block stays buffered until its empty line, so that after a bad
+// block the search for the next "Content-Length:" can start inside it: a
+// body longer than its Content-Length leaves bytes without a line ending in
+// front of the next header, which then looks like part of a bad line. A block
+// is at most MaxHeaderLines lines of at most MaxHeaderBytes, so it needs at
+// most (MaxHeaderLines+1)*(MaxHeaderBytes+2) bytes of buffer: the lines, and
+// one more line that is recognised as too many or too long.
 
 type hstate uint8
 
@@ -25,7 +31,6 @@ const (
 	hHeaders hstate = iota
 	hBody
 	hDiscard
-	hSkipLine
 	hResync
 )
 
@@ -39,24 +44,31 @@ type headerFramer struct {
 	ready bool        // buf[r:r+n] is the next frame
 	pend  *FrameError // error to return from the next Next
 	nhdr  int         // header lines read in this block
+	line  int         // offset from r of the current header line
 	n     int64       // Content-Length, or -1
 	left  int64       // bytes still to discard in hDiscard
 	match int         // bytes of contentLength matched in hResync
-	start int64       // stream offset of the block's first header line
 }
 
 // reset prepares for the next header block.
 func (f *headerFramer) reset() {
 	f.state = hHeaders
 	f.nhdr = 0
+	f.line = 0
 	f.n = -1
 }
 
-// bad records a malformed header and enters st (hResync or hSkipLine).
-func (f *headerFramer) bad(st hstate) bool {
-	f.pend = &FrameError{Offset: f.start, Err: ErrBadHeader}
+// bad records a malformed header block, which starts at r, and resumes the
+// search for "Content-Length:" one byte after from, where the bad bytes
+// begin: the start of the offending line, or of the block when its lines
+// are well formed but none gave the length. The byte skipped makes progress
+// when the offending line is itself a bad Content-Length.
+func (f *headerFramer) bad(from int) bool {
+	f.pend = &FrameError{Offset: f.base + int64(f.r), Err: ErrBadHeader}
 	f.reset()
-	f.state = st
+	f.r = from + 1
+	f.scan = f.r
+	f.state = hResync
 	f.match = 0
 	return true
 }
@@ -86,12 +98,6 @@ func (f *headerFramer) parse() bool {
 			}
 			f.reset()
 
-		case hSkipLine:
-			if !f.skipLine() {
-				return false
-			}
-			f.state = hResync
-
 		case hResync:
 			if !f.resync() {
 				return false
@@ -99,49 +105,50 @@ func (f *headerFramer) parse() bool {
 			f.reset()
 
 		default: // hHeaders
-			if f.nhdr == 0 {
-				f.start = f.base + int64(f.r)
-				if f.fastHeader() {
-					continue
-				}
+			if f.nhdr == 0 && f.fastHeader() {
+				continue
 			}
+			ls := f.r + f.line // start of the current line
 			i := bytes.IndexByte(f.buf[f.scan:f.w], '\n')
 			if i < 0 {
 				f.scan = f.w
-				if f.w-f.r > f.maxHdr+1 { // too long even if "\r\n" comes next
-					return f.bad(hSkipLine)
+				if f.w-ls > f.maxHdr+1 { // too long even if "\r\n" comes next
+					return f.bad(ls)
 				}
 				return false
 			}
 			end := f.scan + i
-			line := f.buf[f.r:end]
-			f.r = end + 1
-			f.scan = f.r
+			line := f.buf[ls:end]
+			f.scan = end + 1
 			if n := len(line); n > 0 && line[n-1] == '\r' {
 				line = line[:n-1]
 			}
-			if len(line) > f.maxHdr {
-				return f.bad(hResync)
-			}
-			if len(line) > 0 {
-				f.nhdr++
-				if !f.header(line) {
-					return f.bad(hResync)
-				}
-				continue
-			}
-			if f.nhdr == 0 { // empty line between messages
-				continue
-			}
 			switch {
-			case f.n < 0:
-				return f.bad(hResync)
+			case len(line) > f.maxHdr:
+				return f.bad(ls)
+			case len(line) > 0:
+				f.nhdr++
+				if f.nhdr > f.maxLines || !f.header(line) {
+					return f.bad(ls)
+				}
+				f.line = f.scan - f.r
+				continue
+			case f.nhdr == 0: // empty line between messages
+				f.r = f.scan
+				continue
+			}
+			// The empty line ending the block.
+			switch {
+			case f.n < 0: // no line was a Content-Length: any may hide one
+				return f.bad(f.r)
 			case f.n > int64(f.max):
-				f.pend = &FrameError{Offset: f.start, Err: ErrFrameTooLarge}
+				f.pend = &FrameError{Offset: f.base + int64(f.r), Err: ErrFrameTooLarge}
+				f.r = f.scan
 				f.state = hDiscard
 				f.left = f.n
 				return true
 			}
+			f.r = f.scan
 			f.state = hBody
 		}
 	}
@@ -285,7 +292,7 @@ func (f *headerFramer) end(err error) error {
 		return err
 	}
 	switch {
-	case f.state == hResync || f.state == hSkipLine:
+	case f.state == hResync:
 		f.drop()
 		return io.EOF
 	case f.state == hHeaders && f.nhdr == 0 && f.r == f.w:

@@ -23,10 +23,11 @@ type frameCase struct {
 	want     []string
 	maxFrame int // 0: default
 	maxHdr   int // 0: default
+	maxLines int // 0: default; at most 3 (FuzzFramer's seeds hold it in 2 bits)
 }
 
 func (c *frameCase) limits() *Limits {
-	return &Limits{MaxFrameBytes: c.maxFrame, MaxHeaderBytes: c.maxHdr}
+	return &Limits{MaxFrameBytes: c.maxFrame, MaxHeaderBytes: c.maxHdr, MaxHeaderLines: c.maxLines}
 }
 
 var frameCases = []frameCase{
@@ -96,15 +97,29 @@ var frameCases = []frameCase{
 	{name: "header line too long", framing: Header, maxHdr: 32,
 		in:   "X-Long: " + strings.Repeat("x", 40) + "\r\nContent-Length: 1\r\n\r\n1",
 		want: []string{"E:bad@0", "F:1", "EOF"}},
-	{name: "header long line hides length", framing: Header, maxHdr: 32,
+	{name: "header long line hides no length", framing: Header, maxHdr: 32,
 		in:   "X-Long: " + strings.Repeat("x", 40) + "Content-Length: 1\r\n\r\n1Content-Length: 1\r\n\r\n2",
-		want: []string{"E:bad@0", "F:2", "EOF"}},
+		want: []string{"E:bad@0", "F:1", "F:2", "EOF"}},
 	{name: "header line at max", framing: Header, maxHdr: 32,
 		in:   "X-Long: " + strings.Repeat("x", 24) + "\r\nContent-Length: 1\r\n\r\n1",
 		want: []string{"F:1", "EOF"}},
 	{name: "header line max plus one", framing: Header, maxHdr: 32,
 		in:   "X-Long: " + strings.Repeat("x", 25) + "\r\nContent-Length: 1\r\n\r\n1",
 		want: []string{"E:bad@0", "F:1", "EOF"}},
+	{name: "header lines at max", framing: Header, maxLines: 3, in: "A: 1\r\nB: 2\r\nContent-Length: 1\r\n\r\n1",
+		want: []string{"F:1", "EOF"}},
+	{name: "header too many lines", framing: Header, maxLines: 3,
+		in:   "A: 1\r\nB: 2\r\nC: 3\r\nContent-Length: 1\r\n\r\n1Content-Length: 1\r\n\r\n2",
+		want: []string{"E:bad@0", "F:2", "EOF"}},
+	{name: "header too many lines then length", framing: Header, maxLines: 2,
+		in:   "A: 1\r\nB: 2\r\nC: 3\r\nContent-Length: 1\r\n\r\n1",
+		want: []string{"E:bad@0", "F:1", "EOF"}},
+	{name: "header default lines at max", framing: Header,
+		in:   strings.Repeat("X-A: b\r\n", DefaultMaxHeaderLines-1) + "Content-Length: 1\r\n\r\n1",
+		want: []string{"F:1", "EOF"}},
+	{name: "header default lines max plus one", framing: Header,
+		in:   strings.Repeat("X-A: b\r\n", DefaultMaxHeaderLines) + "Content-Length: 1\r\n\r\n1Content-Length: 1\r\n\r\n2",
+		want: []string{"E:bad@0", "F:2", "EOF"}},
 	{name: "header too large", framing: Header, maxFrame: 8,
 		in:   "Content-Length: 10\r\n\r\n0123456789Content-Length: 1\r\n\r\n1",
 		want: []string{"E:big@0", "F:1", "EOF"}},
@@ -112,6 +127,24 @@ var frameCases = []frameCase{
 		want: []string{"F:01234567", "EOF"}},
 	{name: "header huge length", framing: Header, in: "Content-Length: 9223372036854775807\r\n\r\nabc",
 		want: []string{"E:big@0", "UEOF"}},
+	// A body longer than its Content-Length, or garbage before a header: the
+	// next header is found even on the same "line" as the bad bytes.
+	{name: "header body longer than length", framing: Header, in: "Content-Length: 2\r\n\r\n{}}}}Content-Length: 2\r\n\r\n[]",
+		want: []string{"F:{}", "E:bad@23", "F:[]", "EOF"}},
+	{name: "header body after zero length", framing: Header, in: `Content-Length: 0` + "\r\n\r\n" + `{"x":1}Content-Length: 2` + "\r\n\r\n{}",
+		want: []string{"F:", "E:bad@21", "F:{}", "EOF"}},
+	{name: "header leftover is a header name", framing: Header, in: "Content-Length: 1\r\n\r\n42Content-Length: 2\r\n\r\n[]",
+		want: []string{"F:4", "E:bad@22", "F:[]", "EOF"}},
+	{name: "header leftover is a header", framing: Header, in: `Content-Length: 8` + "\r\n\r\n" + `{"u":"http://x"}Content-Length: 2` + "\r\n\r\n[]",
+		want: []string{`F:{"u":"ht`, "E:bad@29", "F:[]", "EOF"}},
+	{name: "header leftover on two lines", framing: Header, in: "Content-Length: 2\r\n\r\n{}a: b\n}Content-Length: 2\r\n\r\n[]",
+		want: []string{"F:{}", "E:bad@23", "F:[]", "EOF"}},
+	{name: "header garbage first", framing: Header, in: "garbage{}Content-Length: 2\r\n\r\n{}",
+		want: []string{"E:bad@0", "F:{}", "EOF"}},
+	{name: "header garbage first not ascii", framing: Header, in: "\xff\xfe\xd7Content-Length: 2\r\n\r\n{}0\xd7Content-Length:\n",
+		want: []string{"E:bad@0", "F:{}", "E:bad@26", "E:bad@28", "EOF"}},
+	{name: "header garbage first is a name", framing: Header, in: "\r\nxyzContent-Length: 2\r\n\r\n{}",
+		want: []string{"E:bad@2", "F:{}", "EOF"}},
 	{name: "header eof in header", framing: Header, in: "Content-Length: 5\r\n", want: []string{"UEOF"}},
 	{name: "header eof in name", framing: Header, in: "Content-Len", want: []string{"UEOF"}},
 	{name: "header eof in body", framing: Header, in: "Content-Length: 5\r\n\r\nab", want: []string{"UEOF"}},
@@ -271,7 +304,7 @@ func TestFramer_appendFrameRoundTrip(t *testing.T) {
 }
 
 func TestFramer_hugeLimits(t *testing.T) {
-	lim := &Limits{MaxFrameBytes: math.MaxInt, MaxHeaderBytes: math.MaxInt}
+	lim := &Limits{MaxFrameBytes: math.MaxInt, MaxHeaderBytes: math.MaxInt, MaxHeaderLines: math.MaxInt}
 	for _, f := range []Framing{Newline, Header} {
 		fr := newFramer(strings.NewReader(string(AppendFrame(nil, f, []byte("[1]")))), f, lim, 4)
 		if got, err := fr.Next(); err != nil || string(got) != "[1]" {
@@ -381,6 +414,66 @@ func TestFramer_hugeContentLengthRefusedWithoutAllocation(t *testing.T) {
 	}
 	if c := fr2.bufCap(); c != initialFrameBuf {
 		t.Errorf("buffer size %d, want %d", c, initialFrameBuf)
+	}
+}
+
+// frameRepeatLineReader produces line n times, then rest, without holding
+// the whole stream in memory.
+type frameRepeatLineReader struct {
+	line []byte
+	n    int
+	off  int
+	rest []byte
+}
+
+func (r *frameRepeatLineReader) Read(p []byte) (int, error) {
+	k := 0
+	for k < len(p) && r.n > 0 {
+		c := copy(p[k:], r.line[r.off:])
+		k += c
+		if r.off += c; r.off == len(r.line) {
+			r.off = 0
+			r.n--
+		}
+	}
+	c := copy(p[k:], r.rest)
+	r.rest = r.rest[c:]
+	if k+c == 0 {
+		return 0, io.EOF
+	}
+	return k + c, nil
+}
+
+// TestFramer_headerLinesBounded: a header block of 10,000 lines is refused
+// after MaxHeaderLines, having buffered no more than about
+// MaxHeaderLines*MaxHeaderBytes, and the framer resynchronises.
+func TestFramer_headerLinesBounded(t *testing.T) {
+	pad := "X-Pad: " + strings.Repeat("p", 4000) + "\r\n"
+	cases := []struct {
+		name string
+		line string
+		lim  Limits
+	}{
+		{"short lines", "X-A: b\r\n", Limits{}},
+		{"long lines", pad, Limits{}},
+		{"long lines, small frames", pad, Limits{MaxFrameBytes: 16, MaxHeaderBytes: 8 << 10, MaxHeaderLines: 20}},
+		{"very long lines", "X-Pad: " + strings.Repeat("p", 60<<10) + "\r\n",
+			Limits{MaxFrameBytes: 16, MaxHeaderBytes: 64 << 10, MaxHeaderLines: 4}},
+	}
+	for _, c := range cases {
+		rd := &frameRepeatLineReader{line: []byte(c.line), n: 10000,
+			rest: []byte("Content-Length: 2\r\n\r\n{}Content-Length: 2\r\n\r\n[]")}
+		fr := NewFramer(rd, Header, &c.lim).(*headerFramer)
+		// After the error, resynchronising finds the Content-Length that
+		// ends the long block, as it would after any bad header line.
+		want := []string{"E:bad@0", "F:{}", "F:[]", "EOF"}
+		if got := frameTrace(fr); !equalTrace(got, want) {
+			t.Errorf("%s: got %q, want %q", c.name, got, want)
+		}
+		lim := c.lim.WithDefaults()
+		if got, bound := fr.bufCap(), 2*(lim.MaxHeaderLines+1)*(lim.MaxHeaderBytes+2); got > max(bound, initialFrameBuf) {
+			t.Errorf("%s: buffer grew to %d bytes, bound %d", c.name, got, bound)
+		}
 	}
 }
 

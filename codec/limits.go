@@ -7,6 +7,7 @@ const (
 	DefaultMaxBatch              = 1000     // elements in one batch
 	DefaultMaxBatchResponseBytes = 32 << 20 // encoded response to one batch
 	DefaultMaxHeaderBytes        = 4 << 10  // one header line (Content-Length framing)
+	DefaultMaxHeaderLines        = 32       // header lines before one body (Content-Length framing)
 )
 
 // Limits bound what a peer can make the codec do. A zero field takes its
@@ -18,6 +19,7 @@ type Limits struct {
 	MaxBatch              int // a longer batch is refused whole with -32600
 	MaxBatchResponseBytes int // a larger batch response is replaced by -32003
 	MaxHeaderBytes        int // a longer header line is a framing error
+	MaxHeaderLines        int // more header lines before one body are a framing error
 }
 
 // WithDefaults returns l with every zero field set to its default. A nil l
@@ -41,6 +43,9 @@ func (l *Limits) WithDefaults() Limits {
 	}
 	if c.MaxHeaderBytes <= 0 {
 		c.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if c.MaxHeaderLines <= 0 {
+		c.MaxHeaderLines = DefaultMaxHeaderLines
 	}
 	return c
 }
