@@ -85,9 +85,10 @@ type Options struct {
 	// gone by, so a stalled write fails after between half of it and all
 	// of it.
 	WriteTimeout time.Duration
-	// IdleTimeout, when positive, closes a connection on a stream with
-	// read deadlines that receives nothing for that long while no request
-	// of the peer is in flight (default: never).
+	// IdleTimeout, when positive, closes a connection on a byte stream
+	// with read deadlines (New with a net.Conn, say) that receives nothing
+	// for that long while no request of the peer is in flight (default:
+	// never). It is a clean end: Wait returns nil.
 	IdleTimeout time.Duration
 	// Context is the parent of every handler's context (default
 	// context.Background()). FromContext finds the connection in it.
