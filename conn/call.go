@@ -140,8 +140,14 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (codec.Ra
 	}
 	var idb [20]byte
 	if err := c.sendRequest(strconv.AppendUint(idb[:0], id, 10), method, params); err != nil {
-		c.calls.take(id)
-		return nil, err
+		if c.calls.take(id) != nil {
+			return nil, err
+		}
+		// The write failed after the request went out, and the response
+		// was delivered (or the call ended with the connection) meanwhile:
+		// what the call holds is the truth.
+		<-cl.done
+		return cl.result, cl.err
 	}
 	select {
 	case <-cl.done:
