@@ -47,21 +47,24 @@ func (l *inflightList) claim(t *task) bool {
 	return true
 }
 
-// claimAnswer claims t and, if it was still listed, encodes the error
-// response e for it while its request bytes are sure to be alive.
-func (l *inflightList) claimAnswer(t *task, e *codec.Error) (*codec.Buffer, bool) {
+// claimAnswer claims t if it is still listed as the request of context rc
+// (a task is recycled once its worker is done: a late timer must not claim
+// the next request it carries), and encodes the error response e for it
+// while its request bytes are sure to be alive.
+func (l *inflightList) claimAnswer(t *task, rc *reqCtx, e *codec.Error) (*codec.Buffer, replyTo, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !t.listed {
-		return nil, false
+	if !t.listed || t.ctx != rc {
+		return nil, replyTo{}, false
 	}
 	l.unlinkLocked(t)
-	return errorResponse(t.req.ID, e), true
+	return errorResponse(t.req.ID, e), t.to, true
 }
 
-// find returns the listed task whose request id is id, claiming it when
-// claim is set.
-func (l *inflightList) find(id []byte, claim bool) *task {
+// find returns the context and reply target of the listed request whose
+// id is id, claiming it when claim is set. What it returns stays valid
+// after the task is recycled.
+func (l *inflightList) find(id []byte, claim bool) (*reqCtx, replyTo, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for t := l.head.next; t != &l.head; t = t.next {
@@ -69,10 +72,10 @@ func (l *inflightList) find(id []byte, claim bool) *task {
 			if claim {
 				l.unlinkLocked(t)
 			}
-			return t
+			return t.ctx, t.to, true
 		}
 	}
-	return nil
+	return nil, replyTo{}, false
 }
 
 func (l *inflightList) unlinkLocked(t *task) {
@@ -90,13 +93,13 @@ func (l *inflightList) unlinkLocked(t *task) {
 // the reader until they return.
 func (c *Conn) Cancel(id []byte) bool {
 	silent := c.opts.Cancel == CancelSilent
-	t := c.inflight.find(id, silent)
-	if t == nil {
+	rc, to, ok := c.inflight.find(id, silent)
+	if !ok {
 		return false
 	}
-	t.cancelWith(context.Canceled)
+	rc.cancelWith(context.Canceled)
 	if silent {
-		c.answer(t.to, nil, false)
+		c.answer(to, nil, false)
 	}
 	return true
 }
@@ -105,7 +108,8 @@ func (c *Conn) Cancel(id []byte) bool {
 // context: Shutdown's deadline has passed.
 func (c *Conn) abandonAll() {
 	type abandoned struct {
-		t    *task
+		ctx  *reqCtx
+		to   replyTo
 		resp *codec.Buffer
 	}
 	var all []abandoned
@@ -114,11 +118,11 @@ func (c *Conn) abandonAll() {
 	for l.head.next != &l.head {
 		t := l.head.next
 		l.unlinkLocked(t)
-		all = append(all, abandoned{t, errorResponse(t.req.ID, errAbandoned)})
+		all = append(all, abandoned{t.ctx, t.to, errorResponse(t.req.ID, errAbandoned)})
 	}
 	l.mu.Unlock()
 	for _, a := range all {
-		a.t.cancelWith(context.Canceled)
-		c.answer(a.t.to, a.resp, false)
+		a.ctx.cancelWith(context.Canceled)
+		c.answer(a.to, a.resp, false)
 	}
 }

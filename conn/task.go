@@ -41,48 +41,47 @@ func (r *frameRef) release() {
 	}
 }
 
-// task is one request or notification handed to the pool. It is also the
-// handler's context (taskctx.go), so it is never recycled: a handler may
-// keep its context past its return. The reader takes its tasks from a slab
-// of taskSlab, one allocation for that many requests.
+// task is one request or notification handed to the pool. Tasks are
+// recycled; the handler's context is not (reqCtx): a handler may keep its
+// context past its return. The timer, Cancel and Shutdown reach a task
+// through the inflight list, whose lock tells a live task from a recycled
+// one (see inflightList).
 type task struct {
 	c     *Conn
 	h     router.Handler
 	req   router.Request // spans into ref's copy of the frame
 	to    replyTo        // requests only
 	ref   *frameRef
-	start time.Time // when handed off, for a shared Admission
-
-	// The context's state, under mu.
-	mu         sync.Mutex
-	done       chan struct{} // made on the first call to Done
-	err        error
-	stopParent func() bool // unregisters the parent's AfterFunc
-	deadline   time.Time
-	timer      *time.Timer // HandlerTimeout's; the worker's only
+	ctx   *reqCtx     // the handler's context
+	start time.Time   // when handed off, for a shared Admission
+	timer *time.Timer // HandlerTimeout's; the worker's only
 
 	prev, next *task // in Conn.inflight while a request is unanswered
 	listed     bool
 }
 
-// taskSlab is how many tasks the reader allocates at once. A context kept
-// past its handler keeps its slab alive: a few KiB at most.
-const taskSlab = 32
+var taskPool = sync.Pool{New: func() any { return new(task) }}
+
+// ctxSlab is how many request contexts the reader allocates at once. A
+// context kept past its handler keeps its slab alive: a few KiB at most.
+const ctxSlab = 32
 
 // newTask makes the task for the request or notification m of e, whose
 // spans point into ref's copy of the frame.
 func (c *Conn) newTask(e *router.Entry, m codec.Message, ref *frameRef, reader bool) *task {
-	var t *task
+	var rc *reqCtx
 	if reader {
-		if len(c.slab) == 0 {
-			c.slab = make([]task, taskSlab)
+		if len(c.ctxs) == 0 {
+			c.ctxs = make([]reqCtx, ctxSlab)
 		}
-		t, c.slab = &c.slab[0], c.slab[1:]
+		rc, c.ctxs = &c.ctxs[0], c.ctxs[1:]
 	} else {
-		t = new(task)
+		rc = new(reqCtx)
 	}
+	rc.c = c
+	t := taskPool.Get().(*task)
 	ref.refs.Add(1)
-	t.c, t.h, t.ref = c, e.Handler, ref
+	t.c, t.h, t.ref, t.ctx = c, e.Handler, ref, rc
 	t.req = router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
 	if c.opts.Admission != nil {
 		t.start = time.Now()
@@ -94,17 +93,15 @@ func (c *Conn) newTask(e *router.Entry, m codec.Message, ref *frameRef, reader b
 func (t *task) Run() {
 	c := t.c
 	if d := c.opts.HandlerTimeout; d > 0 {
-		t.mu.Lock() // Deadline may be asked from any goroutine the handler starts
-		t.deadline = time.Now().Add(d)
-		t.mu.Unlock()
-		t.timer = time.AfterFunc(d, t.expire)
+		t.ctx.setDeadline(time.Now().Add(d))
+		t.timer = time.AfterFunc(d, func() { t.expire(t.ctx) })
 	}
 	isCall := t.req.ID != nil
 	var resp *codec.Buffer
 	if isCall {
 		resp = respBufs.Get()
 	}
-	c.run(t, t.h, &t.req, resp)
+	c.run(t.ctx, t.h, &t.req, resp)
 	switch {
 	case !isCall:
 	case c.inflight.claim(t):
@@ -116,18 +113,19 @@ func (t *task) Run() {
 }
 
 // expire answers a request whose handler outlived HandlerTimeout -32012,
-// and cancels its context.
-func (t *task) expire() {
-	t.cancelWith(context.DeadlineExceeded)
-	if resp, ok := t.c.inflight.claimAnswer(t, errTimeout); ok {
-		t.c.answer(t.to, resp, false)
+// and cancels its context rc. The timer may fire as the worker finishes:
+// t is then no longer listed under rc, and only rc is cancelled.
+func (t *task) expire(rc *reqCtx) {
+	rc.cancelWith(context.DeadlineExceeded)
+	if resp, to, ok := rc.c.inflight.claimAnswer(t, rc, errTimeout); ok {
+		rc.c.answer(to, resp, false)
 	}
 }
 
 // abandon answers a task that could not be started and finishes it.
 func (t *task) abandon(e *codec.Error, reader bool) {
-	if resp, ok := t.c.inflight.claimAnswer(t, e); ok {
-		t.c.answer(t.to, resp, reader)
+	if resp, to, ok := t.c.inflight.claimAnswer(t, t.ctx, e); ok {
+		t.c.answer(to, resp, reader)
 	}
 	t.finish()
 }
@@ -137,10 +135,10 @@ func (t *task) finish() {
 	if t.timer != nil { // set before the handler ran, on this goroutine
 		t.timer.Stop()
 	}
-	t.cancelWith(context.Canceled) // the context ends with the handler
+	t.ctx.cancelWith(context.Canceled) // the context ends with the handler
 	c.release(t.start)
 	t.ref.release()
-	// Let go of what a context kept past the handler would pin.
-	t.h, t.req, t.ref = nil, router.Request{}, nil
+	*t = task{}
+	taskPool.Put(t)
 	c.workers.Done()
 }

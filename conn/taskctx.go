@@ -2,18 +2,34 @@ package conn
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
-// A task is its handler's context: the connection's context, plus the
+// reqCtx is a pooled request's context: the connection's context, plus the
 // request's own cancellation (Conn.Cancel, HandlerTimeout, the handler
-// returning) — with no allocation unless the handler asks for Done, when
-// the channel is made and the parent's cancellation is followed through
-// context.AfterFunc. It never takes the inflight list's lock.
+// returning) — with no allocation of its own unless the handler asks for
+// Done, when the channel is made and the parent's cancellation is followed
+// through context.AfterFunc. It is never recycled (the reader takes them
+// from a slab), and it never takes the inflight list's lock.
+type reqCtx struct {
+	c          *Conn
+	mu         sync.Mutex
+	done       chan struct{} // made on the first call to Done
+	err        error
+	stopParent func() bool // unregisters the parent's AfterFunc
+	deadline   time.Time
+}
+
+func (t *reqCtx) setDeadline(d time.Time) {
+	t.mu.Lock() // Deadline may be asked from any goroutine the handler starts
+	t.deadline = d
+	t.mu.Unlock()
+}
 
 // Deadline returns the handler's deadline (HandlerTimeout), or the
 // parent's if that is earlier.
-func (t *task) Deadline() (time.Time, bool) {
+func (t *reqCtx) Deadline() (time.Time, bool) {
 	t.mu.Lock()
 	d := t.deadline
 	t.mu.Unlock()
@@ -26,7 +42,7 @@ func (t *task) Deadline() (time.Time, bool) {
 
 // Done returns a channel closed when the request is cancelled, times out,
 // its connection closes, or its handler has returned.
-func (t *task) Done() <-chan struct{} {
+func (t *reqCtx) Done() <-chan struct{} {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.done == nil {
@@ -45,7 +61,7 @@ func (t *task) Done() <-chan struct{} {
 }
 
 // Err returns why the context is done, or nil.
-func (t *task) Err() error {
+func (t *reqCtx) Err() error {
 	t.mu.Lock()
 	err, made := t.err, t.done != nil
 	t.mu.Unlock()
@@ -56,12 +72,12 @@ func (t *task) Err() error {
 }
 
 // Value looks key up in the connection's context.
-func (t *task) Value(key any) any { return t.c.ctx.Value(key) }
+func (t *reqCtx) Value(key any) any { return t.c.ctx.Value(key) }
 
-func (t *task) String() string { return "conn.requestContext" }
+func (t *reqCtx) String() string { return "conn.requestContext" }
 
 // cancelWith ends the context with err, once.
-func (t *task) cancelWith(err error) {
+func (t *reqCtx) cancelWith(err error) {
 	t.mu.Lock()
 	if t.err == nil {
 		t.err = err
