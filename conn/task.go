@@ -93,8 +93,9 @@ func (c *Conn) newTask(e *router.Entry, m codec.Message, ref *frameRef, reader b
 func (t *task) Run() {
 	c := t.c
 	if d := c.opts.HandlerTimeout; d > 0 {
-		t.ctx.setDeadline(time.Now().Add(d))
-		t.timer = time.AfterFunc(d, func() { t.expire(t.ctx) })
+		rc := t.ctx // t may be recycled by the time the timer fires
+		rc.setDeadline(time.Now().Add(d))
+		t.timer = time.AfterFunc(d, func() { t.expire(rc) })
 	}
 	isCall := t.req.ID != nil
 	var resp *codec.Buffer
