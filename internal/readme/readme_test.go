@@ -130,3 +130,85 @@ func TestReadme_license(t *testing.T) {
 		t.Error("README.md does not link LICENSE")
 	}
 }
+
+// TestReadme_listsEveryFuzzTarget: the README's fuzzing section names each
+// fuzz target of the module, and only those, and each has its seed corpus
+// directory where the README says.
+func TestReadme_listsEveryFuzzTarget(t *testing.T) {
+	readme := readFile(t, "README.md")
+	start := strings.Index(readme, "## Fuzz it\n")
+	if start < 0 {
+		t.Fatal(`README.md has no "## Fuzz it" section`)
+	}
+	section := readme[start+1:]
+	if end := strings.Index(section, "\n## "); end >= 0 {
+		section = section[:end]
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `(Fuzz\\w+)` \\| `([\\w/]+)` \\|").FindAllStringSubmatch(section, -1) {
+		listed[m[2]+"."+m[1]] = true
+	}
+	found := fuzzTargets(t)
+	if len(found) == 0 {
+		t.Fatal("no fuzz target found in the module")
+	}
+	for target := range found {
+		if !listed[target] {
+			t.Errorf("fuzz target %s is not in README.md's table", target)
+		}
+		pkg, name, _ := strings.Cut(target, ".")
+		if fi, err := os.Stat(filepath.Join(root, pkg, "testdata", "fuzz", name)); err != nil || !fi.IsDir() {
+			t.Errorf("%s has no seed corpus in %s/testdata/fuzz/%s/", target, pkg, name)
+		}
+	}
+	for target := range listed {
+		if !found[target] {
+			t.Errorf("README.md lists %s, which does not exist", target)
+		}
+	}
+}
+
+// fuzzTargets returns the module's fuzz targets as "pkg.FuzzX", pkg being
+// the directory relative to the module root. Directories with a go.mod of
+// their own are other modules and are left out, as is testdata.
+func fuzzTargets(t *testing.T) map[string]bool {
+	t.Helper()
+	found := map[string]bool{}
+	re := regexp.MustCompile(`(?m)^func (Fuzz\w*)\(`)
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || exists(filepath.Join(path, "go.mod"))) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		for _, m := range re.FindAllStringSubmatch(string(src), -1) {
+			found[filepath.ToSlash(rel)+"."+m[1]] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
