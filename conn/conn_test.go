@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -284,10 +285,17 @@ func TestConn_runsBatchElementsInParallelAndAnswersInOrder(t *testing.T) {
 	const n = 4
 	var started sync.WaitGroup
 	started.Add(n)
+	var returned [n]chan struct{}
+	for i := range returned {
+		returned[i] = make(chan struct{})
+	}
 	r.Register("meet", router.Func(func(ctx context.Context, p []int) (int, error) {
 		started.Done()
 		started.Wait() // only returns if all n run at once
-		time.Sleep(time.Duration(n-p[0]) * time.Millisecond)
+		if i := p[0]; i+1 < n {
+			<-returned[i+1] // they return in reverse order
+		}
+		close(returned[p[0]])
 		return p[0], nil
 	}), nil)
 	_, p := serve(t, r, nil)
@@ -622,25 +630,27 @@ func TestConn_carriesLargeMessagesInBothFramings(t *testing.T) {
 // Found by FuzzConn: the copy of a batch's frame was recycled when its first
 // pooled element finished before the reader had dispatched a later one.
 func TestConn_keepsBatchFrameUntilEveryElementIsDispatched(t *testing.T) {
-	r := testRouter(t)
-	r.Register("slow_inline", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
-		time.Sleep(20 * time.Millisecond) // the pooled element before finishes meanwhile
-		return "slow", nil
-	}), &router.MethodOptions{Inline: true})
-	_, p := serve(t, r, nil)
-	p.send(`[{"jsonrpc":"2.0","id":1,"method":"echo_async","params":["a"]},` +
-		`{"jsonrpc":"2.0","id":2,"method":"slow_inline"},` +
-		`{"jsonrpc":"2.0","id":3,"method":"echo_async","params":["c"]}]`)
-	arr, ok := p.recv().([]any)
-	if !ok || len(arr) != 3 {
-		t.Fatalf("got %v", arr)
-	}
-	want := []any{[]any{"a"}, "slow", []any{"c"}}
-	for i, el := range arr {
-		if got := el.(map[string]any)["result"]; fmt.Sprint(got) != fmt.Sprint(want[i]) {
-			t.Errorf("element %d: %v, want %v", i, got, want[i])
+	synctest.Test(t, func(t *testing.T) {
+		r := testRouter(t)
+		r.Register("slow_inline", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+			synctest.Wait() // the pooled element before finishes meanwhile
+			return "slow", nil
+		}), &router.MethodOptions{Inline: true})
+		_, p := serve(t, r, nil)
+		p.send(`[{"jsonrpc":"2.0","id":1,"method":"echo_async","params":["a"]},` +
+			`{"jsonrpc":"2.0","id":2,"method":"slow_inline"},` +
+			`{"jsonrpc":"2.0","id":3,"method":"echo_async","params":["c"]}]`)
+		arr, ok := p.recv().([]any)
+		if !ok || len(arr) != 3 {
+			t.Fatalf("got %v", arr)
 		}
-	}
+		want := []any{[]any{"a"}, "slow", []any{"c"}}
+		for i, el := range arr {
+			if got := el.(map[string]any)["result"]; fmt.Sprint(got) != fmt.Sprint(want[i]) {
+				t.Errorf("element %d: %v, want %v", i, got, want[i])
+			}
+		}
+	})
 }
 
 func TestConn_namesTheUnknownMethodInErrorData(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -191,33 +192,31 @@ func (a *recordingAdmission) Release(d time.Duration) {
 	a.Limiter.Release(d)
 }
 
+// It runs in a synctest bubble: the handler's 200ms pass on the bubble's
+// clock, and synctest.Wait tells when the slot has been released.
 func TestConn_sharedAdmissionBoundsEverySessionAndSeesLatency(t *testing.T) {
-	adm := &recordingAdmission{Limiter: pool.NewLimiter(1)}
-	opts := &conn.Options{Admission: adm, Overload: pool.Reject}
-	r, started := startedRouter(t)
-	_, p1 := serve(t, r, opts)
-	_, p2 := serve(t, testRouter(t), opts)
-	p1.send(`{"jsonrpc":"2.0","id":1,"method":"sleep_started","params":[200]}`)
-	<-started // its slot was taken before it started
-	p2.send(`{"jsonrpc":"2.0","id":2,"method":"sleep","params":[1]}`)
-	if m := p2.recvObj(); errCode(t, m) != -32000 {
-		t.Fatalf("second session past the shared limit: %v", m)
-	}
-	if m := p1.recvObj(); m["result"].(float64) != 200 {
-		t.Fatalf("%v", m)
-	}
-	// The slot is released just after the answer is sent.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		adm.mu.Lock()
-		l := append([]time.Duration(nil), adm.latencies...)
-		adm.mu.Unlock()
-		if len(l) == 1 && l[0] >= 200*time.Millisecond {
-			break
+	synctest.Test(t, func(t *testing.T) {
+		adm := &recordingAdmission{Limiter: pool.NewLimiter(1)}
+		opts := &conn.Options{Admission: adm, Overload: pool.Reject}
+		r, started := startedRouter(t)
+		_, p1 := serve(t, r, opts)
+		_, p2 := serve(t, testRouter(t), opts)
+		p1.send(`{"jsonrpc":"2.0","id":1,"method":"sleep_started","params":[200]}`)
+		<-started // its slot was taken before it started
+		p2.send(`{"jsonrpc":"2.0","id":2,"method":"sleep","params":[1]}`)
+		if m := p2.recvObj(); errCode(t, m) != -32000 {
+			t.Fatalf("second session past the shared limit: %v", m)
 		}
-		if len(l) > 1 || time.Now().After(deadline) {
+		if m := p1.recvObj(); m["result"].(float64) != 200 {
+			t.Fatalf("%v", m)
+		}
+		synctest.Wait() // the slot is released just after the answer is sent
+		adm.mu.Lock()
+		defer adm.mu.Unlock()
+		if l := adm.latencies; len(l) != 1 || l[0] < 200*time.Millisecond {
 			t.Fatalf("latencies fed: %v", l)
 		}
-	}
+	})
 }
 
 func TestConn_handlerContextIsTheRequests(t *testing.T) {
@@ -370,10 +369,15 @@ func TestConn_peerThatNeverReads(t *testing.T) {
 func TestConn_connectionsAreFreedAfterOneGC(t *testing.T) {
 	const n = 200
 	var freed atomic.Int64
+	enough := make(chan struct{}) // closed once 90% are freed
 	for range n {
 		cli, srv := net.Pipe()
 		c := conn.New(srv, nil)
-		runtime.AddCleanup(c, func(*atomic.Int64) { freed.Add(1) }, &freed)
+		runtime.AddCleanup(c, func(*atomic.Int64) {
+			if freed.Add(1) == n*9/10 {
+				close(enough)
+			}
+		}, &freed)
 		go cli.Write([]byte("not json\n"))
 		buf := make([]byte, 256)
 		cli.Read(buf) // the -32700 answer
@@ -381,12 +385,10 @@ func TestConn_connectionsAreFreedAfterOneGC(t *testing.T) {
 		c.Wait()
 	}
 	runtime.GC()
-	deadline := time.Now().Add(5 * time.Second)
-	for freed.Load() < n*9/10 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond) // cleanups run on their own goroutine after the GC
-	}
-	if got := freed.Load(); got < n*9/10 {
-		t.Fatalf("%d of %d ended connections freed by one GC", got, n)
+	select { // cleanups run on their own goroutine after the GC
+	case <-enough:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%d of %d ended connections freed by one GC", freed.Load(), n)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -75,50 +76,52 @@ func TestPool_runs(t *testing.T) {
 }
 
 func TestPool_blockingWaitsForAWorker(t *testing.T) {
-	p := newPool(t, &pool.Options{Workers: 2})
-	release := fill(t, p, 2)
-	defer release()
+	synctest.Test(t, func(t *testing.T) {
+		p := newPool(t, &pool.Options{Workers: 2})
+		release := fill(t, p, 2)
+		defer release()
 
-	submitted := make(chan error, 1)
-	ran := make(chan struct{})
-	go func() { submitted <- p.Submit(fn(func() { close(ran) })) }()
-	select {
-	case err := <-submitted:
-		t.Fatalf("Submit returned %v on a full pool; it should block", err)
-	case <-time.After(50 * time.Millisecond):
-	}
-	release()
-	if err := <-submitted; err != nil {
-		t.Fatal(err)
-	}
-	<-ran
+		submitted := make(chan error, 1)
+		ran := make(chan struct{})
+		go func() { submitted <- p.Submit(fn(func() { close(ran) })) }()
+		synctest.Wait() // Submit has returned or blocks for good
+		select {
+		case err := <-submitted:
+			t.Fatalf("Submit returned %v on a full pool; it should block", err)
+		default:
+		}
+		release()
+		if err := <-submitted; err != nil {
+			t.Fatal(err)
+		}
+		<-ran
+	})
 }
 
 func TestPool_nonBlockingOverloaded(t *testing.T) {
-	p := newPool(t, &pool.Options{Workers: 1, Overload: pool.Reject, RetryAfter: 120 * time.Millisecond})
-	release := fill(t, p, 1)
-	err := p.Submit(fn(func() {}))
-	var oe *pool.OverloadedError
-	if !errors.As(err, &oe) {
-		t.Fatalf("Submit on a full pool = %v, want *OverloadedError", err)
-	}
-	if oe.RetryAfter != 120*time.Millisecond {
-		t.Fatalf("RetryAfter = %v", oe.RetryAfter)
-	}
-	if got := oe.Error(); got != "pool: overloaded, retry after 120ms" {
-		t.Fatalf("Error() = %q", got)
-	}
-	release()
-	// Once the worker is free again, Submit succeeds.
-	deadline := time.Now().Add(5 * time.Second)
-	done := make(chan struct{})
-	for p.Submit(fn(func() { close(done) })) != nil {
-		if time.Now().After(deadline) {
-			t.Fatal("pool never became free")
+	synctest.Test(t, func(t *testing.T) {
+		p := newPool(t, &pool.Options{Workers: 1, Overload: pool.Reject, RetryAfter: 120 * time.Millisecond})
+		release := fill(t, p, 1)
+		err := p.Submit(fn(func() {}))
+		var oe *pool.OverloadedError
+		if !errors.As(err, &oe) {
+			t.Fatalf("Submit on a full pool = %v, want *OverloadedError", err)
 		}
-		time.Sleep(time.Millisecond)
-	}
-	<-done
+		if oe.RetryAfter != 120*time.Millisecond {
+			t.Fatalf("RetryAfter = %v", oe.RetryAfter)
+		}
+		if got := oe.Error(); got != "pool: overloaded, retry after 120ms" {
+			t.Fatalf("Error() = %q", got)
+		}
+		release()
+		synctest.Wait() // the worker is back, idle
+		// Once the worker is free again, Submit succeeds.
+		done := make(chan struct{})
+		if err := p.Submit(fn(func() { close(done) })); err != nil {
+			t.Fatalf("Submit on a free pool = %v", err)
+		}
+		<-done
+	})
 }
 
 func TestPool_defaultRetryAfter(t *testing.T) {
@@ -132,32 +135,41 @@ func TestPool_defaultRetryAfter(t *testing.T) {
 }
 
 func TestPool_closeWaitsForRunningTasks(t *testing.T) {
-	p, err := pool.New(&pool.Options{Workers: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var finished atomic.Bool
-	started := make(chan struct{})
-	if err := p.Submit(fn(func() {
-		close(started)
-		time.Sleep(100 * time.Millisecond)
-		finished.Store(true)
-	})); err != nil {
-		t.Fatal(err)
-	}
-	<-started
-	if err := p.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if !finished.Load() {
-		t.Fatal("Close returned before the running task finished")
-	}
-	if err := p.Submit(fn(func() {})); err != pool.ErrClosed {
-		t.Fatalf("Submit after Close = %v, want ErrClosed", err)
-	}
-	if err := p.Close(context.Background()); err != nil {
-		t.Fatalf("second Close = %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p, err := pool.New(&pool.Options{Workers: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var finished atomic.Bool
+		gate := make(chan struct{})
+		if err := p.Submit(fn(func() {
+			<-gate
+			finished.Store(true)
+		})); err != nil {
+			t.Fatal(err)
+		}
+		closed := make(chan error, 1)
+		go func() { closed <- p.Close(context.Background()) }()
+		synctest.Wait() // Close has returned or waits for good
+		select {
+		case err := <-closed:
+			t.Fatalf("Close returned %v while a task was running", err)
+		default:
+		}
+		close(gate)
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+		if !finished.Load() {
+			t.Fatal("Close returned before the running task finished")
+		}
+		if err := p.Submit(fn(func() {})); err != pool.ErrClosed {
+			t.Fatalf("Submit after Close = %v, want ErrClosed", err)
+		}
+		if err := p.Close(context.Background()); err != nil {
+			t.Fatalf("second Close = %v", err)
+		}
+	})
 }
 
 func TestPool_closeTimesOut(t *testing.T) {
@@ -184,24 +196,26 @@ func TestPool_closeTimesOut(t *testing.T) {
 }
 
 func TestPool_closeWakesBlockedSubmit(t *testing.T) {
-	p, err := pool.New(&pool.Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	release := fill(t, p, 1)
-	blocked := make(chan error, 1)
-	go func() { blocked <- p.Submit(fn(func() { t.Error("task ran after Close") })) }()
-	time.Sleep(20 * time.Millisecond) // let it block
+	synctest.Test(t, func(t *testing.T) {
+		p, err := pool.New(&pool.Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		release := fill(t, p, 1)
+		blocked := make(chan error, 1)
+		go func() { blocked <- p.Submit(fn(func() { t.Error("task ran after Close") })) }()
+		synctest.Wait() // Submit blocks for a worker
 
-	closed := make(chan error, 1)
-	go func() { closed <- p.Close(context.Background()) }()
-	if err := <-blocked; err != pool.ErrClosed {
-		t.Fatalf("blocked Submit = %v, want ErrClosed", err)
-	}
-	release()
-	if err := <-closed; err != nil {
-		t.Fatal(err)
-	}
+		closed := make(chan error, 1)
+		go func() { closed <- p.Close(context.Background()) }()
+		if err := <-blocked; err != pool.ErrClosed {
+			t.Fatalf("blocked Submit = %v, want ErrClosed", err)
+		}
+		release()
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 func TestPool_panicHandler(t *testing.T) {
@@ -240,6 +254,8 @@ func TestPool_concurrentSubmitAndClose(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	var ran, accepted atomic.Int64
+	const busy = 1000 // tasks accepted before Close races the Submits
+	racing := make(chan struct{})
 	for range 8 {
 		wg.Go(func() {
 			for {
@@ -251,11 +267,13 @@ func TestPool_concurrentSubmitAndClose(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				accepted.Add(1)
+				if accepted.Add(1) == busy {
+					close(racing)
+				}
 			}
 		})
 	}
-	time.Sleep(20 * time.Millisecond)
+	<-racing
 	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -25,11 +25,20 @@ func ParseAddr(addr string) (network, address string, err error) {
 	return "", "", ErrBadAddress
 }
 
-// Listen listens on a tcp:// or unix:// address.
+// Listen listens on a tcp:// or unix:// address. A Unix socket file left
+// behind by a server that did not close its listener (killed with
+// SIGKILL) is removed first, once a dial finds nobody accepting on it; a
+// path where a server accepts is ErrAddrInUse, and a path that is not a
+// socket is never removed. Closing the listener removes its socket file.
 func Listen(ctx context.Context, addr string) (net.Listener, error) {
 	network, address, err := ParseAddr(addr)
 	if err != nil {
 		return nil, err
+	}
+	if network == "unix" {
+		if err := removeStaleSocket(ctx, address); err != nil {
+			return nil, err
+		}
 	}
 	var lc net.ListenConfig
 	return lc.Listen(ctx, network, address)

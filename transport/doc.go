@@ -5,5 +5,7 @@
 // Addresses are written as URLs: "tcp://127.0.0.1:7000", "tcp://[::1]:0",
 // "unix:///run/app.sock". A Server accepts on any number of listeners and
 // shuts all of its connections down gracefully; Dial opens a client
-// connection.
+// connection. Listen removes a stale Unix socket file (nobody accepts on
+// it) before binding, and refuses a path where a server accepts with
+// ErrAddrInUse.
 package transport

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"net"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/conn"
@@ -20,51 +22,50 @@ func TestServer_serveNilListenerIsAnError(t *testing.T) {
 }
 
 // TestServer_binderChoosesEachSessionsHandlers: each session gets a router
-// of its own, numbered by the binder; OnClose sees the session itself.
+// of its own, numbered by the binder; OnClose sees the session itself. It
+// runs in a synctest bubble over in-memory pipes, so synctest.Wait tells
+// when the server has untracked a closed session.
 func TestServer_binderChoosesEachSessionsHandlers(t *testing.T) {
-	var n atomic.Int64
-	closed := make(chan *conn.Conn, 2)
-	srv := transport.NewServer(conn.BinderFunc(func(_ context.Context, p *conn.Peer) (*conn.Options, error) {
-		if p.Transport != "tcp" || p.Addr == "" {
-			t.Errorf("peer %+v", p)
-		}
-		id := n.Add(1)
-		r := router.New()
-		r.Register("who", router.Func(func(context.Context, struct{}) (int64, error) { return id, nil }), nil)
-		return &conn.Options{Router: r, OnClose: func(c *conn.Conn, _ error) { closed <- c }}, nil
-	}))
-	ln, err := transport.Listen(context.Background(), "tcp://127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer srv.Close()
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int64
+		closed := make(chan *conn.Conn, 2)
+		srv := transport.NewServer(conn.BinderFunc(func(_ context.Context, p *conn.Peer) (*conn.Options, error) {
+			if p.Transport != "pipe" || p.Addr == "" {
+				t.Errorf("peer %+v", p)
+			}
+			id := n.Add(1)
+			r := router.New()
+			r.Register("who", router.Func(func(context.Context, struct{}) (int64, error) { return id, nil }), nil)
+			return &conn.Options{Router: r, OnClose: func(c *conn.Conn, _ error) { closed <- c }}, nil
+		}))
+		ln := newPipeListener()
+		go srv.Serve(ln)
+		defer srv.Close()
 
-	ctx := context.Background()
-	for want := int64(1); want <= 2; want++ {
-		c, err := transport.Dial(ctx, transport.URL(ln), nil)
-		if err != nil {
-			t.Fatal(err)
+		ctx := context.Background()
+		for want := int64(1); want <= 2; want++ {
+			c := conn.New(ln.dial(), nil)
+			var got int64
+			if err := c.Call(ctx, "who", nil, &got); err != nil || got != want {
+				t.Fatalf("session %d answered %d, %v", want, got, err)
+			}
+			if srv.Len() != 1 {
+				t.Fatalf("Len = %d with one client", srv.Len())
+			}
+			var sessions []*conn.Conn
+			for s := range srv.Sessions() {
+				sessions = append(sessions, s)
+			}
+			c.Close()
+			if s := <-closed; len(sessions) != 1 || s != sessions[0] {
+				t.Fatalf("OnClose got %p, sessions %v", s, sessions)
+			}
+			synctest.Wait() // the server untracks a session just after OnClose
+			if srv.Len() != 0 {
+				t.Fatalf("Len = %d after the session ended", srv.Len())
+			}
 		}
-		var got int64
-		if err := c.Call(ctx, "who", nil, &got); err != nil || got != want {
-			t.Fatalf("session %d answered %d, %v", want, got, err)
-		}
-		if srv.Len() != 1 {
-			t.Fatalf("Len = %d with one client", srv.Len())
-		}
-		var sessions []*conn.Conn
-		for s := range srv.Sessions() {
-			sessions = append(sessions, s)
-		}
-		c.Close()
-		if s := <-closed; len(sessions) != 1 || s != sessions[0] {
-			t.Fatalf("OnClose got %p, sessions %v", s, sessions)
-		}
-		for srv.Len() != 0 { // untracked just after OnClose
-			time.Sleep(time.Millisecond)
-		}
-	}
+	})
 }
 
 func TestServer_binderCanRefuseASession(t *testing.T) {
@@ -126,3 +127,47 @@ type nopStream struct{}
 func (nopStream) Read([]byte) (int, error)    { select {} }
 func (nopStream) Write(p []byte) (int, error) { return len(p), nil }
 func (nopStream) Close() error                { return nil }
+
+// pipeListener is a net.Listener of in-memory pipes, for tests in a
+// synctest bubble (which cannot use the network).
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+}
+
+// dial connects a new client to the listener and returns its end.
+func (l *pipeListener) dial() net.Conn {
+	client, server := net.Pipe()
+	select {
+	case l.conns <- server:
+	case <-l.done:
+		server.Close()
+	}
+	return client
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "pipe" }

@@ -24,14 +24,6 @@ type pair struct{ A, B int }
 func adder() *router.Router {
 	r := router.New()
 	r.Register("add", router.Func(func(_ context.Context, p pair) (int, error) { return p.A + p.B, nil }), nil)
-	r.Register("slow", router.Func(func(ctx context.Context, ms []int) (int, error) {
-		select {
-		case <-time.After(time.Duration(ms[0]) * time.Millisecond):
-			return ms[0], nil
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		}
-	}), nil)
 	return r
 }
 
@@ -78,7 +70,18 @@ func TestServer_shutdownLetsCallsInFlightFinish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := transport.NewServer(&conn.Options{Router: adder()})
+	r := adder()
+	started := make(chan struct{})
+	r.Register("slow_started", router.Func(func(ctx context.Context, ms []int) (int, error) {
+		close(started)
+		select {
+		case <-time.After(time.Duration(ms[0]) * time.Millisecond):
+			return ms[0], nil
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}), nil)
+	srv := transport.NewServer(&conn.Options{Router: r})
 	go srv.Serve(ln)
 	c, err := transport.Dial(ctx, transport.URL(ln), nil)
 	if err != nil {
@@ -88,13 +91,13 @@ func TestServer_shutdownLetsCallsInFlightFinish(t *testing.T) {
 	res := make(chan error, 1)
 	go func() {
 		var ms int
-		err := c.Call(ctx, "slow", []int{100}, &ms)
+		err := c.Call(ctx, "slow_started", []int{100}, &ms)
 		if err == nil && ms != 100 {
 			err = errors.New("wrong result")
 		}
 		res <- err
 	}()
-	time.Sleep(30 * time.Millisecond)
+	<-started // the call is in flight: Shutdown must let it finish
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {

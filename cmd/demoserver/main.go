@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -31,30 +32,77 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "demoserver:", err)
-		os.Exit(1)
-	}
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-func run(args []string) error {
+// run is the whole command: it serves stdio on stdin and stdout, logs to
+// stderr and returns the exit code: 0 when it ends cleanly or was asked for
+// its usage (-h), 2 for a usage error, 1 when serving fails.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demoserver", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {} // printed below: on stdout when asked for, after the error otherwise
 	listen := fs.String("listen", "stdio", "stdio, tcp://HOST:PORT or unix://PATH")
 	framing := fs.String("framing", "newline", "newline or header")
 	verbose := fs.Bool("v", false, "log at debug level")
 	grace := fs.Duration("shutdown-timeout", 5*time.Second, "how long requests in flight may run on after SIGINT/SIGTERM")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			usage(fs, stdout)
+			return 0
+		}
+		usage(fs, stderr) // after Parse's own message
+		return 2
 	}
 	f, err := codec.ParseFraming(*framing)
-	if err != nil {
-		return err
+	if err == nil && *listen != "stdio" {
+		_, _, err = transport.ParseAddr(*listen)
 	}
+	if err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "demoserver: %v\nRun demoserver -h for usage.\n", err)
+		return 2
+	}
+	cfg := config{listen: *listen, framing: f, verbose: *verbose, grace: *grace}
+	if err := serve(cfg, stdin, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "demoserver:", err)
+		return 1
+	}
+	return 0
+}
+
+// usage prints the command's help to w.
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `Usage: demoserver [flags]
+
+Serves the JSON-RPC 2.0 specification's example methods and echo over stdio
+(the default), TCP or a Unix socket. Logs go to stderr.
+
+Flags:
+`)
+	out := fs.Output()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+}
+
+// config is what the flags chose.
+type config struct {
+	listen  string // "stdio" or an address for transport.Listen
+	framing codec.Framing
+	verbose bool
+	grace   time.Duration // -shutdown-timeout
+}
+
+// serve runs the server until stdin closes (stdio) or SIGINT/SIGTERM.
+func serve(cfg config, stdin io.Reader, stdout, stderr io.Writer) error {
 	level := slog.LevelInfo
-	if *verbose {
+	if cfg.verbose {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
 	r := router.New()
 	if err := register(r, log); err != nil {
@@ -68,10 +116,10 @@ func run(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv := transport.NewServer(&conn.Options{Framing: f, Router: r, Pool: p, Logger: log})
+	srv := transport.NewServer(&conn.Options{Framing: cfg.framing, Router: r, Pool: p, Logger: log})
 
-	if *listen == "stdio" {
-		c, err := srv.ServeConn(transport.NewStdio())
+	if cfg.listen == "stdio" {
+		c, err := srv.ServeConn(&transport.Stdio{R: stdin, W: stdout})
 		if err != nil {
 			return err
 		}
@@ -80,13 +128,13 @@ func run(args []string) error {
 		case <-ctx.Done():
 			log.Info("signal: shutting down")
 		}
-		return shutdown(srv, *grace, log)
+		return shutdown(srv, cfg.grace, log)
 	}
-	ln, err := transport.Listen(ctx, *listen)
+	ln, err := transport.Listen(ctx, cfg.listen)
 	if err != nil {
 		return err
 	}
-	log.Info("listening", "addr", transport.URL(ln), "framing", f.String())
+	log.Info("listening", "addr", transport.URL(ln), "framing", cfg.framing.String())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -95,7 +143,7 @@ func run(args []string) error {
 	case <-ctx.Done():
 		log.Info("signal: shutting down")
 	}
-	err = shutdown(srv, *grace, log)
+	err = shutdown(srv, cfg.grace, log)
 	if serr := <-served; !errors.Is(serr, transport.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}

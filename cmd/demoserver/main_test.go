@@ -252,10 +252,48 @@ func TestDemoserver_specVectorsOverTCPAndUnix(t *testing.T) {
 	}
 }
 
+// runArgs runs the command in this process with args; stdin is empty.
+func runArgs(args ...string) (code int, stdout, stderr string) {
+	var out, errs bytes.Buffer
+	code = run(args, strings.NewReader(""), &out, &errs)
+	return code, out.String(), errs.String()
+}
+
+func TestDemoserver_helpIsNotAnError(t *testing.T) {
+	for _, arg := range []string{"-h", "-help", "--help"} {
+		code, stdout, stderr := runArgs(arg)
+		if code != 0 {
+			t.Errorf("%s: exit %d, want 0; stderr: %s", arg, code, stderr)
+		}
+		if !strings.HasPrefix(stdout, "Usage: demoserver") || !strings.Contains(stdout, "-listen") || !strings.Contains(stdout, "-shutdown-timeout") {
+			t.Errorf("%s: usage on stdout is %q", arg, stdout)
+		}
+		if stderr != "" {
+			t.Errorf("%s: stderr %q", arg, stderr)
+		}
+	}
+}
+
 func TestDemoserver_rejectsBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-framing", "xml"}, {"-listen", "http://x"}, {"-nope"}} {
-		if err := run(args); err == nil {
-			t.Errorf("%v: no error", args)
+	for _, tc := range []struct {
+		args []string
+		want string // on stderr
+	}{
+		{[]string{"-nope"}, "flag provided but not defined: -nope\nUsage: demoserver"},
+		{[]string{"-shutdown-timeout", "soon"}, `invalid value "soon" for flag -shutdown-timeout`},
+		{[]string{"-framing", "xml"}, "demoserver: codec: "},
+		{[]string{"-listen", "http://x"}, "demoserver: transport: address must be"},
+		{[]string{"extra"}, `demoserver: unexpected arguments: ["extra"]`},
+	} {
+		code, stdout, stderr := runArgs(tc.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2", tc.args, code)
+		}
+		if !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: stderr %q, want it to contain %q", tc.args, stderr, tc.want)
+		}
+		if stdout != "" {
+			t.Errorf("%v: stdout %q", tc.args, stdout)
 		}
 	}
 }
