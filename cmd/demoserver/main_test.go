@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -45,12 +47,35 @@ func loadVectors(t *testing.T) []vector {
 // build compiles the demoserver once per test binary.
 func build(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "demoserver")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	bin, err := buildOnce()
 	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	return bin
+}
+
+// buildOnce compiles the demoserver once per test binary, into a
+// directory TestMain removes.
+var buildOnce = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(binDir, "demoserver")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	var err error
+	if binDir, err = os.MkdirTemp("", "demoserver-test"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(binDir)
+	os.Exit(code)
 }
 
 // client speaks one framing over a stream.
@@ -314,7 +339,7 @@ func TestDemoserver_exitsOnSIGTERMWhileStdinStaysOpen(t *testing.T) {
 }
 
 // terminate sends SIGTERM and expects a clean exit within 10 seconds.
-func terminate(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer) {
+func terminate(t *testing.T, cmd *exec.Cmd, stderr fmt.Stringer) {
 	t.Helper()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

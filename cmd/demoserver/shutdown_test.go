@@ -7,6 +7,7 @@ import (
 	"net"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func TestDemoserver_exitsByItsShutdownDeadlineWhenThePeerNeverReads(t *testing.T
 			break
 		}
 	}
-	var logged bytes.Buffer
+	var logged lockedBuffer
 	go io.Copy(&logged, stderr)
 	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
@@ -68,4 +69,22 @@ func TestDemoserver_exitsByItsShutdownDeadlineWhenThePeerNeverReads(t *testing.T
 	if took := time.Since(start); took > 2500*time.Millisecond {
 		t.Fatalf("exited %v after SIGTERM with a 1s shutdown deadline", took)
 	}
+}
+
+// lockedBuffer is written by one goroutine and read by another.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
