@@ -236,30 +236,7 @@ func TestDemoserver_specVectorsOverTCPAndUnix(t *testing.T) {
 		{"unix://" + sock, "unix", sock, codec.Newline},
 	} {
 		t.Run(tc.network+"/"+tc.framing.String(), func(t *testing.T) {
-			cmd := exec.Command(bin, "-listen", tc.listen, "-framing", tc.framing.String())
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer func() {
-				if cmd.ProcessState == nil {
-					cmd.Process.Kill()
-					cmd.Wait()
-				}
-			}()
-			// The server logs its address: "listening addr=tcp://127.0.0.1:PORT".
-			logs := bufio.NewScanner(stderr)
-			addr := ""
-			for logs.Scan() {
-				if _, a, ok := strings.Cut(logs.Text(), "addr="); ok {
-					addr, _, _ = strings.Cut(a, " ")
-					break
-				}
-			}
-			go io.Copy(io.Discard, stderr)
+			cmd, addr, _ := startListening(t, bin, "-listen", tc.listen, "-framing", tc.framing.String())
 			_, hostport, ok := strings.Cut(addr, "://")
 			if !ok {
 				t.Fatalf("no address logged")

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"io"
 	"net"
-	"os/exec"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,31 +13,8 @@ import (
 // SIGTERM still ends the process by its shutdown deadline, cleanly.
 func TestDemoserver_exitsByItsShutdownDeadlineWhenThePeerNeverReads(t *testing.T) {
 	bin := build(t)
-	cmd := exec.Command(bin, "-listen", "tcp://127.0.0.1:0", "-shutdown-timeout", "1s")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	}()
-	logs := bufio.NewScanner(stderr)
-	addr := ""
-	for logs.Scan() {
-		if _, a, ok := strings.Cut(logs.Text(), "addr=tcp://"); ok {
-			addr, _, _ = strings.Cut(a, " ")
-			break
-		}
-	}
-	var logged lockedBuffer
-	go io.Copy(&logged, stderr)
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	cmd, addr, logged := startListening(t, bin, "-listen", "tcp://127.0.0.1:0", "-shutdown-timeout", "1s")
+	nc, err := net.DialTimeout("tcp", strings.TrimPrefix(addr, "tcp://"), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,26 +37,8 @@ func TestDemoserver_exitsByItsShutdownDeadlineWhenThePeerNeverReads(t *testing.T
 		}
 	}
 	start := time.Now()
-	terminate(t, cmd, &logged)
+	terminate(t, cmd, logged)
 	if took := time.Since(start); took > 2500*time.Millisecond {
 		t.Fatalf("exited %v after SIGTERM with a 1s shutdown deadline", took)
 	}
-}
-
-// lockedBuffer is written by one goroutine and read by another.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

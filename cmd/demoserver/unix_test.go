@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -14,47 +13,13 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 )
 
-// startListening starts bin with args and returns once it logs the address
-// it listens on ("listening addr=tcp://127.0.0.1:PORT"), as a URL. The rest
-// of its log is discarded.
-func startListening(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	logs := bufio.NewScanner(stderr)
-	var lines []string
-	for logs.Scan() {
-		lines = append(lines, logs.Text())
-		if _, a, ok := strings.Cut(logs.Text(), "addr="); ok {
-			addr, _, _ := strings.Cut(a, " ")
-			go io.Copy(io.Discard, stderr)
-			return cmd, addr
-		}
-	}
-	cmd.Wait()
-	t.Fatalf("%v logged no address; it said:\n%s", args, strings.Join(lines, "\n"))
-	return nil, ""
-}
-
 // TestDemoserver_restartsAfterKill9OnAUnixSocket: a server killed with
 // SIGKILL leaves its socket file behind; the next one removes it and
 // listens, and a third one started beside a live one is refused.
 func TestDemoserver_restartsAfterKill9OnAUnixSocket(t *testing.T) {
 	bin := build(t)
 	sock := filepath.Join(t.TempDir(), "d.sock")
-	first, _ := startListening(t, bin, "-listen", "unix://"+sock)
+	first, _, _ := startListening(t, bin, "-listen", "unix://"+sock)
 	if err := first.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +28,7 @@ func TestDemoserver_restartsAfterKill9OnAUnixSocket(t *testing.T) {
 		t.Fatalf("no stale socket after SIGKILL: %v", err)
 	}
 
-	second, addr := startListening(t, bin, "-listen", "unix://"+sock)
+	second, addr, _ := startListening(t, bin, "-listen", "unix://"+sock)
 	if addr != "unix://"+sock {
 		t.Fatalf("listening on %q", addr)
 	}
