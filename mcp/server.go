@@ -137,7 +137,7 @@ func (s *Server) Bind(ctx context.Context, p *conn.Peer) (*conn.Options, error) 
 	o.Context = context.WithValue(parent, sessionKey{}, ss)
 	userClose := o.OnClose
 	o.OnClose = func(c *conn.Conn, err error) {
-		s.drop(ss)
+		s.drop(ss, err)
 		if userClose != nil {
 			userClose(c, err)
 		}
@@ -173,13 +173,13 @@ func (s *Server) Run(ctx context.Context, rwc io.ReadWriteCloser) error {
 	c := conn.New(rwc, o)
 	ss.setConn(c)
 	select {
-	case <-c.Done():
+	case <-ss.Done():
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		_ = c.Shutdown(sctx)
 		cancel()
 	}
-	return c.Wait()
+	return ss.Wait()
 }
 
 // Sessions returns the sessions initialised and still open, in no
@@ -202,7 +202,7 @@ func (s *Server) track(ss *ServerSession) {
 }
 
 // drop forgets a session that has ended, and its subscriptions.
-func (s *Server) drop(ss *ServerSession) {
+func (s *Server) drop(ss *ServerSession, why error) {
 	ss.closed.Store(true)
 	s.mu.Lock()
 	delete(s.sessions, ss)
@@ -210,4 +210,6 @@ func (s *Server) drop(ss *ServerSession) {
 		s.unsubscribeLocked(ss, uri)
 	}
 	s.mu.Unlock()
+	ss.err = why
+	close(ss.done)
 }

@@ -32,8 +32,11 @@ type ServerSession struct {
 	c     atomic.Pointer[conn.Conn]
 	state atomic.Int32
 	level atomic.Int32 // least severity sent by Log
-	// closed is set once the connection has ended.
+	// closed is set once the connection has ended; done is closed after
+	// the session has been forgotten, err is why it ended.
 	closed atomic.Bool
+	done   chan struct{}
+	err    error
 
 	// Set by initialize under mu, before state leaves stateNew; read-only
 	// afterwards.
@@ -50,7 +53,7 @@ type ServerSession struct {
 }
 
 func newServerSession(s *Server) *ServerSession {
-	ss := &ServerSession{srv: s}
+	ss := &ServerSession{srv: s, done: make(chan struct{})}
 	ss.level.Store(s.opts.LogLevel.severity())
 	return ss
 }
@@ -70,14 +73,16 @@ func (ss *ServerSession) Close() error {
 	return nil
 }
 
-// Wait blocks until the session has ended and returns why (nil: a clean
-// end).
+// Wait blocks until the session has ended and the server has forgotten it
+// (its subscriptions gone), and returns why it ended (nil: a clean end).
 func (ss *ServerSession) Wait() error {
-	if c := ss.c.Load(); c != nil {
-		return c.Wait()
-	}
-	return nil
+	<-ss.done
+	return ss.err
 }
+
+// Done is closed once the session has ended and the server has forgotten
+// it.
+func (ss *ServerSession) Done() <-chan struct{} { return ss.done }
 
 // initialized reports whether initialize has been answered.
 func (ss *ServerSession) initialized() bool { return ss.state.Load() >= stateInitializing }
