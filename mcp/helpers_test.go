@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -157,7 +156,6 @@ type rawPeer struct {
 	t  *testing.T
 	mc conn.MessageConn
 	ss *mcp.ServerSession
-	mu sync.Mutex
 }
 
 func newRawPeer(t *testing.T, srv *mcp.Server) *rawPeer {

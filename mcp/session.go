@@ -203,11 +203,19 @@ func (ss *ServerSession) ListRoots(ctx context.Context) (*ListRootsResult, error
 	return &r, nil
 }
 
+// ErrInvalidLevel is returned by Log for a level that is not one of the
+// eight.
+var ErrInvalidLevel = errors.New("mcp: invalid logging level")
+
 // Log sends a log message (notifications/message) if its level is at
 // least the session's (logging/setLevel, else ServerOptions.LogLevel).
 // Messages below it are dropped without error.
 func (ss *ServerSession) Log(ctx context.Context, p *LoggingMessageParams) error {
-	if sev := p.Level.severity(); sev == 0 || sev < ss.level.Load() {
+	sev := p.Level.severity()
+	if sev == 0 {
+		return ErrInvalidLevel
+	}
+	if sev < ss.level.Load() {
 		return nil
 	}
 	return ss.notify(ctx, "notifications/message", p)
