@@ -245,7 +245,9 @@ func TestTools_badSchemasAreRefusedAtRegistration(t *testing.T) {
 			t.Errorf("schema %s accepted", s)
 		}
 	}
-	if err := mcp.AddTool(srv, &mcp.Tool{Name: "y"}, func(context.Context, *mcp.CallToolRequest, string) (*mcp.CallToolResult, any, error) { return nil, nil, nil }); err == nil {
+	if err := mcp.AddTool(srv, &mcp.Tool{Name: "y"}, func(context.Context, *mcp.CallToolRequest, string) (*mcp.CallToolResult, any, error) {
+		return nil, nil, nil
+	}); err == nil {
 		t.Error("a string input accepted")
 	}
 	if err := srv.AddTool(&mcp.Tool{}, h); err == nil {
