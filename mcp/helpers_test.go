@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -13,11 +14,25 @@ import (
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/router"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // ants (under pool) starts goroutines when loaded: ignore what runs before
-// the tests.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.IgnoreCurrent()) }
+// the tests. Run with stdioServerEnv set, the test binary is an MCP server
+// on its stdin and stdout instead (for the client's command transport).
+func TestMain(m *testing.M) {
+	if os.Getenv(stdioServerEnv) == "1" {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "stdio-echo", Version: "1"}, nil)
+		addEcho(srv)
+		if err := srv.Run(context.Background(), transport.NewStdio()); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m, goleak.IgnoreCurrent())
+}
+
+const stdioServerEnv = "MCPWIRE_TEST_STDIO_SERVER"
 
 // note is a notification the test client received.
 type note struct {

@@ -15,13 +15,18 @@ import (
 func echoServer(t *testing.T) *mcp.Server {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
+	must(t, addEcho(srv))
+	return srv
+}
+
+// addEcho adds the smallest tool: echo {message} → one text block.
+func addEcho(srv *mcp.Server) error {
 	type in struct {
 		Message string `json:"message"`
 	}
-	must(t, mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+	return mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Message}}}, nil, nil
-	}))
-	return srv
+	})
 }
 
 func TestRun_servesNewlineDelimitedStdio(t *testing.T) {
