@@ -16,7 +16,7 @@ import (
 )
 
 // connect runs a client against srv over an in-memory pipe.
-func connect(t *testing.T, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession {
+func connect(t testing.TB, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession {
 	t.Helper()
 	a, b := conn.Pipe()
 	ss, err := srv.Connect(context.Background(), conn.NewMessageStream(a, nil))
@@ -97,6 +97,10 @@ func TestClient_typedCallsOfEveryFeature(t *testing.T) {
 	must(t, cs.SetLoggingLevel(ctx, mcp.LevelError))
 	must(t, cs.Subscribe(ctx, "test://static-text"))
 	must(t, cs.Unsubscribe(ctx, "test://static-text"))
+}
+
+func connectB(b *testing.B, srv *mcp.Server) *mcp.ClientSession {
+	return connect(b, srv, mcp.NewClient(nil, nil))
 }
 
 func isCode(err error, c codec.Code) bool {

@@ -71,4 +71,21 @@
 // response is sent. Handlers run on the connection's pool and may call the
 // client: ServerSession.CreateMessage (sampling), Elicit, ListRoots and
 // Ping; a call abandoned by its context is cancelled at the client.
+//
+// # Client
+//
+// A Client connects to servers — over a message stream (Connect), a byte
+// stream (ConnectIO) or a command it starts and speaks to over stdio
+// (ConnectCommand) — runs the handshake, and returns a ClientSession with
+// typed calls of every server method and iterators over paged lists. Its
+// options' handlers serve the server's sampling, elicitation and roots
+// requests (setting one declares the capability) and receive its
+// notifications.
+//
+// # Wire types
+//
+// The types of the 2025-11-25 schema encode and decode through the codec
+// package (sonic), always with member names matched exactly. Content
+// blocks are a closed set of types behind the Content interface, each
+// encoded with its "type"; UnmarshalContent decodes one by its type.
 package mcp
