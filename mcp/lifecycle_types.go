@@ -38,10 +38,6 @@ type ProgressParams struct {
 	Message       string          `json:"message,omitempty"`
 }
 
-// emptyResult is the result of ping and of the requests that only
-// acknowledge: {}.
-type emptyResult struct{}
-
 // Empty is the result of requests that only acknowledge (ping,
 // logging/setLevel, resources/subscribe): an empty object.
-type Empty = emptyResult
+type Empty struct{}

@@ -111,8 +111,9 @@ type ListResourceTemplatesResult struct {
 type ReadResourceParams struct {
 	Meta Meta   `json:"_meta,omitempty"`
 	URI  string `json:"uri"`
-	// Vars holds the values of a resource template's variables, set by
-	// the server when the URI matched a template. Not on the wire.
+	// Vars holds the values of a resource template's variables
+	// (percent-decoded), set by the server when the URI matched a
+	// template. Not on the wire.
 	Vars map[string]string `json:"-"`
 }
 

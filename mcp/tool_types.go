@@ -39,7 +39,9 @@ func (t *Tool) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*t = Tool(w.plain)
-	t.InputSchema = w.InputSchema
+	if w.InputSchema != nil {
+		t.InputSchema = w.InputSchema
+	}
 	if w.OutputSchema != nil {
 		t.OutputSchema = w.OutputSchema
 	}
