@@ -52,6 +52,9 @@ func unknownPrompt(name string) *codec.Error {
 
 // getPrompt serves prompts/get.
 func (s *Server) getPrompt(ctx context.Context, ss *ServerSession, req *router.Request, p *GetPromptParams) (any, error) {
+	if p.Name == "" {
+		return nil, invalidParams("Invalid params: name is required")
+	}
 	sp, ok := s.prompts.get(p.Name)
 	if !ok {
 		return nil, unknownPrompt(p.Name)

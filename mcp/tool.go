@@ -150,6 +150,9 @@ const maxNamesInError = 100
 // callTool serves tools/call: find the tool, check its arguments, run it,
 // check its structured output.
 func (s *Server) callTool(ctx context.Context, ss *ServerSession, req *router.Request, p *CallToolParams) (any, error) {
+	if p.Name == "" {
+		return nil, invalidParams("Invalid params: name is required")
+	}
 	st, ok := s.tools.get(p.Name)
 	if !ok {
 		snap := s.tools.load()
