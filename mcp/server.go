@@ -49,6 +49,13 @@ type ServerOptions struct {
 	// limits, timeouts, logger, parent context and close callback. The
 	// server sets the router, the cancellation policy (CancelSilent, as
 	// MCP requires) and the batch policy itself.
+	//
+	// Under Overload pool.Block (the default), a session whose
+	// MaxInFlight handlers all wait on the client (sampling, elicitation)
+	// stops reading at the next request, and so never reads the answers
+	// they wait for: it stalls until their contexts end. Where handlers
+	// call the client, choose pool.Reject or a MaxInFlight well above
+	// what a client may keep waiting.
 	Conn *conn.Options
 }
 
