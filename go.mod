@@ -4,8 +4,10 @@ go 1.26
 
 require (
 	github.com/bytedance/sonic v1.15.5
+	github.com/google/jsonschema-go v0.4.3
 	github.com/panjf2000/ants/v2 v2.12.1
 	github.com/valyala/bytebufferpool v1.0.0
+	github.com/yosida95/uritemplate/v3 v3.0.2
 	go.uber.org/goleak v1.3.0
 )
 

@@ -1,0 +1,45 @@
+package mcp_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// BenchmarkToolsCall calls the echo tool round trip over an in-memory
+// pipe: validation, decoding, the handler, encoding, both sessions.
+func BenchmarkToolsCall(b *testing.B) {
+	srv := mcp.NewServer(nil, nil)
+	if err := addEcho(srv); err != nil {
+		b.Fatal(err)
+	}
+	cs := connectB(b, srv)
+	ctx := context.Background()
+	args := map[string]string{"message": "hello"}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, "echo", args)
+		if err != nil || len(res.Content) != 1 {
+			b.Fatal(res, err)
+		}
+	}
+}
+
+// BenchmarkToolsList lists 100 tools (one page, encoded once).
+func BenchmarkToolsList(b *testing.B) {
+	srv := mcp.NewServer(nil, nil)
+	for i := range 100 {
+		if err := srv.AddTool(&mcp.Tool{Name: "tool" + string(rune('a'+i%26)) + string(rune('a'+i/26))}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cs := connectB(b, srv)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := cs.Conn().CallRaw(ctx, "tools/list", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

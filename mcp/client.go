@@ -1,0 +1,266 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// ClientOptions configure a Client. A nil *ClientOptions gives the
+// defaults; NewClient copies the value.
+type ClientOptions struct {
+	// ProtocolVersion is the version asked for at initialize (default
+	// LatestVersion). The session accepts any version of
+	// SupportedVersions the server answers with.
+	ProtocolVersion string
+	// Capabilities are declared on top of what the handlers below imply
+	// (sampling, elicitation, roots).
+	Capabilities *ClientCapabilities
+	// CreateMessageHandler serves sampling/createMessage; setting it
+	// declares sampling.
+	CreateMessageHandler func(ctx context.Context, req *CreateMessageRequest) (*CreateMessageResult, error)
+	// ElicitationHandler serves elicitation/create; setting it declares
+	// elicitation.
+	ElicitationHandler func(ctx context.Context, req *ElicitRequest) (*ElicitResult, error)
+	// RootsHandler serves roots/list; setting it declares roots (with
+	// listChanged: tell servers with ClientSession.NotifyRootsListChanged).
+	RootsHandler func(ctx context.Context, s *ClientSession) (*ListRootsResult, error)
+	// LoggingMessageHandler receives notifications/message.
+	LoggingMessageHandler func(ctx context.Context, s *ClientSession, p *LoggingMessageParams)
+	// ProgressHandler receives notifications/progress.
+	ProgressHandler func(ctx context.Context, s *ClientSession, p *ProgressParams)
+	// ResourceUpdatedHandler receives notifications/resources/updated.
+	ResourceUpdatedHandler func(ctx context.Context, s *ClientSession, p *ResourceUpdatedParams)
+	// ToolListChangedHandler, ResourceListChangedHandler and
+	// PromptListChangedHandler receive the server's list_changed
+	// notifications.
+	ToolListChangedHandler     func(ctx context.Context, s *ClientSession)
+	ResourceListChangedHandler func(ctx context.Context, s *ClientSession)
+	PromptListChangedHandler   func(ctx context.Context, s *ClientSession)
+	// Conn is the base of every session's connection options (pool,
+	// limits, logger…). The client sets the router and the cancellation
+	// policy.
+	Conn *conn.Options
+}
+
+// Requests a client's handlers see.
+type (
+	// ClientRequest is a server's request as a client handler sees it.
+	ClientRequest[P any] struct {
+		Session *ClientSession
+		Params  P
+	}
+	// CreateMessageRequest is a sampling/createMessage.
+	CreateMessageRequest = ClientRequest[*CreateMessageParams]
+	// ElicitRequest is an elicitation/create.
+	ElicitRequest = ClientRequest[*ElicitParams]
+)
+
+// Client is an MCP client: who it is, what it can do for servers, and its
+// handlers. It connects to any number of servers, one ClientSession each.
+// Safe for concurrent use.
+type Client struct {
+	impl   Implementation
+	opts   ClientOptions
+	caps   ClientCapabilities
+	router *router.Router
+}
+
+// NewClient returns a client that introduces itself as impl.
+func NewClient(impl *Implementation, opts *ClientOptions) *Client {
+	c := &Client{router: router.New()}
+	if impl != nil {
+		c.impl = *impl
+	}
+	if opts != nil {
+		c.opts = *opts
+	}
+	if c.opts.ProtocolVersion == "" {
+		c.opts.ProtocolVersion = LatestVersion
+	}
+	if o := c.opts.Capabilities; o != nil {
+		c.caps = *o
+	}
+	if c.opts.CreateMessageHandler != nil && c.caps.Sampling == nil {
+		c.caps.Sampling = &SamplingCapability{}
+	}
+	if c.opts.ElicitationHandler != nil && c.caps.Elicitation == nil {
+		c.caps.Elicitation = &ElicitationCapability{}
+	}
+	if c.opts.RootsHandler != nil && c.caps.Roots == nil {
+		c.caps.Roots = &RootsCapability{ListChanged: true}
+	}
+	c.registerHandlers()
+	return c
+}
+
+type clientSessionKey struct{}
+
+func clientSessionFrom(ctx context.Context) *ClientSession {
+	s, _ := ctx.Value(clientSessionKey{}).(*ClientSession)
+	return s
+}
+
+// clientMethod adapts f to a router.Handler: it finds the session and
+// decodes the params case-sensitively.
+func clientMethod[P any](f func(ctx context.Context, s *ClientSession, p *P) (any, error)) router.Handler {
+	return router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
+		s := clientSessionFrom(ctx)
+		if s == nil {
+			return nil, errNoSession
+		}
+		p := new(P)
+		if req.Params != nil {
+			if err := codec.UnmarshalExact(req.Params, p); err != nil {
+				return nil, invalidParams("Invalid params: " + err.Error())
+			}
+		}
+		return f(ctx, s, p)
+	})
+}
+
+func (c *Client) handle(name string, h router.Handler, inline bool) {
+	var o *router.MethodOptions
+	if inline {
+		o = &router.MethodOptions{Inline: true}
+	}
+	if err := c.router.Register(name, h, o); err != nil {
+		panic("mcp: registering " + name + ": " + err.Error())
+	}
+}
+
+// registerHandlers registers what the client serves: ping and the
+// requests it declared, and the server's notifications (run in order, on
+// the reader: their handlers must be quick).
+func (c *Client) registerHandlers() {
+	o := &c.opts
+	c.handle("ping", router.HandlerFunc(func(context.Context, *router.Request) (any, error) { return Empty{}, nil }), true)
+	c.handle("notifications/cancelled", clientMethod(func(_ context.Context, s *ClientSession, p *CancelledParams) (any, error) {
+		if len(p.RequestID) > 0 {
+			s.c.Cancel(p.RequestID)
+		}
+		return nil, nil
+	}), true)
+	if h := o.CreateMessageHandler; h != nil {
+		c.handle("sampling/createMessage", clientMethod(func(ctx context.Context, s *ClientSession, p *CreateMessageParams) (any, error) {
+			return h(ctx, &CreateMessageRequest{s, p})
+		}), false)
+	}
+	if h := o.ElicitationHandler; h != nil {
+		c.handle("elicitation/create", clientMethod(func(ctx context.Context, s *ClientSession, p *ElicitParams) (any, error) {
+			return h(ctx, &ElicitRequest{s, p})
+		}), false)
+	}
+	if h := o.RootsHandler; h != nil {
+		c.handle("roots/list", clientMethod(func(ctx context.Context, s *ClientSession, _ *struct{}) (any, error) {
+			r, err := h(ctx, s)
+			if err == nil && r != nil && r.Roots == nil {
+				q := *r
+				q.Roots = []*Root{}
+				r = &q
+			}
+			return r, err
+		}), false)
+	}
+	note := func(name string, f func(ctx context.Context, s *ClientSession)) {
+		if f != nil {
+			c.handle(name, clientMethod(func(ctx context.Context, s *ClientSession, _ *struct{}) (any, error) {
+				f(ctx, s)
+				return nil, nil
+			}), true)
+		}
+	}
+	note("notifications/tools/list_changed", o.ToolListChangedHandler)
+	note("notifications/resources/list_changed", o.ResourceListChangedHandler)
+	note("notifications/prompts/list_changed", o.PromptListChangedHandler)
+	if h := o.LoggingMessageHandler; h != nil {
+		c.handle("notifications/message", clientMethod(func(ctx context.Context, s *ClientSession, p *LoggingMessageParams) (any, error) {
+			h(ctx, s, p)
+			return nil, nil
+		}), true)
+	}
+	if h := o.ProgressHandler; h != nil {
+		c.handle("notifications/progress", clientMethod(func(ctx context.Context, s *ClientSession, p *ProgressParams) (any, error) {
+			h(ctx, s, p)
+			return nil, nil
+		}), true)
+	}
+	if h := o.ResourceUpdatedHandler; h != nil {
+		c.handle("notifications/resources/updated", clientMethod(func(ctx context.Context, s *ClientSession, p *ResourceUpdatedParams) (any, error) {
+			h(ctx, s, p)
+			return nil, nil
+		}), true)
+	}
+}
+
+// options returns the connection options of a new session.
+func (c *Client) options(s *ClientSession) *conn.Options {
+	var o conn.Options
+	if c.opts.Conn != nil {
+		o = *c.opts.Conn
+	}
+	o.Router = c.router
+	o.Cancel = conn.CancelSilent
+	parent := o.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	o.Context = context.WithValue(parent, clientSessionKey{}, s)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &o
+}
+
+// Connect starts a session with the server at the other end of a message
+// stream and runs the handshake (initialize, notifications/initialized).
+// On failure the session is closed.
+func (c *Client) Connect(ctx context.Context, stream conn.Stream) (*ClientSession, error) {
+	s := &ClientSession{client: c}
+	s.c = conn.NewStream(stream, c.options(s))
+	return s, s.handshake(ctx)
+}
+
+// ConnectIO is Connect over a byte stream framed by the options' framing
+// (newline-delimited by default: MCP's stdio transport).
+func (c *Client) ConnectIO(ctx context.Context, rwc io.ReadWriteCloser) (*ClientSession, error) {
+	s := &ClientSession{client: c}
+	s.c = conn.New(rwc, c.options(s))
+	return s, s.handshake(ctx)
+}
+
+// ErrUnsupportedVersion is returned by Connect when the server answers
+// initialize with a protocol version this package does not speak.
+var ErrUnsupportedVersion = errors.New("mcp: the server answered with an unsupported protocol version")
+
+func (s *ClientSession) handshake(ctx context.Context) error {
+	c := s.client
+	caps := c.caps
+	var res InitializeResult
+	err := s.call(ctx, "initialize", &InitializeParams{
+		ProtocolVersion: c.opts.ProtocolVersion,
+		Capabilities:    &caps,
+		ClientInfo:      &c.impl,
+	}, &res)
+	if err == nil && negotiate(res.ProtocolVersion) != res.ProtocolVersion {
+		err = ErrUnsupportedVersion
+	}
+	if err == nil {
+		s.init = res
+		if res.Capabilities == nil {
+			s.init.Capabilities = &ServerCapabilities{}
+		}
+		s.c.SetBatches(allowsBatches(res.ProtocolVersion))
+		err = s.c.Notify(ctx, "notifications/initialized", nil)
+	}
+	if err != nil {
+		s.c.Close()
+		return err
+	}
+	return nil
+}

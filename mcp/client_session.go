@@ -1,0 +1,234 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+)
+
+// ClientSession is a client's session with one server: what the handshake
+// negotiated, and typed calls of the server's methods. Safe for concurrent
+// use.
+type ClientSession struct {
+	client *Client
+	c      *conn.Conn
+	init   InitializeResult // set by the handshake, read-only afterwards
+}
+
+// Conn returns the connection the session runs on.
+func (s *ClientSession) Conn() *conn.Conn { return s.c }
+
+// InitializeResult returns the server's answer to initialize: its
+// protocol version, capabilities, identity and instructions. Shared: do
+// not modify it.
+func (s *ClientSession) InitializeResult() *InitializeResult { return &s.init }
+
+// ProtocolVersion returns the negotiated version.
+func (s *ClientSession) ProtocolVersion() string { return s.init.ProtocolVersion }
+
+// Close ends the session at once.
+func (s *ClientSession) Close() error { return s.c.Close() }
+
+// Wait blocks until the session has ended and returns why.
+func (s *ClientSession) Wait() error { return s.c.Wait() }
+
+// call sends a request and decodes its result case-sensitively. A call
+// abandoned by ctx is cancelled at the server with
+// notifications/cancelled.
+func (s *ClientSession) call(ctx context.Context, method string, params, result any) error {
+	raw, err := s.c.CallRaw(ctx, method, params)
+	var ce *conn.CanceledCallError
+	if errors.As(err, &ce) {
+		_ = s.c.Notify(context.WithoutCancel(ctx), "notifications/cancelled",
+			&CancelledParams{RequestID: json.RawMessage(ce.ID), Reason: ce.Err.Error()})
+	}
+	if err != nil || result == nil {
+		return err
+	}
+	return codec.UnmarshalExact(raw, result)
+}
+
+// Ping checks that the server answers.
+func (s *ClientSession) Ping(ctx context.Context) error { return s.call(ctx, "ping", nil, nil) }
+
+// ListTools returns one page of the server's tools (p may be nil).
+func (s *ClientSession) ListTools(ctx context.Context, p *ListToolsParams) (*ListToolsResult, error) {
+	var r ListToolsResult
+	if err := s.call(ctx, "tools/list", orEmpty(p), &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Tools iterates over all of the server's tools, page by page.
+func (s *ClientSession) Tools(ctx context.Context) iter.Seq2[*Tool, error] {
+	return pages(ctx, func(cursor string) ([]*Tool, string, error) {
+		r, err := s.ListTools(ctx, &ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Tools, r.NextCursor, nil
+	})
+}
+
+// CallTool calls a tool with args (any value that encodes to a JSON
+// object; nil for none). A tool's own failure is a result with IsError
+// set; err is for protocol failures.
+func (s *ClientSession) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
+	p := &CallToolParams{Name: name}
+	if args != nil {
+		raw, err := codec.AppendValue(nil, args)
+		if err != nil {
+			return nil, err
+		}
+		p.Arguments = raw
+	}
+	return s.CallToolWith(ctx, p)
+}
+
+// CallToolWith calls a tool with raw params (a progress token in Meta,
+// say).
+func (s *ClientSession) CallToolWith(ctx context.Context, p *CallToolParams) (*CallToolResult, error) {
+	var r CallToolResult
+	if err := s.call(ctx, "tools/call", p, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// ListResources returns one page of the server's resources (p may be nil).
+func (s *ClientSession) ListResources(ctx context.Context, p *ListResourcesParams) (*ListResourcesResult, error) {
+	var r ListResourcesResult
+	if err := s.call(ctx, "resources/list", orEmpty(p), &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Resources iterates over all of the server's resources.
+func (s *ClientSession) Resources(ctx context.Context) iter.Seq2[*Resource, error] {
+	return pages(ctx, func(cursor string) ([]*Resource, string, error) {
+		r, err := s.ListResources(ctx, &ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Resources, r.NextCursor, nil
+	})
+}
+
+// ListResourceTemplates returns one page of the server's resource
+// templates (p may be nil).
+func (s *ClientSession) ListResourceTemplates(ctx context.Context, p *ListResourceTemplatesParams) (*ListResourceTemplatesResult, error) {
+	var r ListResourceTemplatesResult
+	if err := s.call(ctx, "resources/templates/list", orEmpty(p), &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// ReadResource reads a resource.
+func (s *ClientSession) ReadResource(ctx context.Context, uri string) (*ReadResourceResult, error) {
+	var r ReadResourceResult
+	if err := s.call(ctx, "resources/read", &ReadResourceParams{URI: uri}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Subscribe asks to be told when a resource changes
+// (ClientOptions.ResourceUpdatedHandler).
+func (s *ClientSession) Subscribe(ctx context.Context, uri string) error {
+	return s.call(ctx, "resources/subscribe", &SubscribeParams{URI: uri}, nil)
+}
+
+// Unsubscribe undoes Subscribe.
+func (s *ClientSession) Unsubscribe(ctx context.Context, uri string) error {
+	return s.call(ctx, "resources/unsubscribe", &SubscribeParams{URI: uri}, nil)
+}
+
+// ListPrompts returns one page of the server's prompts (p may be nil).
+func (s *ClientSession) ListPrompts(ctx context.Context, p *ListPromptsParams) (*ListPromptsResult, error) {
+	var r ListPromptsResult
+	if err := s.call(ctx, "prompts/list", orEmpty(p), &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Prompts iterates over all of the server's prompts.
+func (s *ClientSession) Prompts(ctx context.Context) iter.Seq2[*Prompt, error] {
+	return pages(ctx, func(cursor string) ([]*Prompt, string, error) {
+		r, err := s.ListPrompts(ctx, &ListPromptsParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.Prompts, r.NextCursor, nil
+	})
+}
+
+// GetPrompt renders a prompt with its arguments.
+func (s *ClientSession) GetPrompt(ctx context.Context, name string, args map[string]string) (*GetPromptResult, error) {
+	var r GetPromptResult
+	if err := s.call(ctx, "prompts/get", &GetPromptParams{Name: name, Arguments: args}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Complete asks for completions of a prompt's or a resource template's
+// argument.
+func (s *ClientSession) Complete(ctx context.Context, p *CompleteParams) (*CompleteResult, error) {
+	var r CompleteResult
+	if err := s.call(ctx, "completion/complete", p, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// SetLoggingLevel sets the least severe level of the log messages the
+// server sends.
+func (s *ClientSession) SetLoggingLevel(ctx context.Context, level LoggingLevel) error {
+	return s.call(ctx, "logging/setLevel", &SetLevelParams{Level: level}, nil)
+}
+
+// NotifyRootsListChanged tells the server the client's roots changed.
+func (s *ClientSession) NotifyRootsListChanged(ctx context.Context) error {
+	return s.c.Notify(ctx, "notifications/roots/list_changed", nil)
+}
+
+// orEmpty sends {} for nil list params.
+func orEmpty[P any](p *P) *P {
+	if p == nil {
+		return new(P)
+	}
+	return p
+}
+
+// pages iterates over a paged list, fetching the next page as the loop
+// goes; an error ends the loop after it is yielded.
+func pages[T any](ctx context.Context, fetch func(cursor string) ([]T, string, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		cursor := ""
+		for {
+			items, next, err := fetch(cursor)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, it := range items {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if next == "" || ctx.Err() != nil {
+				return
+			}
+			cursor = next
+		}
+	}
+}

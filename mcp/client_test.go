@@ -1,0 +1,260 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// connect runs a client against srv over an in-memory pipe.
+func connect(t testing.TB, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession {
+	t.Helper()
+	a, b := conn.Pipe()
+	ss, err := srv.Connect(context.Background(), conn.NewMessageStream(a, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := c.Connect(context.Background(), conn.NewMessageStream(b, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Close()
+		ss.Wait()
+	})
+	return cs
+}
+
+func TestClient_typedCallsOfEveryFeature(t *testing.T) {
+	srv := resourceServer(t)
+	must(t, addEcho(srv))
+	must(t, srv.AddPrompt(&mcp.Prompt{Name: "p", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}},
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: "hi " + req.Params.Arguments["who"]}}}}, nil
+		}))
+	cs := connect(t, srv, mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil))
+	ctx := context.Background()
+	if cs.ProtocolVersion() != mcp.LatestVersion || cs.InitializeResult().Capabilities.Tools == nil {
+		t.Fatalf("handshake: %+v", cs.InitializeResult())
+	}
+	must(t, cs.Ping(ctx))
+
+	var tools []string
+	for tl, err := range cs.Tools(ctx) {
+		must(t, err)
+		tools = append(tools, tl.Name)
+		if string(tl.InputSchema.(json.RawMessage)) != `{"type":"object","properties":{"message":{"type":"string"}},"required":["message"],"additionalProperties":false}` {
+			t.Fatalf("schema %s", tl.InputSchema)
+		}
+	}
+	if strings.Join(tools, ",") != "echo" {
+		t.Fatalf("tools %v", tools)
+	}
+	res, err := cs.CallTool(ctx, "echo", map[string]string{"message": "hey"})
+	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "hey" {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if _, err := cs.CallTool(ctx, "nope", nil); !isCode(err, codec.CodeInvalidParams) {
+		t.Fatalf("unknown tool: %v", err)
+	}
+
+	n := 0
+	for r, err := range cs.Resources(ctx) {
+		must(t, err)
+		if r.URI == "" {
+			t.Fatal("empty uri")
+		}
+		n++
+	}
+	if n != 3 {
+		t.Fatalf("%d resources", n)
+	}
+	tl, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tl.ResourceTemplates) != 1 {
+		t.Fatalf("%+v, %v", tl, err)
+	}
+	rr, err := cs.ReadResource(ctx, "test://template/7/data")
+	if err != nil || rr.Contents[0].Text != `{"id":"7"}` {
+		t.Fatalf("%+v, %v", rr, err)
+	}
+	if _, err := cs.ReadResource(ctx, "test://none"); !isCode(err, codec.CodeResourceNotFound) {
+		t.Fatalf("unknown resource: %v", err)
+	}
+	gp, err := cs.GetPrompt(ctx, "p", map[string]string{"who": "Ada"})
+	if err != nil || gp.Messages[0].Content.(*mcp.TextContent).Text != "hi Ada" {
+		t.Fatalf("%+v, %v", gp, err)
+	}
+	must(t, cs.SetLoggingLevel(ctx, mcp.LevelError))
+	must(t, cs.Subscribe(ctx, "test://static-text"))
+	must(t, cs.Unsubscribe(ctx, "test://static-text"))
+}
+
+func connectB(b *testing.B, srv *mcp.Server) *mcp.ClientSession {
+	return connect(b, srv, mcp.NewClient(nil, nil))
+}
+
+func isCode(err error, c codec.Code) bool {
+	e, ok := err.(*codec.Error)
+	return ok && e.Code == c
+}
+
+func TestClient_handlersServeTheServersRequestsAndNotifications(t *testing.T) {
+	srv := mcp.NewServer(nil, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolsCapability{ListChanged: true}}})
+	must(t, srv.AddResource(&mcp.Resource{URI: "test://watched-resource", Name: "w"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil }))
+	must(t, srv.AddTool(&mcp.Tool{Name: "all"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		req.Progress(ctx, 1, 2, "half")
+		req.Log(ctx, mcp.LevelWarning, "srv", "careful")
+		m, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10, Messages: []*mcp.SamplingMessage{{Role: mcp.RoleUser, Content: []mcp.Content{&mcp.TextContent{Text: "q"}}}}})
+		if err != nil {
+			return nil, err
+		}
+		e, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}})
+		if err != nil {
+			return nil, err
+		}
+		r, err := req.Session.ListRoots(ctx)
+		if err != nil {
+			return nil, err
+		}
+		text := m.Content[0].(*mcp.TextContent).Text + "|" + e.Action + ":" + e.Content["name"].(string) + "|" + r.Roots[0].URI
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+	}))
+
+	var mu sync.Mutex
+	var events []string
+	record := func(s string) {
+		mu.Lock()
+		events = append(events, s)
+		mu.Unlock()
+	}
+	updated := make(chan string, 1)
+	changed := make(chan struct{}, 1)
+	c := mcp.NewClient(nil, &mcp.ClientOptions{
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: []mcp.Content{&mcp.TextContent{Text: "A:" + req.Params.Messages[0].Content[0].(*mcp.TextContent).Text}}}, nil
+		},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "ada"}}, nil
+		},
+		RootsHandler: func(context.Context, *mcp.ClientSession) (*mcp.ListRootsResult, error) {
+			return &mcp.ListRootsResult{Roots: []*mcp.Root{{URI: "file:///w"}}}, nil
+		},
+		ProgressHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ProgressParams) {
+			record("progress " + string(p.ProgressToken) + " " + p.Message)
+		},
+		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageParams) {
+			record("log " + string(p.Level) + " " + p.Data.(string))
+		},
+		ResourceUpdatedHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedParams) { updated <- p.URI },
+		ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} },
+	})
+	cs := connect(t, srv, c)
+	ctx := context.Background()
+	res, err := cs.CallToolWith(ctx, &mcp.CallToolParams{Name: "all", Meta: mcp.Meta{"progressToken": "p1"}})
+	if err != nil || res.Content[0].(*mcp.TextContent).Text != "A:q|accept:ada|file:///w" {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	mu.Lock()
+	if got := strings.Join(events, ";"); got != `progress "p1" half;log warning careful` {
+		t.Fatalf("events %s", got)
+	}
+	mu.Unlock()
+
+	must(t, cs.Subscribe(ctx, "test://watched-resource"))
+	must(t, srv.ResourceUpdated(ctx, "test://watched-resource"))
+	if u := <-updated; u != "test://watched-resource" {
+		t.Fatal(u)
+	}
+	must(t, addEcho(srv))
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no list_changed")
+	}
+}
+
+func TestClient_cancelledCallCancelsTheServersHandler(t *testing.T) {
+	srv := mcp.NewServer(nil, nil)
+	started, stopped := make(chan struct{}), make(chan error, 1)
+	must(t, srv.AddTool(&mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		close(started)
+		<-ctx.Done()
+		stopped <- ctx.Err()
+		return nil, nil
+	}))
+	cs := connect(t, srv, mcp.NewClient(nil, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		cancel()
+	}()
+	if _, err := cs.CallTool(ctx, "wait", nil); err == nil {
+		t.Fatal("no error")
+	}
+	select {
+	case err := <-stopped:
+		if err != context.Canceled {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server's handler was not cancelled")
+	}
+}
+
+func TestClient_refusesAnUnsupportedVersion(t *testing.T) {
+	a, b := conn.Pipe()
+	defer a.Close()
+	go func() {
+		// A server that answers initialize with a version nobody speaks.
+		msg, err := a.ReadMessage()
+		if err != nil {
+			return
+		}
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		codec.Unmarshal(msg, &req)
+		a.WriteMessage([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"protocolVersion":"1999-01-01","capabilities":{},"serverInfo":{"name":"old","version":"0"}}}`))
+	}()
+	_, err := mcp.NewClient(nil, nil).Connect(context.Background(), conn.NewMessageStream(b, nil))
+	if err != mcp.ErrUnsupportedVersion {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestClient_connectsToACommandOverStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), stdioServerEnv+"=1")
+	cs, err := mcp.NewClient(nil, nil).ConnectCommand(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.InitializeResult().ServerInfo.Name != "stdio-echo" {
+		t.Fatalf("%+v", cs.InitializeResult().ServerInfo)
+	}
+	res, err := cs.CallTool(context.Background(), "echo", map[string]string{"message": "via stdio"})
+	if err != nil || res.Content[0].(*mcp.TextContent).Text != "via stdio" {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	must(t, cs.Close())
+	if cmd.ProcessState == nil || !cmd.ProcessState.Exited() || cmd.ProcessState.ExitCode() != 0 {
+		t.Fatalf("the server did not exit cleanly: %v", cmd.ProcessState)
+	}
+}

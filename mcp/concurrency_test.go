@@ -1,0 +1,79 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/pool"
+)
+
+// Many clients call tools on a pooled server while tools come and go: the
+// race detector watches the registry, the sessions and list_changed.
+func TestServer_concurrentCallsWhileToolsChange(t *testing.T) {
+	p, err := pool.New(&pool.Options{Workers: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	srv := mcp.NewServer(nil, &mcp.ServerOptions{
+		PageSize:     3,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolsCapability{ListChanged: true}},
+		Conn:         &conn.Options{Pool: p},
+	})
+	must(t, addEcho(srv))
+	c := mcp.NewClient(nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ClientSession) {}})
+	sessions := make([]*mcp.ClientSession, 4)
+	for i := range sessions {
+		sessions[i] = connect(t, srv, c)
+	}
+
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		noop := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil }
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			name := fmt.Sprintf("dyn%d", i%5)
+			if i%2 == 0 {
+				srv.AddTool(&mcp.Tool{Name: name}, noop)
+			} else {
+				srv.RemoveTools(name)
+			}
+		}
+	}()
+	var callers sync.WaitGroup
+	for i, cs := range sessions {
+		callers.Add(1)
+		go func() {
+			defer callers.Done()
+			ctx := context.Background()
+			for j := range 50 {
+				msg := fmt.Sprintf("%d-%d", i, j)
+				res, err := cs.CallTool(ctx, "echo", map[string]string{"message": msg})
+				if err != nil || res.Content[0].(*mcp.TextContent).Text != msg {
+					t.Errorf("call %s: %+v, %v", msg, res, err)
+					return
+				}
+				for _, err := range cs.Tools(ctx) {
+					if err != nil {
+						t.Errorf("list: %v", err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	callers.Wait()
+	close(stop)
+	wg.Wait()
+}

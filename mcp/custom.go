@@ -1,0 +1,47 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// ErrReservedMethod refuses AddMethod for a method the protocol defines.
+var ErrReservedMethod = errors.New("mcp: the method is defined by the protocol")
+
+// AddMethod serves a method (or a notification) of the user's own beside
+// the protocol's, on every session once it is initialised (before, it is
+// refused like any other request). h finds its session with
+// SessionFromContext. opts may be nil. The names of the protocol's own
+// methods are refused with ErrReservedMethod.
+func (s *Server) AddMethod(name string, h router.Handler, opts *router.MethodOptions) error {
+	if h == nil {
+		return router.ErrNilHandler
+	}
+	if _, ok := s.protocol[name]; ok {
+		return ErrReservedMethod
+	}
+	return s.router.Register(name, router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
+		ss := SessionFromContext(ctx)
+		switch {
+		case ss == nil:
+			return nil, errNoSession
+		case !ss.initialized():
+			return nil, errNotInitialized
+		}
+		if ss.c.Load() == nil {
+			ss.setConn(conn.FromContext(ctx))
+		}
+		return h.Handle(ctx, req)
+	}), opts)
+}
+
+// RemoveMethod stops serving a method added by AddMethod.
+func (s *Server) RemoveMethod(name string) bool {
+	if _, ok := s.protocol[name]; ok {
+		return false
+	}
+	return s.router.Unregister(name)
+}

@@ -1,0 +1,49 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// A server with one typed tool, and a client on the other end of an
+// in-memory pipe calling it.
+func Example() {
+	type Args struct {
+		Message string `json:"message" jsonschema:"the text to echo"`
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "echo-server", Version: "1.0.0"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes its message"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in Args) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Message}}}, nil, nil
+		})
+
+	a, b := conn.Pipe()
+	session, _ := srv.Connect(context.Background(), conn.NewMessageStream(a, nil))
+	defer session.Close()
+	client := conn.NewStream(conn.NewMessageStream(b, nil), nil)
+	defer client.Close()
+
+	ctx := context.Background()
+	init, _ := client.CallRaw(ctx, "initialize", map[string]any{
+		"protocolVersion": "2025-06-18",
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "example", "version": "1"},
+	})
+	fmt.Println(string(init))
+	client.Notify(ctx, "notifications/initialized", nil)
+
+	list, _ := client.CallRaw(ctx, "tools/list", nil)
+	fmt.Println(string(list))
+	res, _ := client.CallRaw(ctx, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "hello"}})
+	fmt.Println(string(res))
+	res, _ = client.CallRaw(ctx, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{}})
+	fmt.Println(string(res))
+	// Output:
+	// {"protocolVersion":"2025-06-18","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"echo-server","version":"1.0.0"}}
+	// {"tools":[{"name":"echo","description":"Echoes its message","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"the text to echo"}},"required":["message"],"additionalProperties":false}}]}
+	// {"content":[{"type":"text","text":"hello"}]}
+	// {"content":[{"type":"text","text":"invalid arguments for tool \"echo\": validating root: required: missing properties: [\"message\"]"}],"isError":true}
+}

@@ -1,0 +1,112 @@
+package mcp
+
+import (
+	"context"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// Errors the protocol layer answers with. Shared and read-only.
+var (
+	// errNotInitialized answers a request other than initialize and ping
+	// before initialize.
+	errNotInitialized = codec.NewError(codec.CodeInvalidRequest, "Invalid Request: the session is not initialized (send initialize first)")
+	// errNoSession answers a request that reached the server's router
+	// outside of a session it bound.
+	errNoSession = codec.NewError(codec.CodeInternalError, "Internal error: no MCP session")
+)
+
+// gate says when a method may be used.
+type gate uint8
+
+const (
+	afterInit gate = iota // only once initialize has been answered
+	anyTime               // also before (initialize, ping)
+)
+
+// methodFunc serves one MCP method with its params decoded.
+type methodFunc[P any] func(ctx context.Context, ss *ServerSession, req *router.Request, p *P) (any, error)
+
+// method adapts f to a router.Handler: it finds the session, applies the
+// gate, and decodes the params (case-sensitively) into a P; a nil params
+// gives a zero P. Malformed params are answered -32602.
+func method[P any](g gate, f methodFunc[P]) router.Handler {
+	return router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
+		ss := SessionFromContext(ctx)
+		switch {
+		case ss == nil:
+			return nil, errNoSession
+		case g == afterInit && !ss.initialized():
+			return nil, errNotInitialized
+		}
+		if ss.c.Load() == nil { // a session from Bind learns its connection here
+			ss.setConn(conn.FromContext(ctx))
+		}
+		p := new(P)
+		if req.Params != nil {
+			if err := codec.UnmarshalExact(req.Params, p); err != nil {
+				return nil, invalidParams("Invalid params: " + err.Error())
+			}
+		}
+		return f(ctx, ss, req, p)
+	})
+}
+
+// invalidParams is a -32602 error with this message.
+func invalidParams(msg string) *codec.Error { return codec.NewError(codec.CodeInvalidParams, msg) }
+
+// register adds a protocol method to the server's router; names are
+// fixed, so a failure is a bug.
+func (s *Server) register(name string, h router.Handler, inline bool) {
+	var o *router.MethodOptions
+	if inline {
+		o = &router.MethodOptions{Inline: true}
+	}
+	s.protocol[name] = struct{}{}
+	if err := s.router.Register(name, h, o); err != nil {
+		panic("mcp: registering " + name + ": " + err.Error())
+	}
+}
+
+// registerProtocol registers every method of the protocol the server
+// serves. Cheap ones that never block run inline on the reader: ping,
+// initialize (so the session's state is set before the next message is
+// read), logging/setLevel and the cancellation notification (which must
+// get through even while every worker is busy with what it cancels).
+func (s *Server) registerProtocol() {
+	s.register("initialize", method(anyTime, s.initialize), true)
+	s.register("ping", method(anyTime, func(context.Context, *ServerSession, *router.Request, *struct{}) (any, error) {
+		return Empty{}, nil
+	}), true)
+	s.register("notifications/initialized", method(anyTime, s.initializedNote), false)
+	s.register("notifications/cancelled", method(anyTime, cancelled), true)
+	s.register("notifications/progress", method(anyTime, ignoreNote), true)
+	s.register("notifications/roots/list_changed", method(afterInit, s.rootsChanged), false)
+	s.register("logging/setLevel", method(afterInit, setLevel), true)
+
+	s.register("tools/list", method(afterInit, s.listTools), false)
+	s.register("tools/call", method(afterInit, s.callTool), false)
+	s.register("resources/list", method(afterInit, s.listResources), false)
+	s.register("resources/templates/list", method(afterInit, s.listTemplates), false)
+	s.register("resources/read", method(afterInit, s.readResource), false)
+	s.register("resources/subscribe", method(afterInit, s.subscribe), false)
+	s.register("resources/unsubscribe", method(afterInit, s.unsubscribe), false)
+	s.register("prompts/list", method(afterInit, s.listPrompts), false)
+	s.register("prompts/get", method(afterInit, s.getPrompt), false)
+	s.register("completion/complete", method(afterInit, s.complete), false)
+}
+
+func ignoreNote(context.Context, *ServerSession, *router.Request, *struct{}) (any, error) {
+	return nil, nil
+}
+
+// cancelled serves notifications/cancelled: the request it names, if still
+// running, has its context cancelled and is never answered.
+func cancelled(_ context.Context, ss *ServerSession, _ *router.Request, p *CancelledParams) (any, error) {
+	if c := ss.c.Load(); c != nil && len(p.RequestID) > 0 {
+		c.Cancel(p.RequestID)
+	}
+	return nil, nil
+}

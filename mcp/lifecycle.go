@@ -1,0 +1,96 @@
+package mcp
+
+import (
+	"context"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// errAlreadyInitialized answers a second initialize on a session.
+var errAlreadyInitialized = codec.NewError(codec.CodeInvalidRequest, "Invalid Request: the session is already initialized")
+
+// initialize negotiates the session: the protocol version (the client's
+// when supported, else the latest), the capabilities, and the batch
+// policy that goes with the version. It runs inline, so the session's
+// state is settled before the next message is read.
+func (s *Server) initialize(_ context.Context, ss *ServerSession, _ *router.Request, p *InitializeParams) (any, error) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.state.Load() != stateNew {
+		return nil, errAlreadyInitialized
+	}
+	ss.version = negotiate(p.ProtocolVersion)
+	if p.ClientInfo != nil {
+		ss.clientInfo = *p.ClientInfo
+	}
+	if p.Capabilities != nil {
+		ss.clientCaps = *p.Capabilities
+	}
+	ss.caps = s.capabilities()
+	if c := ss.c.Load(); c != nil {
+		c.SetBatches(allowsBatches(ss.version))
+	}
+	ss.state.Store(stateInitializing)
+	s.track(ss)
+	caps := ss.caps
+	return &InitializeResult{
+		ProtocolVersion: ss.version,
+		Capabilities:    &caps,
+		ServerInfo:      &s.impl,
+		Instructions:    s.opts.Instructions,
+	}, nil
+}
+
+// capabilities returns what the server declares now: what
+// ServerOptions.Capabilities says, and every feature it has.
+func (s *Server) capabilities() ServerCapabilities {
+	var c ServerCapabilities
+	if o := s.opts.Capabilities; o != nil {
+		c = *o
+	}
+	c.Logging = &LoggingCapability{}
+	if c.Tools == nil && s.tools.len() > 0 {
+		c.Tools = &ToolsCapability{ListChanged: true}
+	}
+	if c.Resources == nil && (s.resources.len() > 0 || s.templates.len() > 0) {
+		c.Resources = &ResourcesCapability{Subscribe: true, ListChanged: true}
+	}
+	if c.Prompts == nil && s.prompts.len() > 0 {
+		c.Prompts = &PromptsCapability{ListChanged: true}
+	}
+	if c.Completions == nil && s.opts.CompletionHandler != nil {
+		c.Completions = &CompletionsCapability{}
+	}
+	return c
+}
+
+// initializedNote serves notifications/initialized.
+func (s *Server) initializedNote(ctx context.Context, ss *ServerSession, _ *router.Request, _ *struct{}) (any, error) {
+	if !ss.state.CompareAndSwap(stateInitializing, stateInitialized) {
+		return nil, nil // before initialize, or twice: ignored
+	}
+	if h := s.opts.InitializedHandler; h != nil {
+		h(ctx, ss)
+	}
+	return nil, nil
+}
+
+// rootsChanged serves notifications/roots/list_changed.
+func (s *Server) rootsChanged(ctx context.Context, ss *ServerSession, _ *router.Request, _ *struct{}) (any, error) {
+	if h := s.opts.RootsListChangedHandler; h != nil {
+		h(ctx, ss)
+	}
+	return nil, nil
+}
+
+// setLevel serves logging/setLevel: the session's least severe level.
+func setLevel(_ context.Context, ss *ServerSession, _ *router.Request, p *SetLevelParams) (any, error) {
+	sev := p.Level.severity()
+	if sev == 0 {
+		return nil, invalidParams("Invalid params: unknown logging level " + quote(string(p.Level))).
+			WithData(map[string]string{"level": string(p.Level)})
+	}
+	ss.level.Store(sev)
+	return Empty{}, nil
+}

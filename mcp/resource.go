@@ -1,0 +1,149 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// ResourceHandler reads a resource. For a resource template,
+// req.Params.Vars holds the values of the template's variables. Returning
+// ErrResourceNotFound (or a nil result) answers -32002; contents without a
+// URI get the one asked for.
+type ResourceHandler func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error)
+
+// ErrResourceNotFound is what a ResourceHandler returns for a resource it
+// does not have: the client is answered -32002 with the URI in data.
+var ErrResourceNotFound = errors.New("mcp: resource not found")
+
+type serverResource struct {
+	res     Resource
+	json    []byte
+	handler ResourceHandler
+}
+
+func (r *serverResource) listKey() string  { return r.res.URI }
+func (r *serverResource) listJSON() []byte { return r.json }
+
+type serverTemplate struct {
+	tmpl    ResourceTemplate
+	json    []byte
+	uri     *uritemplate.Template
+	handler ResourceHandler
+}
+
+func (t *serverTemplate) listKey() string  { return t.tmpl.URITemplate }
+func (t *serverTemplate) listJSON() []byte { return t.json }
+
+// AddResource adds a resource, or replaces the one with the same URI.
+// Sessions are told the list changed.
+func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
+	if r == nil || r.URI == "" || h == nil {
+		return errors.New("mcp: AddResource needs a URI and a handler")
+	}
+	sr := &serverResource{res: *r, handler: h}
+	var err error
+	if sr.json, err = codec.AppendValue(nil, &sr.res); err != nil {
+		return fmt.Errorf("mcp: resource %q: %w", r.URI, err)
+	}
+	s.resources.put(sr)
+	return nil
+}
+
+// AddResourceTemplate adds resources whose URIs match an RFC 6570
+// template, or replaces the template with the same text. Sessions are
+// told the list changed.
+func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) error {
+	if t == nil || h == nil {
+		return errors.New("mcp: AddResourceTemplate needs a template and a handler")
+	}
+	u, err := uritemplate.New(t.URITemplate)
+	if err != nil {
+		return fmt.Errorf("mcp: resource template %q: %w", t.URITemplate, err)
+	}
+	st := &serverTemplate{tmpl: *t, uri: u, handler: h}
+	if st.json, err = codec.AppendValue(nil, &st.tmpl); err != nil {
+		return fmt.Errorf("mcp: resource template %q: %w", t.URITemplate, err)
+	}
+	s.templates.put(st)
+	return nil
+}
+
+// RemoveResources removes the resources with these URIs; sessions are
+// told the list changed if any was there.
+func (s *Server) RemoveResources(uris ...string) { s.resources.remove(uris...) }
+
+// RemoveResourceTemplates removes the templates with these texts.
+func (s *Server) RemoveResourceTemplates(templates ...string) { s.templates.remove(templates...) }
+
+func (s *Server) listResources(_ context.Context, _ *ServerSession, _ *router.Request, p *ListResourcesParams) (any, error) {
+	return s.resources.page("resources", p.Cursor, s.opts.PageSize)
+}
+
+func (s *Server) listTemplates(_ context.Context, _ *ServerSession, _ *router.Request, p *ListResourceTemplatesParams) (any, error) {
+	return s.templates.page("resourceTemplates", p.Cursor, s.opts.PageSize)
+}
+
+// resourceNotFound is the -32002 answer for uri.
+func resourceNotFound(uri string) *codec.Error {
+	return codec.NewError(codec.CodeResourceNotFound, "Resource not found").
+		WithData(map[string]string{"uri": uri})
+}
+
+// findResource returns the handler of uri and the template variables: a
+// resource of that URI, else the first template (in the order of their
+// texts) that matches it.
+func (s *Server) findResource(uri string) (ResourceHandler, map[string]string, bool) {
+	if r, ok := s.resources.get(uri); ok {
+		return r.handler, nil, true
+	}
+	for _, t := range s.templates.load().items {
+		vals := t.uri.Match(uri)
+		if vals == nil {
+			continue
+		}
+		vars := make(map[string]string, len(vals))
+		for _, name := range t.uri.Varnames() {
+			if v := vals.Get(name); v.Valid() {
+				vars[name] = v.String()
+			}
+		}
+		return t.handler, vars, true
+	}
+	return nil, nil, false
+}
+
+// readResource serves resources/read.
+func (s *Server) readResource(ctx context.Context, ss *ServerSession, req *router.Request, p *ReadResourceParams) (any, error) {
+	if p.URI == "" {
+		return nil, invalidParams("Invalid params: uri is required")
+	}
+	h, vars, ok := s.findResource(p.URI)
+	if !ok {
+		return nil, resourceNotFound(p.URI)
+	}
+	p.Vars = vars
+	res, err := h(ctx, newRequest(ss, req, p))
+	if errors.Is(err, ErrResourceNotFound) || (err == nil && res == nil) {
+		return nil, resourceNotFound(p.URI)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := *res
+	r.Contents = make([]*ResourceContents, len(res.Contents))
+	for i, c := range res.Contents {
+		if c.URI == "" {
+			cc := *c
+			cc.URI = p.URI
+			c = &cc
+		}
+		r.Contents[i] = c
+	}
+	return &r, nil
+}

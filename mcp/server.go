@@ -1,0 +1,222 @@
+package mcp
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// DefaultPageSize is how many items a list answer holds, unless
+// ServerOptions.PageSize says otherwise.
+const DefaultPageSize = 1000
+
+// ServerOptions configure a Server. A nil *ServerOptions gives the
+// defaults; NewServer copies the value.
+type ServerOptions struct {
+	// Instructions tell the client how to use the server (initialize's
+	// instructions).
+	Instructions string
+	// Capabilities are declared on top of what the registered features
+	// imply: set Tools, say, to announce tools (and their list changes) to
+	// sessions that initialise before the first tool is added.
+	Capabilities *ServerCapabilities
+	// PageSize bounds the items of one tools/list, resources/list,
+	// resources/templates/list or prompts/list answer (default 1000).
+	PageSize int
+	// LogLevel is the least severe level sent to a session that has not
+	// set one with logging/setLevel (default LevelInfo).
+	LogLevel LoggingLevel
+	// CompletionHandler serves completion/complete; setting it declares
+	// the completions capability.
+	CompletionHandler func(ctx context.Context, req *CompleteRequest) (*CompleteResult, error)
+	// InitializedHandler, if set, runs when a session's client has sent
+	// notifications/initialized (on the pool: it may call the client).
+	InitializedHandler func(ctx context.Context, s *ServerSession)
+	// RootsListChangedHandler, if set, runs when a client says its roots
+	// changed.
+	RootsListChangedHandler func(ctx context.Context, s *ServerSession)
+	// SubscribeHandler, if set, is asked before a session subscribes to a
+	// resource; an error refuses the subscription (a *codec.Error is sent
+	// as it is).
+	SubscribeHandler func(ctx context.Context, req *SubscribeRequest) error
+	// UnsubscribeHandler, if set, is told when a session unsubscribes.
+	UnsubscribeHandler func(ctx context.Context, req *SubscribeRequest) error
+	// Conn is the base of every session's connection options: its pool,
+	// limits, timeouts, logger, parent context and close callback. The
+	// server sets the router, the cancellation policy (CancelSilent, as
+	// MCP requires) and the batch policy itself.
+	//
+	// Under Overload pool.Block (the default), a session whose
+	// MaxInFlight handlers all wait on the client (sampling, elicitation)
+	// stops reading at the next request, and so never reads the answers
+	// they wait for: it stalls until their contexts end. Where handlers
+	// call the client, choose pool.Reject or a MaxInFlight well above
+	// what a client may keep waiting.
+	Conn *conn.Options
+}
+
+// Server is an MCP server: the tools, resources, prompts and handlers it
+// offers, served to any number of sessions. Features may be added and
+// removed at any time; sessions are told (notifications/…/list_changed).
+// Safe for concurrent use.
+type Server struct {
+	impl   Implementation
+	opts   ServerOptions
+	conn   conn.Options // base options of each session
+	log    *slog.Logger
+	router *router.Router
+	// protocol holds the names of the methods the server itself serves;
+	// written by NewServer only.
+	protocol map[string]struct{}
+
+	tools     registry[*serverTool]
+	resources registry[*serverResource]
+	templates registry[*serverTemplate]
+	prompts   registry[*serverPrompt]
+
+	mu       sync.Mutex
+	sessions map[*ServerSession]struct{}            // initialised and open
+	subs     map[string]map[*ServerSession]struct{} // resource URI → subscribers
+}
+
+// NewServer returns a server that introduces itself as impl (nil: a
+// nameless one) and serves nothing until features are added.
+func NewServer(impl *Implementation, opts *ServerOptions) *Server {
+	s := &Server{
+		router:   router.New(),
+		protocol: map[string]struct{}{},
+		sessions: map[*ServerSession]struct{}{},
+		subs:     map[string]map[*ServerSession]struct{}{},
+	}
+	if impl != nil {
+		s.impl = *impl
+	}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.PageSize <= 0 {
+		s.opts.PageSize = DefaultPageSize
+	}
+	if !s.opts.LogLevel.Valid() {
+		s.opts.LogLevel = LevelInfo
+	}
+	if s.opts.Conn != nil {
+		s.conn = *s.opts.Conn
+	}
+	s.log = s.conn.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.tools.init(func() { s.listChanged(changedTools) })
+	s.resources.init(func() { s.listChanged(changedResources) })
+	s.templates.init(func() { s.listChanged(changedResources) })
+	s.prompts.init(func() { s.listChanged(changedPrompts) })
+	s.registerProtocol()
+	return s
+}
+
+type sessionKey struct{}
+
+// SessionFromContext returns the session a handler's context belongs to,
+// or nil. Custom methods (AddMethod) use it to reach their session.
+func SessionFromContext(ctx context.Context) *ServerSession {
+	s, _ := ctx.Value(sessionKey{}).(*ServerSession)
+	return s
+}
+
+// Bind makes Server a conn.Binder: each new connection (from a
+// transport.Server, say) becomes a session of its own, with the server's
+// router and the base options of ServerOptions.Conn.
+func (s *Server) Bind(ctx context.Context, p *conn.Peer) (*conn.Options, error) {
+	ss := newServerSession(s)
+	o := s.conn
+	o.Router = s.router
+	o.Cancel = conn.CancelSilent
+	o.RefuseBatches = true // until a version that has them is negotiated
+	parent := o.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	o.Context = context.WithValue(parent, sessionKey{}, ss)
+	userClose := o.OnClose
+	o.OnClose = func(c *conn.Conn, err error) {
+		s.drop(ss, err)
+		if userClose != nil {
+			userClose(c, err)
+		}
+	}
+	return &o, nil
+}
+
+// Connect starts a session on a message stream (conn.NewMessageStream,
+// conn.Pipe, or a transport's own) and returns it. A nil stream makes a
+// session served only through its connection's ServeBody (an HTTP
+// transport's). The session ends when the stream does, or on Close.
+func (s *Server) Connect(ctx context.Context, stream conn.Stream) (*ServerSession, error) {
+	o, err := s.Bind(ctx, &conn.Peer{Transport: "stream"})
+	if err != nil {
+		return nil, err
+	}
+	ss := SessionFromContext(o.Context)
+	ss.setConn(conn.NewStream(stream, o))
+	return ss, nil
+}
+
+// Run serves one session on a byte stream framed by ServerOptions.Conn's
+// framing (newline-delimited by default: MCP's stdio transport, e.g.
+// transport.NewStdio()) until the stream ends or ctx is done, when the
+// session is shut down gracefully. It returns why the session ended.
+func (s *Server) Run(ctx context.Context, rwc io.ReadWriteCloser) error {
+	o, err := s.Bind(ctx, &conn.Peer{Transport: "stdio"})
+	if err != nil {
+		rwc.Close()
+		return err
+	}
+	ss := SessionFromContext(o.Context)
+	c := conn.New(rwc, o)
+	ss.setConn(c)
+	select {
+	case <-ss.Done():
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		_ = c.Shutdown(sctx)
+		cancel()
+	}
+	return ss.Wait()
+}
+
+// Sessions returns the sessions initialised and still open, in no
+// particular order.
+func (s *Server) Sessions() []*ServerSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*ServerSession, 0, len(s.sessions))
+	for ss := range s.sessions {
+		out = append(out, ss)
+	}
+	return out
+}
+
+// track adds an initialised session.
+func (s *Server) track(ss *ServerSession) {
+	s.mu.Lock()
+	s.sessions[ss] = struct{}{}
+	s.mu.Unlock()
+}
+
+// drop forgets a session that has ended, and its subscriptions.
+func (s *Server) drop(ss *ServerSession, why error) {
+	ss.closed.Store(true)
+	s.mu.Lock()
+	delete(s.sessions, ss)
+	for uri := range ss.subs {
+		s.unsubscribeLocked(ss, uri)
+	}
+	s.mu.Unlock()
+	ss.err = why
+	close(ss.done)
+}

@@ -1,0 +1,222 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+)
+
+// shutdownTimeout bounds the graceful end of a session Run was serving.
+const shutdownTimeout = 5 * time.Second
+
+// The states of a session.
+const (
+	stateNew          int32 = iota // waiting for initialize
+	stateInitializing              // initialize answered; notifications/initialized not yet seen
+	stateInitialized               // the client sent notifications/initialized
+)
+
+// ServerSession is one client's session with a Server: its negotiated
+// protocol version, the client's identity and capabilities, its log level
+// and subscriptions, and the connection it runs on. Everything about a
+// session is kept here, never in globals, so a server serves sessions of
+// different versions side by side. Safe for concurrent use.
+type ServerSession struct {
+	srv   *Server
+	c     atomic.Pointer[conn.Conn]
+	state atomic.Int32
+	level atomic.Int32 // least severity sent by Log
+	// closed is set once the connection has ended; done is closed after
+	// the session has been forgotten, err is why it ended.
+	closed atomic.Bool
+	done   chan struct{}
+	err    error
+
+	// Set by initialize under mu, before state leaves stateNew; read-only
+	// afterwards.
+	mu         sync.Mutex
+	version    string
+	clientInfo Implementation
+	clientCaps ClientCapabilities
+	caps       ServerCapabilities // as declared to this client
+
+	subs map[string]struct{} // resource URIs subscribed; under srv.mu
+
+	notes  atomic.Uint32 // list_changed notifications due (changed… bits)
+	noting atomic.Bool   // a goroutine is sending them
+}
+
+func newServerSession(s *Server) *ServerSession {
+	ss := &ServerSession{srv: s, done: make(chan struct{})}
+	ss.level.Store(s.opts.LogLevel.severity())
+	return ss
+}
+
+func (ss *ServerSession) setConn(c *conn.Conn) { ss.c.CompareAndSwap(nil, c) }
+
+// Conn returns the connection the session runs on: to serve bodies
+// (ServeBody), shut it down or wait for its end. It is nil until the
+// session's first request when the session came from Bind.
+func (ss *ServerSession) Conn() *conn.Conn { return ss.c.Load() }
+
+// Close ends the session at once.
+func (ss *ServerSession) Close() error {
+	if c := ss.c.Load(); c != nil {
+		return c.Close()
+	}
+	return nil
+}
+
+// Wait blocks until the session has ended and the server has forgotten it
+// (its subscriptions gone), and returns why it ended (nil: a clean end).
+func (ss *ServerSession) Wait() error {
+	<-ss.done
+	return ss.err
+}
+
+// Done is closed once the session has ended and the server has forgotten
+// it.
+func (ss *ServerSession) Done() <-chan struct{} { return ss.done }
+
+// initialized reports whether initialize has been answered.
+func (ss *ServerSession) initialized() bool { return ss.state.Load() >= stateInitializing }
+
+// ProtocolVersion returns the version negotiated at initialize ("" before).
+func (ss *ServerSession) ProtocolVersion() string {
+	if !ss.initialized() {
+		return ""
+	}
+	return ss.version
+}
+
+// ClientInfo returns the client's clientInfo (nil before initialize).
+func (ss *ServerSession) ClientInfo() *Implementation {
+	if !ss.initialized() {
+		return nil
+	}
+	ci := ss.clientInfo
+	return &ci
+}
+
+// ClientCapabilities returns what the client declared (nil before
+// initialize). The result is shared: do not modify it.
+func (ss *ServerSession) ClientCapabilities() *ClientCapabilities {
+	if !ss.initialized() {
+		return nil
+	}
+	return &ss.clientCaps
+}
+
+// Errors of the calls a session makes to its client.
+var (
+	// ErrNotConnected is returned by calls on a session that has no
+	// connection yet.
+	ErrNotConnected = errors.New("mcp: session not connected")
+	// ErrNotSupported is returned by a call the client did not declare the
+	// capability for (sampling, elicitation, roots).
+	ErrNotSupported = errors.New("mcp: the client does not support this request")
+)
+
+// call sends a request to the client and decodes its result. A call
+// abandoned by ctx is cancelled at the client with
+// notifications/cancelled.
+func (ss *ServerSession) call(ctx context.Context, method string, params, result any) error {
+	c := ss.c.Load()
+	if c == nil {
+		return ErrNotConnected
+	}
+	raw, err := c.CallRaw(ctx, method, params)
+	var ce *conn.CanceledCallError
+	if errors.As(err, &ce) {
+		_ = c.Notify(context.WithoutCancel(ctx), "notifications/cancelled",
+			&CancelledParams{RequestID: json.RawMessage(ce.ID), Reason: ce.Err.Error()})
+	}
+	if err != nil || result == nil {
+		return err
+	}
+	return codec.UnmarshalExact(raw, result)
+}
+
+// notify sends a notification to the client.
+func (ss *ServerSession) notify(ctx context.Context, method string, params any) error {
+	c := ss.c.Load()
+	if c == nil {
+		return ErrNotConnected
+	}
+	return c.Notify(ctx, method, params)
+}
+
+// Ping checks that the client answers.
+func (ss *ServerSession) Ping(ctx context.Context) error {
+	return ss.call(ctx, "ping", nil, nil)
+}
+
+// CreateMessage asks the client to sample its language model
+// (sampling/createMessage). It fails with ErrNotSupported when the client
+// did not declare sampling.
+func (ss *ServerSession) CreateMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
+	if cc := ss.ClientCapabilities(); cc == nil || cc.Sampling == nil {
+		return nil, ErrNotSupported
+	}
+	if p.Messages == nil {
+		q := *p
+		q.Messages = []*SamplingMessage{}
+		p = &q
+	}
+	var r CreateMessageResult
+	if err := ss.call(ctx, "sampling/createMessage", p, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Elicit asks the user, through the client, for information
+// (elicitation/create). It fails with ErrNotSupported when the client did
+// not declare elicitation.
+func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
+	if cc := ss.ClientCapabilities(); cc == nil || cc.Elicitation == nil {
+		return nil, ErrNotSupported
+	}
+	var r ElicitResult
+	if err := ss.call(ctx, "elicitation/create", p, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// ListRoots asks the client for its roots (roots/list). It fails with
+// ErrNotSupported when the client did not declare roots.
+func (ss *ServerSession) ListRoots(ctx context.Context) (*ListRootsResult, error) {
+	if cc := ss.ClientCapabilities(); cc == nil || cc.Roots == nil {
+		return nil, ErrNotSupported
+	}
+	var r ListRootsResult
+	if err := ss.call(ctx, "roots/list", nil, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// ErrInvalidLevel is returned by Log for a level that is not one of the
+// eight.
+var ErrInvalidLevel = errors.New("mcp: invalid logging level")
+
+// Log sends a log message (notifications/message) if its level is at
+// least the session's (logging/setLevel, else ServerOptions.LogLevel).
+// Messages below it are dropped without error.
+func (ss *ServerSession) Log(ctx context.Context, p *LoggingMessageParams) error {
+	sev := p.Level.severity()
+	if sev == 0 {
+		return ErrInvalidLevel
+	}
+	if sev < ss.level.Load() {
+		return nil
+	}
+	return ss.notify(ctx, "notifications/message", p)
+}

@@ -1,0 +1,259 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// ToolHandler serves calls of one tool. The arguments (req.Params.Arguments)
+// have been validated against the tool's input schema. A plain error
+// becomes a result with IsError set and the error's text (the model may
+// correct itself); a *codec.Error or a codec.ErrCoder is a protocol error,
+// answered as such. A nil result is an empty one.
+type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error)
+
+// ToolHandlerFor serves calls of a tool whose arguments decode into In and
+// whose structured output is an Out. Its results and errors are as for
+// ToolHandler; when Out has an output schema, out becomes the result's
+// structuredContent (unless the result sets one), checked against the
+// schema, and is mirrored as a text block when the result has no content.
+type ToolHandlerFor[In, Out any] func(ctx context.Context, req *CallToolRequest, in In) (*CallToolResult, Out, error)
+
+// serverTool is a registered tool.
+type serverTool struct {
+	tool    Tool // as given; schemas as served
+	json    []byte
+	input   *compiledSchema // nil: no validation
+	output  *compiledSchema // nil: no output schema
+	handler ToolHandler
+}
+
+func (t *serverTool) listKey() string  { return t.tool.Name }
+func (t *serverTool) listJSON() []byte { return t.json }
+
+// AddTool adds a tool, or replaces the one of the same name, whose input
+// schema is inferred from In and output schema from Out (none when Out is
+// an interface type such as any), unless t gives them. Arguments are
+// validated against the input schema, then decoded into an In with member
+// names matched exactly. Sessions are told the list changed.
+func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
+	if h == nil {
+		return errors.New("mcp: AddTool with a nil handler")
+	}
+	st, err := newServerTool(t, reflect.TypeFor[In](), reflect.TypeFor[Out]())
+	if err != nil {
+		return err
+	}
+	hasOutput := st.output != nil
+	st.handler = func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		var in In
+		args := req.Params.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		if err := codec.UnmarshalExact(args, &in); err != nil {
+			return toolError(fmt.Sprintf("invalid arguments for tool %q: %v", req.Params.Name, err)), nil
+		}
+		res, out, err := h(ctx, req, in)
+		if err != nil || (res != nil && res.IsError) {
+			return res, err
+		}
+		if res == nil {
+			res = &CallToolResult{}
+		}
+		if res.StructuredContent == nil && (hasOutput || !isNil(out)) {
+			r := *res
+			r.StructuredContent = out
+			res = &r
+		}
+		return res, nil
+	}
+	s.tools.put(st)
+	return nil
+}
+
+// AddTool adds a tool, or replaces the one of the same name, served by a
+// handler that reads its raw arguments. t.InputSchema (nil: any object)
+// and t.OutputSchema are served as given and enforced. Sessions are told
+// the list changed.
+func (s *Server) AddTool(t *Tool, h ToolHandler) error {
+	if h == nil {
+		return errors.New("mcp: AddTool with a nil handler")
+	}
+	st, err := newServerTool(t, nil, nil)
+	if err != nil {
+		return err
+	}
+	st.handler = h
+	s.tools.put(st)
+	return nil
+}
+
+// RemoveTools removes the tools with these names; sessions are told the
+// list changed if any was there.
+func (s *Server) RemoveTools(names ...string) { s.tools.remove(names...) }
+
+var anyObject = &compiledSchema{raw: json.RawMessage(`{"type":"object"}`)}
+
+// newServerTool compiles t's schemas: given, else inferred from in and out
+// (nil: none to infer).
+func newServerTool(t *Tool, in, out reflect.Type) (*serverTool, error) {
+	if t == nil || t.Name == "" {
+		return nil, errors.New("mcp: a tool needs a name")
+	}
+	st := &serverTool{tool: *t}
+	var err error
+	switch {
+	case t.InputSchema != nil:
+		st.input, err = schemaOf(t.InputSchema)
+	case in != nil:
+		st.input, err = schemaFor(in)
+	default:
+		st.input = anyObject
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
+	}
+	switch {
+	case t.OutputSchema != nil:
+		st.output, err = schemaOf(t.OutputSchema)
+	case out != nil && out.Kind() != reflect.Interface:
+		st.output, err = schemaFor(out)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mcp: tool %q: output schema: %w", t.Name, err)
+	}
+	st.tool.InputSchema = st.input.raw
+	if st.output != nil {
+		st.tool.OutputSchema = st.output.raw
+	}
+	if st.json, err = codec.AppendValue(nil, &st.tool); err != nil {
+		return nil, fmt.Errorf("mcp: tool %q: %w", t.Name, err)
+	}
+	return st, nil
+}
+
+// listTools serves tools/list.
+func (s *Server) listTools(_ context.Context, _ *ServerSession, _ *router.Request, p *ListToolsParams) (any, error) {
+	return s.tools.page("tools", p.Cursor, s.opts.PageSize)
+}
+
+// maxNamesInError bounds the names an unknown-tool error lists.
+const maxNamesInError = 100
+
+// callTool serves tools/call: find the tool, check its arguments, run it,
+// check its structured output.
+func (s *Server) callTool(ctx context.Context, ss *ServerSession, req *router.Request, p *CallToolParams) (any, error) {
+	if p.Name == "" {
+		return nil, invalidParams("Invalid params: name is required")
+	}
+	st, ok := s.tools.get(p.Name)
+	if !ok {
+		snap := s.tools.load()
+		names := snap.keys[:min(len(snap.keys), maxNamesInError)]
+		return nil, invalidParams("Unknown tool: " + p.Name).
+			WithData(map[string]any{"name": p.Name, "available": names})
+	}
+	if string(p.Arguments) == "null" {
+		p.Arguments = nil
+	}
+	if len(p.Arguments) > 0 && firstByte(p.Arguments) != '{' {
+		return nil, invalidParams("Invalid params: arguments must be an object")
+	}
+	if st.input.resolved != nil {
+		args := p.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		if err := st.input.validate(args); err != nil {
+			return toolError(fmt.Sprintf("invalid arguments for tool %q: %v", p.Name, err)), nil
+		}
+	}
+	res, err := st.handler(ctx, newRequest(ss, req, p))
+	if err != nil {
+		var ce *codec.Error
+		var ec codec.ErrCoder
+		if errors.As(err, &ce) || errors.As(err, &ec) || ctx.Err() != nil {
+			return nil, err
+		}
+		return toolError(err.Error()), nil
+	}
+	return st.finish(res)
+}
+
+// finish checks a tool's result and lays it out: content never null,
+// structured content encoded once, checked against the output schema and
+// mirrored as text when there is no other content.
+func (st *serverTool) finish(res *CallToolResult) (*CallToolResult, error) {
+	if res == nil {
+		return &CallToolResult{Content: []Content{}}, nil
+	}
+	r := *res // the handler's value may be shared: never modify it
+	if r.Content == nil {
+		r.Content = []Content{}
+	}
+	if r.StructuredContent == nil || r.IsError {
+		if st.output != nil && !r.IsError {
+			return nil, codec.NewError(codec.CodeInternalError,
+				fmt.Sprintf("Internal error: tool %q has an output schema but returned no structured content", st.tool.Name))
+		}
+		return &r, nil
+	}
+	raw, err := codec.AppendValue(nil, r.StructuredContent)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: tool %q: encoding structured content: %w", st.tool.Name, err)
+	}
+	if firstByte(raw) != '{' {
+		return nil, codec.NewError(codec.CodeInternalError,
+			fmt.Sprintf("Internal error: tool %q: structured content must be a JSON object", st.tool.Name))
+	}
+	if st.output != nil {
+		if err := st.output.validate(raw); err != nil {
+			return nil, codec.NewError(codec.CodeInternalError,
+				fmt.Sprintf("Internal error: tool %q: structured content does not match the output schema: %v", st.tool.Name, err))
+		}
+	}
+	r.StructuredContent = json.RawMessage(raw)
+	if len(r.Content) == 0 {
+		r.Content = []Content{&TextContent{Text: string(raw)}}
+	}
+	return &r, nil
+}
+
+// toolError is a result that reports a failure the model may correct.
+func toolError(msg string) *CallToolResult {
+	return &CallToolResult{Content: []Content{&TextContent{Text: msg}}, IsError: true}
+}
+
+// firstByte returns the first byte of a JSON value that is not white
+// space, or 0.
+func firstByte(b []byte) byte {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
+// isNil reports whether v is nil, or a nil pointer, map, slice or
+// interface inside an interface.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}

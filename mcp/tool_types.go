@@ -1,0 +1,118 @@
+package mcp
+
+import (
+	"encoding/json"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// Tool describes a tool a server offers: its name, what it does, and the
+// JSON Schemas of its arguments and of its structured output.
+//
+// InputSchema and OutputSchema may be a *jsonschema.Schema, raw JSON
+// (json.RawMessage, codec.Raw or []byte: served as given, byte for byte
+// once compacted), or any other value that encodes to a schema object. Left
+// nil, AddTool infers them from its handler's Go types; Server.AddTool
+// serves {"type":"object"} for a nil InputSchema. A decoded Tool (a client
+// listing a server's tools) holds them as json.RawMessage.
+type Tool struct {
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description,omitempty"`
+	Icons        []Icon           `json:"icons,omitempty"`
+	InputSchema  any              `json:"inputSchema"`
+	OutputSchema any              `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Execution    *ToolExecution   `json:"execution,omitempty"`
+	Meta         Meta             `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes a tool, keeping its schemas as raw JSON.
+func (t *Tool) UnmarshalJSON(data []byte) error {
+	type plain Tool
+	var w struct {
+		plain
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+	}
+	if err := codec.UnmarshalExact(data, &w); err != nil {
+		return err
+	}
+	*t = Tool(w.plain)
+	if w.InputSchema != nil {
+		t.InputSchema = w.InputSchema
+	}
+	if w.OutputSchema != nil {
+		t.OutputSchema = w.OutputSchema
+	}
+	return nil
+}
+
+// ToolAnnotations are hints about a tool's behaviour. Clients must treat
+// them as untrusted unless they trust the server.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"` // nil: true
+	IdempotentHint  bool   `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"` // nil: true
+}
+
+// ToolExecution says how a tool may be run: TaskSupport is "forbidden"
+// (the default), "optional" or "required".
+type ToolExecution struct {
+	TaskSupport string `json:"taskSupport,omitempty"`
+}
+
+// ListToolsParams are the params of tools/list.
+type ListToolsParams struct {
+	Meta   Meta   `json:"_meta,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// ListToolsResult is the result of tools/list.
+type ListToolsResult struct {
+	Meta       Meta    `json:"_meta,omitempty"`
+	Tools      []*Tool `json:"tools"`
+	NextCursor string  `json:"nextCursor,omitempty"`
+}
+
+// CallToolParams are the params of tools/call. Arguments is the raw
+// arguments object (nil when absent).
+type CallToolParams struct {
+	Meta      Meta            `json:"_meta,omitempty"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// CallToolResult is the result of tools/call. A tool that failed in a way
+// the model may correct sets IsError and says why in Content; protocol
+// failures are JSON-RPC errors instead.
+//
+// StructuredContent, when set, is a JSON object conforming to the tool's
+// output schema: any value that encodes to one (a decoded result holds a
+// json.RawMessage).
+type CallToolResult struct {
+	Meta              Meta      `json:"_meta,omitempty"`
+	Content           []Content `json:"content"`
+	StructuredContent any       `json:"structuredContent,omitempty"`
+	IsError           bool      `json:"isError,omitempty"`
+}
+
+// UnmarshalJSON decodes a result, each content block by its type.
+func (r *CallToolResult) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Meta              Meta            `json:"_meta"`
+		Content           contentList     `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+	}
+	if err := codec.UnmarshalExact(data, &w); err != nil {
+		return err
+	}
+	*r = CallToolResult{Meta: w.Meta, Content: w.Content, IsError: w.IsError}
+	if w.StructuredContent != nil {
+		r.StructuredContent = w.StructuredContent
+	}
+	return nil
+}
