@@ -26,6 +26,27 @@ type pendingCalls struct {
 	m      map[uint64]*call
 	next   atomic.Uint64
 	closed error
+	wake   context.CancelFunc // set while the reader waits for admission
+}
+
+// readerWait returns the context the reader waits for admission under: it
+// is cancelled as soon as a call is made, since the reader must then go on
+// reading to deliver the response. busy reports calls already waiting:
+// then the reader must not wait at all. stop is called after the wait.
+func (p *pendingCalls) readerWait(parent context.Context) (ctx context.Context, stop func(), busy bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.m) > 0 {
+		return nil, nil, true
+	}
+	ctx, cancel := context.WithCancel(parent)
+	p.wake = cancel
+	return ctx, func() {
+		p.mu.Lock()
+		p.wake = nil
+		p.mu.Unlock()
+		cancel()
+	}, false
 }
 
 func (p *pendingCalls) init() { p.m = make(map[uint64]*call) }
@@ -39,6 +60,10 @@ func (p *pendingCalls) add() (uint64, *call, error) {
 		return 0, nil, p.closed
 	}
 	p.m[id] = cl
+	if p.wake != nil {
+		p.wake()
+		p.wake = nil
+	}
 	return id, cl, nil
 }
 

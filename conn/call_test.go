@@ -3,10 +3,14 @@ package conn_test
 import (
 	"context"
 	"errors"
+	"net"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/router"
 )
 
 // answeringStream answers the first request written to it, lets the
@@ -63,5 +67,61 @@ func TestConn_callReturnsItsResponseEvenIfTheWriteThenFails(t *testing.T) {
 	raw, err := c.CallRaw(context.Background(), "m", nil)
 	if err != nil || string(raw) != `"delivered"` {
 		t.Fatalf("CallRaw = %s, %v; want the delivered result", raw, err)
+	}
+}
+
+// TestConn_readerNeverWaitsForASlotWhileItsCallsAreUnanswered: with every
+// slot held by a handler that waits on the peer, the reader must go on
+// reading to deliver the peer's answer; the request that found no slot is
+// refused -32000 instead of waiting (which would wait forever).
+func TestConn_readerNeverWaitsForASlotWhileItsCallsAreUnanswered(t *testing.T) {
+	started := make(chan struct{})
+	server := router.New()
+	err := server.Register("ask", router.HandlerFunc(func(ctx context.Context, _ *router.Request) (any, error) {
+		close(started)
+		var n int
+		err := conn.FromContext(ctx).Call(ctx, "question", nil, &n)
+		return n, err
+	}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = server.Register("other", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		return "ran", nil
+	}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := router.New()
+	release := make(chan struct{})
+	err = client.Register("question", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		<-release // answer only once "other" has been sent
+		return 42, nil
+	}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := net.Pipe()
+	srv := conn.New(a, &conn.Options{Router: server, MaxInFlight: 1})
+	cli := conn.New(b, &conn.Options{Router: client})
+	defer srv.Close()
+	defer cli.Close()
+	answerQuestion := sync.OnceFunc(func() { close(release) })
+	defer answerQuestion() // before the Closes, which wait for handlers
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	asked := make(chan error, 1)
+	var answer int
+	go func() { asked <- cli.Call(ctx, "ask", nil, &answer) }()
+	<-started
+	err = cli.Call(ctx, "other", nil, nil)
+	var e *codec.Error
+	if !errors.As(err, &e) || e.Code != codec.CodeOverloaded {
+		t.Fatalf("other: %v, want -32000 (refused: the only slot waits on the peer)", err)
+	}
+	answerQuestion()
+	if err := <-asked; err != nil || answer != 42 {
+		t.Fatalf("ask = %d, %v; want 42", answer, err)
 	}
 }

@@ -168,11 +168,8 @@ func (c *Conn) acquire(reader bool) *codec.Error {
 		if c.opts.Overload == pool.Reject {
 			return c.overloaded
 		}
-		if reader {
-			c.flushHeld() // about to block: let the peer have what is done
-		}
-		if c.limit.Acquire(c.ctx) != nil {
-			return c.shuttingDown
+		if err := c.wait(c.limit, reader); err != nil {
+			return err
 		}
 	}
 	a := c.opts.Admission
@@ -181,16 +178,38 @@ func (c *Conn) acquire(reader bool) *codec.Error {
 	}
 	refusal := c.overloaded
 	if c.opts.Overload == pool.Block {
-		if reader {
-			c.flushHeld()
-		}
-		if a.Acquire(c.ctx) == nil {
+		if refusal = c.wait(a, reader); refusal == nil {
 			return nil
 		}
-		refusal = c.shuttingDown
 	}
 	c.limit.Release(0)
 	return refusal
+}
+
+// wait blocks until a admits the request (Overload is Block). The reader
+// first lets the peer have what is done; and it never waits while this
+// connection has outgoing calls unanswered, nor goes on waiting once one
+// is made: their responses can only come through it, and the handlers
+// holding every slot may be the ones waiting for them. The request is
+// then refused -32000, as under Reject.
+func (c *Conn) wait(a pool.Admission, reader bool) *codec.Error {
+	ctx := c.ctx
+	if reader {
+		c.flushHeld()
+		wctx, stop, busy := c.calls.readerWait(c.ctx)
+		if busy {
+			return c.overloaded
+		}
+		defer stop()
+		ctx = wctx
+	}
+	if a.Acquire(ctx) == nil {
+		return nil
+	}
+	if c.ctx.Err() != nil {
+		return c.shuttingDown
+	}
+	return c.overloaded
 }
 
 // release frees the slots acquire took; start is when the handler was

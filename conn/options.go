@@ -63,6 +63,9 @@ type Options struct {
 	// Overload chooses between pool.Block (default: stop reading until a
 	// request finishes) and pool.Reject (answer -32000 with
 	// data.retryAfterMs at once) when MaxInFlight or Admission is full.
+	// Under Block the reader still refuses rather than waits while this
+	// connection's own outgoing calls are unanswered: their responses
+	// can only arrive through it.
 	Overload pool.Overload
 	// HandlerTimeout, when positive, bounds each pooled handler: a handler
 	// still running then has its context cancelled and its request
@@ -98,7 +101,9 @@ type Options struct {
 	Logger *slog.Logger
 	// OnClose, if set, is called once when the connection has ended, with
 	// the connection and the error that ended it (nil for a clean end of
-	// stream, Shutdown or Close).
+	// stream, Shutdown or Close): after every handler has returned and
+	// before Done is closed, so that Wait returns only once OnClose has.
+	// It must not wait for the connection itself.
 	OnClose func(c *Conn, err error)
 }
 

@@ -280,14 +280,20 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-func TestConn_onCloseReceivesTheSession(t *testing.T) {
+func TestConn_onCloseReceivesTheSessionBeforeWaitReturns(t *testing.T) {
 	got := make(chan *conn.Conn, 1)
 	a, b := net.Pipe()
 	defer b.Close()
 	c := conn.New(a, &conn.Options{OnClose: func(c *conn.Conn, err error) { got <- c }})
 	c.Close()
-	if s := <-got; s != c {
-		t.Fatalf("OnClose got %p, want %p", s, c)
+	c.Wait()
+	select {
+	case s := <-got:
+		if s != c {
+			t.Fatalf("OnClose got %p, want %p", s, c)
+		}
+	default:
+		t.Fatal("Wait returned before OnClose ran")
 	}
 }
 

@@ -50,12 +50,10 @@ type ServerOptions struct {
 	// server sets the router, the cancellation policy (CancelSilent, as
 	// MCP requires) and the batch policy itself.
 	//
-	// Under Overload pool.Block (the default), a session whose
-	// MaxInFlight handlers all wait on the client (sampling, elicitation)
-	// stops reading at the next request, and so never reads the answers
-	// they wait for: it stalls until their contexts end. Where handlers
-	// call the client, choose pool.Reject or a MaxInFlight well above
-	// what a client may keep waiting.
+	// Under Overload pool.Block (the default), a session whose handlers
+	// wait on the client (sampling, elicitation) refuses a request that
+	// finds MaxInFlight full with -32000 rather than stop reading: the
+	// answers they wait for come in through the same stream.
 	Conn *conn.Options
 }
 
