@@ -96,10 +96,8 @@ func (pl *plan) decode(params []byte, ptr any) error {
 	// One copy per call: decoded strings point into it, so P stays valid
 	// after the connection reuses its buffers.
 	s := string(params)
-	if pl.st != nil {
-		if i := skipSpace(s, 0); i < len(s) && s[i] == '[' {
-			return pl.decodePositional(s, reflect.ValueOf(ptr).Elem())
-		}
+	if pl.st != nil && codec.KindOf(params) == codec.ValueArray {
+		return pl.decodePositional(params, s, reflect.ValueOf(ptr).Elem())
 	}
 	if err := sonicDecode(s, ptr); err != nil {
 		return explain(s, pl.typ, err)
@@ -107,33 +105,33 @@ func (pl *plan) decode(params []byte, ptr any) error {
 	return nil
 }
 
-// decodePositional decodes the array s into the struct v (or what v points
-// to), element i into field i.
+// decodePositional decodes the array params (s is its copy) into the struct
+// v (or what v points to), element i into field i.
 //
 // A field's `json:",string"` option is not applied to positional params.
-func (pl *plan) decodePositional(s string, v reflect.Value) error {
+func (pl *plan) decodePositional(params []byte, s string, v reflect.Value) error {
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			v.Set(reflect.New(v.Type().Elem()))
 		}
 		v = v.Elem()
 	}
-	var it iter
-	it.begin(s, 0)
-	for it.next() {
-		k := it.n - 1
+	var it codec.Elements
+	for it.Reset(params); it.Next(); {
+		k := it.Index()
 		if k >= len(pl.fields) {
-			for it.next() {
+			for it.Next() {
 			}
-			return tooManyElements(it.n, len(pl.fields))
+			return tooManyElements(it.Index()+1, len(pl.fields))
 		}
 		f := &pl.fields[k]
 		fv := fieldValue(v, f.index)
-		if err := sonicDecode(it.value(), fv.Addr().Interface()); err != nil {
-			return elementError(k, f, it.value(), err)
+		es := s[it.Offset() : it.Offset()+len(it.Value())] // the element, in the copy
+		if err := sonicDecode(es, fv.Addr().Interface()); err != nil {
+			return elementError(k, f, es, err)
 		}
 	}
-	if it.bad {
+	if it.Err() != nil {
 		return errMalformed
 	}
 	return nil
