@@ -29,9 +29,12 @@
 //
 //   - params absent (or null): P is its zero value;
 //   - params an object: decoded by name into a struct (json tags as in
-//     encoding/json, names matched exactly first and then without regard to
-//     case) or a map. Unknown names are ignored, as encoding/json does; a
-//     repeated name keeps its last value;
+//     encoding/json) or a map. Names are matched exactly, byte for byte
+//     after unescaping, as JSON Schema validation matches them, and unlike
+//     encoding/json, which folds case: {"MINUEND":1} does not fill a field
+//     named minuend, at any depth. Unknown names (those that differ only by
+//     case included) are ignored, as encoding/json does; a repeated name
+//     keeps its last value;
 //   - params an array: decoded into a slice or array P element by element, or
 //     into a struct P by position: element i goes to the i-th field in
 //     declaration order (exported fields and those promoted from embedded

@@ -117,16 +117,11 @@ func dominant(all []field, pos []int) (int, bool) {
 	return 0, false
 }
 
-// fieldByName finds the field a JSON key decodes into: an exact match first,
-// then one without regard to case, as sonic and encoding/json do.
-func fieldByName(fields []field, key string) *field {
+// fieldByName finds the field a member name decodes into: the one with
+// exactly that name (JSON names are case-sensitive; see casefold.go), or nil.
+func fieldByName(fields []field, name []byte) *field {
 	for i := range fields {
-		if fields[i].name == key {
-			return &fields[i]
-		}
-	}
-	for i := range fields {
-		if strings.EqualFold(fields[i].name, key) {
+		if fields[i].name == string(name) {
 			return &fields[i]
 		}
 	}

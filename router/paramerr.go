@@ -170,7 +170,7 @@ func descend(d []byte, t reflect.Type, pos int, fallback reflect.Type) ([]seg, s
 			if t != nil {
 				switch t.Kind() {
 				case reflect.Struct:
-					if f := fieldByName(structFields(t), name); f != nil {
+					if f := fieldByName(structFields(t), found.name); f != nil {
 						name, next = f.name, f.typ
 					}
 				case reflect.Map:
@@ -209,7 +209,7 @@ func probe(d []byte, s string, t reflect.Type, err error, depth int) ([]seg, str
 		var next reflect.Type
 		switch k := t.Kind(); {
 		case e.name != nil && k == reflect.Struct:
-			f := fieldByName(structFields(t), string(e.name))
+			f := fieldByName(structFields(t), e.name)
 			if f == nil {
 				return true // ignored by the decoder
 			}

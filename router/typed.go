@@ -70,6 +70,7 @@ type plan struct {
 	raw    bool         // P is codec.Raw: params verbatim
 	st     reflect.Type // P, or what P points to, when that is a struct decoded by position from an array; else nil
 	fields []field      // st's fields in declaration order
+	fold   bool         // the decoder folds case: unfold params first (casefold.go)
 }
 
 var rawType = reflect.TypeFor[codec.Raw]()
@@ -85,6 +86,7 @@ func (pl *plan) init(t reflect.Type) {
 		pl.st = st
 		pl.fields = structFields(st)
 	}
+	pl.fold = foldsCase()
 	// Compile sonic's decoder for P now rather than on the first call.
 	// An error here (a type sonic cannot compile) shows up again, and is
 	// reported, when decoding.
@@ -95,8 +97,14 @@ func (pl *plan) init(t reflect.Type) {
 func (pl *plan) decode(params []byte, ptr any) error {
 	// One copy per call: decoded strings point into it, so P stays valid
 	// after the connection reuses its buffers.
+	positional := pl.st != nil && codec.KindOf(params) == codec.ValueArray
+	if pl.fold {
+		if u := unfold(params, pl.typ, pl.fields, positional); u != nil {
+			params = u
+		}
+	}
 	s := string(params)
-	if pl.st != nil && codec.KindOf(params) == codec.ValueArray {
+	if positional {
 		return pl.decodePositional(params, s, reflect.ValueOf(ptr).Elem())
 	}
 	if err := sonicDecode(s, ptr); err != nil {
@@ -146,7 +154,9 @@ var decoders = sync.Pool{New: func() any { return new(decoder.Decoder) }}
 func sonicDecode(s string, v any) error {
 	d := decoders.Get().(*decoder.Decoder)
 	d.Reset(s)
-	d.SetOptions(0) // encoding/json's defaults: numbers into any are float64
+	// encoding/json's defaults (numbers into any are float64) but for
+	// names, which are matched exactly (casefold.go).
+	d.SetOptions(decoder.OptionCaseSensitive)
 	err := d.Decode(v)
 	d.Reset("") // do not keep the params alive from the pool
 	decoders.Put(d)
