@@ -14,7 +14,7 @@ type foldInner struct {
 
 type foldParams struct {
 	Minuend    int                  `json:"minuend,omitempty"`
-	Subtrahend int                  `json:"subtrahend"`
+	Subtrahend int                  `json:"subtrahend,omitzero"`
 	Inner      foldInner            `json:"inner,omitempty"`
 	List       []foldInner          `json:"list,omitempty"`
 	Map        map[string]foldInner `json:"map,omitempty"`

@@ -12,6 +12,10 @@ type field struct {
 	index  []int        // path through embedded structs
 	typ    reflect.Type // the field's type
 	tagged bool         // the name came from a json tag
+	// optional: the member may be absent (required.go): the field is a
+	// pointer, is tagged omitempty or omitzero, or is promoted from an
+	// embedded pointer.
+	optional bool
 }
 
 // fieldCache maps a struct type to its []field. Filled on first use (when a
@@ -29,7 +33,7 @@ func structFields(t reflect.Type) []field {
 		return f.([]field)
 	}
 	var all []field
-	collectFields(t, nil, map[reflect.Type]bool{t: true}, &all)
+	collectFields(t, nil, false, map[reflect.Type]bool{t: true}, &all)
 
 	// Resolve name conflicts, keeping declaration order.
 	byName := make(map[string][]int, len(all)) // name → positions in all
@@ -52,14 +56,16 @@ func structFields(t reflect.Type) []field {
 	return v.([]field)
 }
 
-func collectFields(t reflect.Type, index []int, seen map[reflect.Type]bool, out *[]field) {
+// collectFields appends the fields of t, reached through index (and through
+// an embedded pointer when viaPtr), to out.
+func collectFields(t reflect.Type, index []int, viaPtr bool, seen map[reflect.Type]bool, out *[]field) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag := sf.Tag.Get("json")
 		if tag == "-" {
 			continue
 		}
-		name, _, _ := strings.Cut(tag, ",")
+		name, opts, _ := strings.Cut(tag, ",")
 		idx := append(index[:len(index):len(index)], i)
 		if sf.Anonymous {
 			ft := sf.Type
@@ -73,7 +79,7 @@ func collectFields(t reflect.Type, index []int, seen map[reflect.Type]bool, out 
 			if name == "" && ft.Kind() == reflect.Struct {
 				if !seen[ft] {
 					seen[ft] = true
-					collectFields(ft, idx, seen, out)
+					collectFields(ft, idx, viaPtr || isPtr, seen, out)
 					delete(seen, ft)
 				}
 				continue
@@ -82,11 +88,25 @@ func collectFields(t reflect.Type, index []int, seen map[reflect.Type]bool, out 
 			continue
 		}
 		f := field{name: name, index: idx, typ: sf.Type, tagged: name != ""}
+		f.optional = viaPtr || sf.Type.Kind() == reflect.Pointer ||
+			hasOption(opts, "omitempty") || hasOption(opts, "omitzero")
 		if name == "" {
 			f.name = sf.Name
 		}
 		*out = append(*out, f)
 	}
+}
+
+// hasOption reports whether the comma-separated tag options opts hold opt.
+func hasOption(opts, opt string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == opt {
+			return true
+		}
+	}
+	return false
 }
 
 // dominant picks the field that owns a name among the candidates at pos.

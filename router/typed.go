@@ -15,10 +15,12 @@ import (
 //
 // Fast path (per call): one string copy of the params, one new(P), one sonic
 // decode with a pooled decoder (by name, or into a slice), or one decode per
-// element into the fields of P (by position). Everything that depends only on
-// P — whether it takes positional params, its fields in order — is computed
-// once, in Func. The slow path (paramerr.go) runs only when decoding fails,
-// to name the offending field.
+// element into the fields of P (by position); then a test for zero of each
+// required field (required.go), which walks the params' names only when one
+// is zero. Everything that depends only on P — whether it takes positional
+// params, its fields in order, which are required — is computed once, in
+// Func. The slow path (paramerr.go) runs only when decoding fails, to name
+// the offending field.
 
 // Func adapts f to a Handler that decodes the request's params into a P and
 // returns f's result. See the package documentation for how params are
@@ -71,6 +73,13 @@ type plan struct {
 	st     reflect.Type // P, or what P points to, when that is a struct decoded by position from an array; else nil
 	fields []field      // st's fields in declaration order
 	fold   bool         // the decoder folds case: unfold params first (casefold.go)
+
+	// What st requires (required.go): by name, need (nil: nothing); by
+	// position, at least minElems elements and, for element k, what
+	// fields[k] requires in turn (elemNeeds[k], nil: nothing).
+	need      *needs
+	minElems  int
+	elemNeeds []*needs
 }
 
 var rawType = reflect.TypeFor[codec.Raw]()
@@ -85,6 +94,15 @@ func (pl *plan) init(t reflect.Type) {
 	if st.Kind() == reflect.Struct && !hasCustomDecoder(st) {
 		pl.st = st
 		pl.fields = structFields(st)
+		pl.need = needsOf(st)
+		pl.elemNeeds = make([]*needs, len(pl.fields))
+		for k := range pl.fields {
+			f := &pl.fields[k]
+			if !f.optional {
+				pl.minElems = k + 1
+			}
+			pl.elemNeeds[k] = needsOf(f.typ)
+		}
 	}
 	pl.fold = foldsCase()
 	// Compile sonic's decoder for P now rather than on the first call.
@@ -95,14 +113,14 @@ func (pl *plan) init(t reflect.Type) {
 
 // decode decodes params into ptr, a *P.
 func (pl *plan) decode(params []byte, ptr any) error {
-	// One copy per call: decoded strings point into it, so P stays valid
-	// after the connection reuses its buffers.
 	positional := pl.st != nil && codec.KindOf(params) == codec.ValueArray
 	if pl.fold {
 		if u := unfold(params, pl.typ, pl.fields, positional); u != nil {
 			params = u
 		}
 	}
+	// One copy per call: decoded strings point into it, so P stays valid
+	// after the connection reuses its buffers.
 	s := string(params)
 	if positional {
 		return pl.decodePositional(params, s, reflect.ValueOf(ptr).Elem())
@@ -110,7 +128,23 @@ func (pl *plan) decode(params []byte, ptr any) error {
 	if err := sonicDecode(s, ptr); err != nil {
 		return explain(s, pl.typ, err)
 	}
+	if pl.need != nil {
+		if e := pl.need.check(structOf(reflect.ValueOf(ptr).Elem()), params, "", -1); e != nil {
+			return e
+		}
+	}
 	return nil
+}
+
+// structOf returns the struct v is or points to (a zero one for nil).
+func structOf(v reflect.Value) reflect.Value {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return reflect.New(v.Type().Elem()).Elem()
+		}
+		v = v.Elem()
+	}
+	return v
 }
 
 // decodePositional decodes the array params (s is its copy) into the struct
@@ -138,9 +172,21 @@ func (pl *plan) decodePositional(params []byte, s string, v reflect.Value) error
 		if err := sonicDecode(es, fv.Addr().Interface()); err != nil {
 			return elementError(k, f, es, err)
 		}
+		if nd := pl.elemNeeds[k]; nd != nil {
+			if e := nd.check(fv, it.Value(), f.name, k); e != nil {
+				return e
+			}
+		}
 	}
 	if it.Err() != nil {
 		return errMalformed
+	}
+	if n := it.Index() + 1; n < pl.minElems {
+		k := n
+		for pl.fields[k].optional {
+			k++
+		}
+		return tooFewElements(n, k, &pl.fields[k])
 	}
 	return nil
 }
