@@ -61,6 +61,13 @@ var kindByte = func() (t [256]ValueKind) {
 // byte after white space; an empty raw is ValueInvalid. It does not validate
 // the rest.
 func KindOf(raw []byte) ValueKind {
+	if len(raw) > 0 && raw[0] > ' ' { // compact JSON: inlined
+		return kindByte[raw[0]]
+	}
+	return kindOfSlow(raw)
+}
+
+func kindOfSlow(raw []byte) ValueKind {
 	i := skipWS(raw, 0)
 	if i >= len(raw) {
 		return ValueInvalid

@@ -16,6 +16,10 @@ type field struct {
 	// pointer, is tagged omitempty or omitzero, or is promoted from an
 	// embedded pointer.
 	optional bool
+	// viaPtr: promoted from an embedded pointer; else off is the field's
+	// offset in the struct.
+	viaPtr bool
+	off    uintptr
 }
 
 // fieldCache maps a struct type to its []field. Filled on first use (when a
@@ -33,7 +37,7 @@ func structFields(t reflect.Type) []field {
 		return f.([]field)
 	}
 	var all []field
-	collectFields(t, nil, false, map[reflect.Type]bool{t: true}, &all)
+	collectFields(t, nil, 0, false, map[reflect.Type]bool{t: true}, &all)
 
 	// Resolve name conflicts, keeping declaration order.
 	byName := make(map[string][]int, len(all)) // name → positions in all
@@ -56,9 +60,9 @@ func structFields(t reflect.Type) []field {
 	return v.([]field)
 }
 
-// collectFields appends the fields of t, reached through index (and through
-// an embedded pointer when viaPtr), to out.
-func collectFields(t reflect.Type, index []int, viaPtr bool, seen map[reflect.Type]bool, out *[]field) {
+// collectFields appends the fields of t, reached through index at offset
+// base (or through an embedded pointer when viaPtr), to out.
+func collectFields(t reflect.Type, index []int, base uintptr, viaPtr bool, seen map[reflect.Type]bool, out *[]field) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag := sf.Tag.Get("json")
@@ -79,7 +83,7 @@ func collectFields(t reflect.Type, index []int, viaPtr bool, seen map[reflect.Ty
 			if name == "" && ft.Kind() == reflect.Struct {
 				if !seen[ft] {
 					seen[ft] = true
-					collectFields(ft, idx, viaPtr || isPtr, seen, out)
+					collectFields(ft, idx, base+sf.Offset, viaPtr || isPtr, seen, out)
 					delete(seen, ft)
 				}
 				continue
@@ -87,7 +91,7 @@ func collectFields(t reflect.Type, index []int, viaPtr bool, seen map[reflect.Ty
 		} else if !sf.IsExported() {
 			continue
 		}
-		f := field{name: name, index: idx, typ: sf.Type, tagged: name != ""}
+		f := field{name: name, index: idx, typ: sf.Type, tagged: name != "", viaPtr: viaPtr, off: base + sf.Offset}
 		f.optional = viaPtr || sf.Type.Kind() == reflect.Pointer ||
 			hasOption(opts, "omitempty") || hasOption(opts, "omitzero")
 		if name == "" {

@@ -3,8 +3,10 @@ package router
 import (
 	"reflect"
 	"strconv"
+	"unsafe"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/unsafex"
 )
 
 // Required members: a typed handler never sees a zero value standing in for
@@ -21,14 +23,16 @@ import (
 // Fast path: after a successful decode, every required field (at any depth
 // by value) that holds something other than its zero value was present,
 // since only the decoder wrote to the fresh P. So the params are looked at
-// again only when one of them is zero: then missing walks the object's
-// members to tell an absent member from a zero one. By position, the
-// number of elements tells; nested objects are checked the same way.
+// again only when one of them is zero: a test of a few words per required
+// field, at offsets worked out once. When one is zero, missing walks the
+// object's members to tell an absent member from a zero one. By position,
+// the number of elements tells; nested objects are checked the same way.
 
 // needs is what a struct type requires of the object it is decoded from.
 type needs struct {
-	fields []need  // the fields that are required or hold requirements
-	leaves [][]int // index paths of the required fields to test for zero
+	fields []need // the fields that are required or hold requirements
+	leaves []leaf // the required fields to test for zero, at any depth by value
+	nsub   int    // how many fields have a sub
 }
 
 // need is one field of a needs.
@@ -36,11 +40,16 @@ type need struct {
 	f        *field // in structFields of the struct type
 	required bool
 	sub      *needs // the field is a struct by value that requires members; else nil
+	subOrd   int    // the field's position among those with a sub
 }
+
+// leaf is a field's place in the struct: its offset and size.
+type leaf struct{ off, size uintptr }
 
 // needsOf returns what the struct type t requires, or nil when it requires
 // nothing. Structs held by value cannot nest without end, so neither does
-// this.
+// this. Fields promoted from embedded pointers are optional and not looked
+// into (they have no fixed offset).
 func needsOf(t reflect.Type) *needs {
 	if t.Kind() != reflect.Struct || hasCustomDecoder(t) {
 		return nil
@@ -49,6 +58,9 @@ func needsOf(t reflect.Type) *needs {
 	fields := structFields(t)
 	for i := range fields {
 		f := &fields[i]
+		if f.viaPtr {
+			continue
+		}
 		nd := need{f: f, required: !f.optional}
 		if f.typ.Kind() == reflect.Struct {
 			nd.sub = needsOf(f.typ)
@@ -56,10 +68,12 @@ func needsOf(t reflect.Type) *needs {
 		switch {
 		case nd.sub != nil:
 			for _, l := range nd.sub.leaves {
-				n.leaves = append(n.leaves, append(f.index[:len(f.index):len(f.index)], l...))
+				n.leaves = append(n.leaves, leaf{f.off + l.off, l.size})
 			}
+			nd.subOrd = n.nsub
+			n.nsub++
 		case nd.required:
-			n.leaves = append(n.leaves, f.index)
+			n.leaves = append(n.leaves, leaf{f.off, f.typ.Size()})
 		default:
 			continue
 		}
@@ -71,14 +85,13 @@ func needsOf(t reflect.Type) *needs {
 	return &n
 }
 
-// satisfied reports whether every required field of v, a struct of the
-// type n was made for, holds a value other than zero: then every required
-// member was present.
-func (n *needs) satisfied(v reflect.Value) bool {
+// satisfied reports whether every required field of the struct at p, of the
+// type n was made for and freshly decoded, holds something other than its
+// zero value: then every required member was present.
+func (n *needs) satisfied(p unsafe.Pointer) bool {
 	for _, l := range n.leaves {
-		// A field promoted from a nil embedded pointer is an error here:
-		// unsatisfied, and missing decides.
-		if f, err := v.FieldByIndexErr(l); err != nil || f.IsZero() {
+		// p is the decoded P (or a field of it), alive for the call.
+		if unsafex.IsZero(p, l.off, l.size) {
 			return false
 		}
 	}
@@ -87,29 +100,47 @@ func (n *needs) satisfied(v reflect.Value) bool {
 
 // missing returns the path ("center.y") of the first required member, in
 // declaration order, that the object obj does not hold; "" when it holds
-// them all.
+// them all. It does not allocate unless n has more than 64 fields or 4 with
+// requirements of their own.
 func (n *needs) missing(obj []byte) string {
-	var buf [16][]byte
-	last := buf[:]
-	if len(n.fields) > len(buf) {
-		last = make([][]byte, len(n.fields))
+	var (
+		seen    uint64 // bit k: fields[k] is present (k < 64)
+		seenAll []bool // the same, with more than 64 fields
+		subBuf  [4][]byte
+		subs    = subBuf[:] // the last value of each field with a sub, by subOrd
+	)
+	if len(n.fields) > 64 {
+		seenAll = make([]bool, len(n.fields))
+	}
+	if n.nsub > len(subBuf) {
+		subs = make([][]byte, n.nsub)
 	}
 	var scratch [64]byte
 	var it codec.Members
 	for it.Reset(obj); it.Next(); {
-		if k := n.find(it.Name(scratch[:])); k >= 0 {
-			last[k] = it.Value() // the last one wins, as in the decoder
+		k := n.find(it.Name(scratch[:]))
+		switch {
+		case k < 0:
+			continue
+		case seenAll != nil:
+			seenAll[k] = true
+		default:
+			seen |= 1 << k
+		}
+		if nd := &n.fields[k]; nd.sub != nil {
+			subs[nd.subOrd] = it.Value() // the last one wins, as in the decoder
 		}
 	}
 	for k := range n.fields {
 		nd := &n.fields[k]
-		switch v := last[k]; {
-		case v == nil:
+		present := seen&(1<<k) != 0 || seenAll != nil && seenAll[k]
+		switch {
+		case !present:
 			if nd.required {
 				return nd.f.name
 			}
-		case nd.sub != nil && codec.KindOf(v) == codec.ValueObject:
-			if p := nd.sub.missing(v); p != "" {
+		case nd.sub != nil && codec.KindOf(subs[nd.subOrd]) == codec.ValueObject:
+			if p := nd.sub.missing(subs[nd.subOrd]); p != "" {
 				return nd.f.name + "." + p
 			}
 		}
@@ -127,28 +158,29 @@ func (n *needs) find(name []byte) int {
 	return -1
 }
 
-// check returns the -32602 error for a required member absent from obj,
-// decoded into v; nil when none is. path prefixes the member's path and k,
-// when >= 0, is the position of obj in positional params.
-func (n *needs) check(v reflect.Value, obj []byte, path string, k int) *codec.Error {
-	if n.satisfied(v) || codec.KindOf(obj) != codec.ValueObject {
+// missingError returns the -32602 error for a required member absent from
+// obj, or nil when none is (or obj is not an object). path prefixes the
+// member's path and k, when >= 0, is the position of obj in positional
+// params.
+func (n *needs) missingError(obj []byte, path string, k int) error {
+	if codec.KindOf(obj) != codec.ValueObject {
 		return nil
 	}
-	p := n.missing(obj)
-	if p == "" {
+	m := n.missing(obj)
+	if m == "" {
 		return nil
 	}
 	if path != "" {
-		p = path + "." + p
+		m = path + "." + m
 	}
 	if k >= 0 {
 		return codec.NewError(codec.CodeInvalidParams,
-			"invalid params: element "+strconv.Itoa(k)+" ("+strconv.Quote(p)+"): missing required member").
-			WithData(map[string]any{"field": p, "index": k})
+			"invalid params: element "+strconv.Itoa(k)+" ("+strconv.Quote(m)+"): missing required member").
+			WithData(map[string]any{"field": m, "index": k})
 	}
 	return codec.NewError(codec.CodeInvalidParams,
-		"invalid params: field "+strconv.Quote(p)+": missing required member").
-		WithData(map[string]any{"field": p})
+		"invalid params: field "+strconv.Quote(m)+": missing required member").
+		WithData(map[string]any{"field": m})
 }
 
 // tooFewElements answers positional params with given elements when field k

@@ -5,6 +5,7 @@ import (
 	"context"
 	"reflect"
 	"sync"
+	"unsafe"
 
 	"github.com/bytedance/sonic/decoder"
 
@@ -80,6 +81,7 @@ type plan struct {
 	need      *needs
 	minElems  int
 	elemNeeds []*needs
+	direct    bool // P is st, not a pointer to it
 }
 
 var rawType = reflect.TypeFor[codec.Raw]()
@@ -92,7 +94,7 @@ func (pl *plan) init(t reflect.Type) {
 	}
 	st := deref(t)
 	if st.Kind() == reflect.Struct && !hasCustomDecoder(st) {
-		pl.st = st
+		pl.st, pl.direct = st, st == t
 		pl.fields = structFields(st)
 		pl.need = needsOf(st)
 		pl.elemNeeds = make([]*needs, len(pl.fields))
@@ -129,22 +131,29 @@ func (pl *plan) decode(params []byte, ptr any) error {
 		return explain(s, pl.typ, err)
 	}
 	if pl.need != nil {
-		if e := pl.need.check(structOf(reflect.ValueOf(ptr).Elem()), params, "", -1); e != nil {
-			return e
+		var at unsafe.Pointer // the decoded struct
+		if pl.direct {
+			at = reflect.ValueOf(ptr).UnsafePointer()
+		} else {
+			at = structAt(ptr)
+		}
+		if !pl.need.satisfied(at) {
+			return pl.need.missingError(params, "", -1)
 		}
 	}
 	return nil
 }
 
-// structOf returns the struct v is or points to (a zero one for nil).
-func structOf(v reflect.Value) reflect.Value {
-	for v.Kind() == reflect.Pointer {
+// structAt returns the address of the struct that ptr, a pointer to
+// pointers, leads to (a zero one when a pointer on the way is nil).
+func structAt(ptr any) unsafe.Pointer {
+	v := reflect.ValueOf(ptr).Elem()
+	for ; v.Kind() == reflect.Pointer; v = v.Elem() {
 		if v.IsNil() {
-			return reflect.New(v.Type().Elem()).Elem()
+			return reflect.New(v.Type().Elem()).UnsafePointer()
 		}
-		v = v.Elem()
 	}
-	return v
+	return v.Addr().UnsafePointer()
 }
 
 // decodePositional decodes the array params (s is its copy) into the struct
@@ -172,8 +181,8 @@ func (pl *plan) decodePositional(params []byte, s string, v reflect.Value) error
 		if err := sonicDecode(es, fv.Addr().Interface()); err != nil {
 			return elementError(k, f, es, err)
 		}
-		if nd := pl.elemNeeds[k]; nd != nil {
-			if e := nd.check(fv, it.Value(), f.name, k); e != nil {
+		if nd := pl.elemNeeds[k]; nd != nil && !nd.satisfied(fv.Addr().UnsafePointer()) {
+			if e := nd.missingError(it.Value(), f.name, k); e != nil {
 				return e
 			}
 		}
