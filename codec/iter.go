@@ -10,12 +10,15 @@ package codec
 //	if err := it.Err(); err != nil { … }
 //
 // Next is the only method that moves; the others read what it found. Each
-// step takes one value with SkipValue (plain strings and integers without a
-// call) and the punctuation around it. The text is assumed valid (a Scanner
-// validated it); on text that is not, Next stops and Err says where.
+// step reads the punctuation before a value and finds the value's end as
+// SkipValue does: the comma of compact JSON, a plain name, a plain string or
+// an integer inline (valueEnd), the rest through sep and skipValueSlow. The
+// text is assumed valid (a Scanner validated it); on text that is not, Next
+// stops and Err says where.
 //
 // Invariants: 0 <= pos <= len(d); between calls, pos is just past the opening
-// bracket (before the first Next) or just past the last value returned.
+// bracket (before the first Next), just past the last value returned, or
+// len(d) once the walk is done.
 
 // cursor is the state Members and Elements share.
 type cursor struct {
