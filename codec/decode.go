@@ -8,3 +8,12 @@ import "github.com/bytedance/sonic"
 func Unmarshal(data []byte, v any) error {
 	return sonic.Unmarshal(data, v)
 }
+
+// UnmarshalJSON sets *r to a copy of b, the JSON value verbatim (null
+// included), reusing r's memory when it has room: a Raw field of a params
+// struct receives its member as sent, by sonic and by encoding/json alike.
+// It does not validate b; decoders hand it one whole value.
+func (r *Raw) UnmarshalJSON(b []byte) error {
+	*r = append((*r)[:0], b...)
+	return nil
+}

@@ -94,6 +94,42 @@
 //   - i_structure_500_nested_arrays: accepted, since 500 <= 512, the default
 //     MaxDepth.
 //
+// # Tokens
+//
+// Code that must look inside params (the router, the response cache) reads
+// them through this package's token API and nowhere else; no other package
+// of mcpwire tokenises JSON. It works on text a Scanner has already
+// validated and never unmarshals: values are raw spans of the input.
+//
+//   - [KindOf] tells a value's [ValueKind] by its first byte.
+//   - [SkipValue] finds where the value at an offset ends.
+//   - [Members] and [Elements] walk an object or an array, one raw value at a
+//     time, with byte offsets; they are small values kept on the caller's
+//     stack and allocate nothing. A member's name is matched after
+//     unescaping, byte for byte ([Members.Name]): JSON names are
+//     case-sensitive.
+//   - [Unquote], [AppendUnquote] and [AppendUnescaped] decode strings.
+//
+// They check what they read (strings, numbers, literals, punctuation) but
+// not all of the grammar (how brackets pair inside a skipped value): on
+// text that is not valid they return an error where they notice, and never
+// panic or loop. Validate untrusted bytes with a Scanner first.
+//
+// # Canonical form
+//
+// [AppendCanonical] (and a reusable [Canonicalizer]) writes a JSON text so
+// that equal meanings give equal bytes, for cache keys: no white space;
+// object members sorted by unescaped name in byte order; strings escaped
+// exactly as the encoder escapes them (only '"', '\\' and control
+// characters, the short forms where JSON has them, else \u00XX; all other
+// characters as UTF-8); numbers and literals verbatim. A repeated member
+// name is kept, each occurrence in its original order (the sort is stable),
+// so the form never hides which value came last. The canonical form of a
+// canonical text is itself. Numbers are not normalised: 1, 1.0 and 1e0 stay
+// three keys. An escaped surrogate that does not pair becomes U+FFFD, as
+// encoding/json reads it; "\ud800" and "\udfff" thus share a form. FuzzCanonical
+// checks these properties against encoding/json.
+//
 // # Limits
 //
 // [Limits] bounds what a peer can make the codec do; a zero field takes its

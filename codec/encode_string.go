@@ -27,7 +27,6 @@ func appendString(dst []byte, s string) []byte {
 // appendStringSlow appends s (whose first i bytes are plain) and the closing
 // quote; dst already holds the opening quote.
 func appendStringSlow(dst []byte, s string, i int) []byte {
-	const hex = "0123456789abcdef"
 	start := 0 // s[start:i] is plain and not yet appended
 	for i < len(s) {
 		c := s[i]
@@ -48,27 +47,34 @@ func appendStringSlow(dst []byte, s string, i int) []byte {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
+		dst = appendEscapedASCII(dst, c)
 		i++
 		start = i
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// appendEscapedASCII appends the escape of c, an ASCII byte that is not
+// plain (encPlain): '"', '\\' or a control character. The canonical form
+// (canonical.go) escapes with it too, so both write the same bytes.
+func appendEscapedASCII(dst []byte, c byte) []byte {
+	const hex = "0123456789abcdef"
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	}
+	return append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 }
 
 // encPlain marks the bytes appendString copies without a second look.

@@ -1,7 +1,8 @@
 package codec
 
 // Raw is a JSON value that is already encoded: as a handler result or as
-// error data it is copied to the wire verbatim, never re-encoded.
+// error data it is copied to the wire verbatim, never re-encoded; as a field
+// of a decoded struct it receives the member's JSON verbatim (a copy).
 type Raw []byte
 
 // Kind classifies a scanned message.

@@ -32,7 +32,8 @@ func TestLookup_allocs(t *testing.T) {
 // TestFunc_allocs states the cost of decoding typed params, per call:
 // one copy of the params (decoded strings point into it) and one P. The
 // result is boxed into an any: a small struct costs one more allocation, a
-// pointer or a zero-sized value none.
+// pointer or a zero-sized value none. Checking required members costs
+// nothing more, even when a zero value makes it walk the params.
 func TestFunc_allocs(t *testing.T) {
 	h := router.Func(func(_ context.Context, p subtractParams) (*int, error) {
 		n := p.Minuend - p.Subtrahend
@@ -47,6 +48,7 @@ func TestFunc_allocs(t *testing.T) {
 		want   float64
 	}{
 		{"named", h2, `{"minuend":42,"subtrahend":23}`, 2},
+		{"named/zero member (walks the params)", h2, `{"minuend":0,"subtrahend":23}`, 2},
 		{"positional", h2, `[42,23]`, 2},
 		{"absent", h2, ``, 0},
 		{"named/pointer result", h, `{"minuend":42,"subtrahend":23}`, 3},

@@ -52,16 +52,22 @@ func BenchmarkLookupParallel(b *testing.B) {
 }
 
 func BenchmarkFunc(b *testing.B) {
-	h := router.Func(func(_ context.Context, p subtractParams) (struct{}, error) {
-		if p.Minuend != 42 || p.Subtrahend != 23 {
-			return struct{}{}, errBench
-		}
-		return struct{}{}, nil
-	})
-	for _, bc := range []struct{ name, params string }{
-		{"by=name", `{"minuend":42,"subtrahend":23}`},
-		{"by=position", `[42,23]`},
+	for _, bc := range []struct {
+		name, params string
+		want         subtractParams
+	}{
+		{"by=name", `{"minuend":42,"subtrahend":23}`, subtractParams{42, 23}},
+		{"by=position", `[42,23]`, subtractParams{42, 23}},
+		// A required member decodes to zero: its presence is checked by
+		// walking the params' names.
+		{"by=name/zero", `{"minuend":42,"subtrahend":0}`, subtractParams{42, 0}},
 	} {
+		h := router.Func(func(_ context.Context, p subtractParams) (struct{}, error) {
+			if p != bc.want {
+				return struct{}{}, errBench
+			}
+			return struct{}{}, nil
+		})
 		b.Run(bc.name, func(b *testing.B) {
 			req := &router.Request{Method: "subtract", ID: []byte("1"), Params: []byte(bc.params)}
 			ctx := context.Background()

@@ -29,16 +29,31 @@
 //
 //   - params absent (or null): P is its zero value;
 //   - params an object: decoded by name into a struct (json tags as in
-//     encoding/json, names matched exactly first and then without regard to
-//     case) or a map. Unknown names are ignored, as encoding/json does; a
-//     repeated name keeps its last value;
+//     encoding/json) or a map. Names are matched exactly, byte for byte
+//     after unescaping, as JSON Schema validation matches them, and unlike
+//     encoding/json, which folds case: {"MINUEND":1} does not fill a field
+//     named minuend, at any depth. Unknown names (those that differ only by
+//     case included) are ignored, as encoding/json does; a repeated name
+//     keeps its last value;
 //   - params an array: decoded into a slice or array P element by element, or
 //     into a struct P by position: element i goes to the i-th field in
 //     declaration order (exported fields and those promoted from embedded
 //     structs, the ones encoding/json would see; fields tagged `json:"-"` are
-//     skipped). More elements than fields is an error; fewer leave the
-//     remaining fields zero;
-//   - P = codec.Raw receives the params verbatim (a copy).
+//     skipped). More elements than fields is an error; fewer is one when a
+//     field left without its element is required (below);
+//   - P = codec.Raw receives the params verbatim (a copy), and so does a
+//     field of type codec.Raw.
+//
+// A member of a struct is required unless its field is a pointer, is tagged
+// omitempty or omitzero, or is promoted from an embedded pointer (the rule
+// JSON Schema generation follows). A required member that is absent (by
+// name), or left without its element (by position), is answered with
+// -32602 naming it; a member given as null is present. The rule applies to
+// P's members and to the members of a struct member held by value when it
+// is given as an object; not inside pointers, slices or maps. A handler thus
+// never mistakes a member the caller left out for a zero it sent. Checking
+// costs nothing when every required field decodes to a value other than
+// zero; otherwise the params' top-level names are walked once.
 //
 // Decoded strings share one copy of the params, made per call, so a handler
 // may keep P after it returns. Any mismatch is answered with -32602 (a
@@ -46,6 +61,8 @@
 //
 //	invalid params: field "minuend": cannot use string as int
 //	invalid params: element 1 ("subtrahend"): cannot use string as int
+//	invalid params: field "center.y": missing required member
+//	invalid params: too few elements: 1 given, element 1 ("subtrahend") is required
 //
 // and whose Data is a map with "field" (a path such as "point.x" or
 // "items[2]") and, for positional params, "index".

@@ -30,6 +30,8 @@ func Example_subtract() {
 		`[42, "23"]`,
 		`{"minuend": 42, "subtrahend": [23]}`,
 		`[1, 2, 3]`,
+		`{"minuend": 42}`,
+		`{"MINUEND": 42, "subtrahend": 23}`,
 	} {
 		res, err := e.Handler.Handle(context.Background(), &router.Request{
 			Method: "subtract", ID: []byte("1"), Params: []byte(p),
@@ -46,6 +48,8 @@ func Example_subtract() {
 	// invalid params: element 1 ("subtrahend"): cannot use string as int
 	// invalid params: field "subtrahend": cannot use array as int
 	// invalid params: too many elements: 3 given, at most 2 accepted
+	// invalid params: field "subtrahend": missing required member
+	// invalid params: field "minuend": missing required member
 }
 
 // Middleware wraps every method, registered before or after Use.

@@ -12,6 +12,14 @@ type field struct {
 	index  []int        // path through embedded structs
 	typ    reflect.Type // the field's type
 	tagged bool         // the name came from a json tag
+	// optional: the member may be absent (required.go): the field is a
+	// pointer, is tagged omitempty or omitzero, or is promoted from an
+	// embedded pointer.
+	optional bool
+	// viaPtr: promoted from an embedded pointer; else off is the field's
+	// offset in the struct.
+	viaPtr bool
+	off    uintptr
 }
 
 // fieldCache maps a struct type to its []field. Filled on first use (when a
@@ -29,7 +37,7 @@ func structFields(t reflect.Type) []field {
 		return f.([]field)
 	}
 	var all []field
-	collectFields(t, nil, map[reflect.Type]bool{t: true}, &all)
+	collectFields(t, nil, 0, false, map[reflect.Type]bool{t: true}, &all)
 
 	// Resolve name conflicts, keeping declaration order.
 	byName := make(map[string][]int, len(all)) // name → positions in all
@@ -52,14 +60,16 @@ func structFields(t reflect.Type) []field {
 	return v.([]field)
 }
 
-func collectFields(t reflect.Type, index []int, seen map[reflect.Type]bool, out *[]field) {
+// collectFields appends the fields of t, reached through index at offset
+// base (or through an embedded pointer when viaPtr), to out.
+func collectFields(t reflect.Type, index []int, base uintptr, viaPtr bool, seen map[reflect.Type]bool, out *[]field) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag := sf.Tag.Get("json")
 		if tag == "-" {
 			continue
 		}
-		name, _, _ := strings.Cut(tag, ",")
+		name, opts, _ := strings.Cut(tag, ",")
 		idx := append(index[:len(index):len(index)], i)
 		if sf.Anonymous {
 			ft := sf.Type
@@ -73,7 +83,7 @@ func collectFields(t reflect.Type, index []int, seen map[reflect.Type]bool, out 
 			if name == "" && ft.Kind() == reflect.Struct {
 				if !seen[ft] {
 					seen[ft] = true
-					collectFields(ft, idx, seen, out)
+					collectFields(ft, idx, base+sf.Offset, viaPtr || isPtr, seen, out)
 					delete(seen, ft)
 				}
 				continue
@@ -81,12 +91,26 @@ func collectFields(t reflect.Type, index []int, seen map[reflect.Type]bool, out 
 		} else if !sf.IsExported() {
 			continue
 		}
-		f := field{name: name, index: idx, typ: sf.Type, tagged: name != ""}
+		f := field{name: name, index: idx, typ: sf.Type, tagged: name != "", viaPtr: viaPtr, off: base + sf.Offset}
+		f.optional = viaPtr || sf.Type.Kind() == reflect.Pointer ||
+			hasOption(opts, "omitempty") || hasOption(opts, "omitzero")
 		if name == "" {
 			f.name = sf.Name
 		}
 		*out = append(*out, f)
 	}
+}
+
+// hasOption reports whether the comma-separated tag options opts hold opt.
+func hasOption(opts, opt string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == opt {
+			return true
+		}
+	}
+	return false
 }
 
 // dominant picks the field that owns a name among the candidates at pos.
@@ -117,16 +141,11 @@ func dominant(all []field, pos []int) (int, bool) {
 	return 0, false
 }
 
-// fieldByName finds the field a JSON key decodes into: an exact match first,
-// then one without regard to case, as sonic and encoding/json do.
-func fieldByName(fields []field, key string) *field {
+// fieldByName finds the field a member name decodes into: the one with
+// exactly that name (JSON names are case-sensitive; see casefold.go), or nil.
+func fieldByName(fields []field, name []byte) *field {
 	for i := range fields {
-		if fields[i].name == key {
-			return &fields[i]
-		}
-	}
-	for i := range fields {
-		if strings.EqualFold(fields[i].name, key) {
+		if fields[i].name == string(name) {
 			return &fields[i]
 		}
 	}

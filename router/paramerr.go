@@ -1,6 +1,7 @@
 package router
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"errors"
@@ -57,7 +58,7 @@ func pathString(segs []seg) string {
 // explain builds the -32602 error for a failure to decode the whole params s
 // into t.
 func explain(s string, t reflect.Type, err error) *codec.Error {
-	segs, leaf := locate(s, t, err, 0)
+	segs, leaf := locate([]byte(s), s, t, err, 0)
 	switch {
 	case leaf == "":
 		return errMalformed
@@ -80,7 +81,7 @@ func explain(s string, t reflect.Type, err error) *codec.Error {
 // elementError builds the -32602 error for a failure to decode element k, the
 // JSON value s, into the struct field f.
 func elementError(k int, f *field, s string, err error) *codec.Error {
-	segs, leaf := locate(s, f.typ, err, 0)
+	segs, leaf := locate([]byte(s), s, f.typ, err, 0)
 	if leaf == "" {
 		return errMalformed
 	}
@@ -96,48 +97,80 @@ func tooManyElements(given, accepted int) *codec.Error {
 		WithData(map[string]any{"index": accepted})
 }
 
-// locate finds where in s (a value decoded into t) err arose. It returns the
-// path from s to the value at fault and a description of the fault; an empty
-// description means s is not valid JSON.
-func locate(s string, t reflect.Type, err error, depth int) ([]seg, string) {
+// locate finds where in s (a value decoded into t; d holds the same bytes)
+// err arose. It returns the path from s to the value at fault and a
+// description of the fault; an empty description means s is not valid JSON.
+func locate(d []byte, s string, t reflect.Type, err error, depth int) ([]seg, string) {
 	var se decoder.SyntaxError
 	if errors.As(err, &se) {
 		return nil, ""
 	}
 	var me *decoder.MismatchTypeError
 	if errors.As(err, &me) && me.Src == s && me.Pos >= 0 && me.Pos < len(s) {
-		return descend(s, t, me.Pos, me.Type)
+		return descend(d, t, me.Pos, me.Type)
 	}
-	return probe(s, t, err, depth)
+	return probe(d, s, t, err, depth)
 }
 
-// descend walks from the root of s to the value starting at pos.
-func descend(s string, t reflect.Type, pos int, fallback reflect.Type) ([]seg, string) {
-	var segs []seg
-	i := skipSpace(s, 0)
-	for i != pos {
-		var it iter
-		if !it.begin(s, i) {
-			break
-		}
-		found := false
-		for it.next() {
-			if it.v0 <= pos && pos < it.v1 {
-				found = true
+// entry is one member (name set) or element (name nil) of a container.
+type entry struct {
+	name  []byte // unescaped
+	index int
+	off   int    // of the value in the container
+	value []byte // raw
+}
+
+// entries calls f for each member or element of the container d, in order,
+// until f returns false. It reports whether d is an object or an array.
+func entries(d []byte, f func(e *entry) bool) bool {
+	var e entry
+	switch codec.KindOf(d) {
+	case codec.ValueObject:
+		var it codec.Members
+		for it.Reset(d); it.Next(); {
+			e = entry{name: it.Name(nil), index: it.Index(), off: it.Offset(), value: it.Value()}
+			if !f(&e) {
 				break
 			}
 		}
-		if !found {
+	case codec.ValueArray:
+		var it codec.Elements
+		for it.Reset(d); it.Next(); {
+			e = entry{index: it.Index(), off: it.Offset(), value: it.Value()}
+			if !f(&e) {
+				break
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// descend walks from the root of d to the value starting at pos.
+func descend(d []byte, t reflect.Type, pos int, fallback reflect.Type) ([]seg, string) {
+	var segs []seg
+	cur, base := bytesTrimLeft(d), len(d)-len(bytesTrimLeft(d)) // the value searched, at d[base:]
+	for base != pos {
+		var found *entry
+		entries(cur, func(e *entry) bool {
+			if base+e.off <= pos && pos < base+e.off+len(e.value) {
+				found = e
+				return false
+			}
+			return true
+		})
+		if found == nil {
 			break
 		}
 		t = deref(t)
 		var next reflect.Type
-		if it.object {
-			name := unquote(it.key)
+		if found.name != nil {
+			name := string(found.name)
 			if t != nil {
 				switch t.Kind() {
 				case reflect.Struct:
-					if f := fieldByName(structFields(t), name); f != nil {
+					if f := fieldByName(structFields(t), found.name); f != nil {
 						name, next = f.name, f.typ
 					}
 				case reflect.Map:
@@ -149,54 +182,66 @@ func descend(s string, t reflect.Type, pos int, fallback reflect.Type) ([]seg, s
 			if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 				next = t.Elem()
 			}
-			segs = append(segs, seg{index: it.n - 1})
+			segs = append(segs, seg{index: found.index})
 		}
-		t, i = next, it.v0
+		t, cur, base = next, found.value, base+found.off
 	}
 	if t == nil {
 		t = fallback
 	}
-	return segs, mismatch(s[i:], t)
+	return segs, mismatch(cur, t)
 }
 
 // probe finds the failing member of s by decoding members one at a time.
-func probe(s string, t reflect.Type, err error, depth int) ([]seg, string) {
+func probe(d []byte, s string, t reflect.Type, err error, depth int) ([]seg, string) {
 	t = deref(t)
-	var it iter
-	if t == nil || depth >= maxProbeDepth || hasCustomDecoder(t) || !it.begin(s, 0) {
-		return nil, leafText(s, t, err)
+	if t == nil || depth >= maxProbeDepth || hasCustomDecoder(t) {
+		return nil, leafText(d, t, err)
 	}
-	for it.next() {
+	var (
+		segs  []seg
+		leaf  string
+		stop  bool // the decoder would not have gone on: describe the whole
+		found bool
+	)
+	isContainer := entries(d, func(e *entry) bool {
 		var sg seg
 		var next reflect.Type
 		switch k := t.Kind(); {
-		case it.object && k == reflect.Struct:
-			f := fieldByName(structFields(t), unquote(it.key))
+		case e.name != nil && k == reflect.Struct:
+			f := fieldByName(structFields(t), e.name)
 			if f == nil {
-				continue // ignored by the decoder
+				return true // ignored by the decoder
 			}
 			sg, next = seg{name: f.name, index: -1}, f.typ
-		case it.object && k == reflect.Map:
-			sg, next = seg{name: unquote(it.key), index: -1}, t.Elem()
-		case !it.object && (k == reflect.Slice || k == reflect.Array):
-			if k == reflect.Array && it.n > t.Len() {
-				return nil, leafText(s, t, err) // extra elements are dropped
+		case e.name != nil && k == reflect.Map:
+			sg, next = seg{name: string(e.name), index: -1}, t.Elem()
+		case e.name == nil && (k == reflect.Slice || k == reflect.Array):
+			if k == reflect.Array && e.index >= t.Len() {
+				stop = true // extra elements are dropped
+				return false
 			}
-			sg, next = seg{index: it.n - 1}, t.Elem()
+			sg, next = seg{index: e.index}, t.Elem()
 		default:
-			return nil, leafText(s, t, err)
+			stop = true
+			return false
 		}
-		v := it.value()
-		if e := sonicDecode(v, reflect.New(next).Interface()); e != nil {
-			sub, leaf := locate(v, next, e, depth+1)
-			return append([]seg{sg}, sub...), leaf
+		vs := s[e.off : e.off+len(e.value)]
+		if de := sonicDecode(vs, reflect.New(next).Interface()); de != nil {
+			sub, l := locate(e.value, vs, next, de, depth+1)
+			segs, leaf, found = append([]seg{sg}, sub...), l, true
+			return false
 		}
+		return true
+	})
+	if !isContainer || stop || !found {
+		return nil, leafText(d, t, err)
 	}
-	return nil, leafText(s, t, err)
+	return segs, leaf
 }
 
-// leafText describes err, which arose decoding s into t.
-func leafText(s string, t reflect.Type, err error) string {
+// leafText describes err, which arose decoding d into t.
+func leafText(d []byte, t reflect.Type, err error) string {
 	var ute *json.UnmarshalTypeError
 	var me *decoder.MismatchTypeError
 	switch {
@@ -204,43 +249,37 @@ func leafText(s string, t reflect.Type, err error) string {
 		if t == nil {
 			t = ute.Type
 		}
-		return mismatch(s, t)
+		return mismatch(d, t)
 	case errors.As(err, &me):
 		if t == nil {
 			t = me.Type
 		}
-		return mismatch(s, t)
+		return mismatch(d, t)
 	}
 	return err.Error()
 }
 
-// mismatch says that the JSON value at the start of s cannot go into t:
+// mismatch says that the JSON value at the start of d cannot go into t:
 // "cannot use string as int", "cannot use number 300 as int8".
-func mismatch(s string, t reflect.Type) string {
-	return "cannot use " + jsonKind(s) + " as " + typeName(t)
+func mismatch(d []byte, t reflect.Type) string {
+	return "cannot use " + jsonKind(d) + " as " + typeName(t)
 }
 
-func jsonKind(s string) string {
-	s = s[skipSpace(s, 0):]
-	if s == "" {
+func jsonKind(d []byte) string {
+	switch k := codec.KindOf(d); k {
+	case codec.ValueInvalid:
 		return "nothing"
-	}
-	switch s[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
+	case codec.ValueTrue, codec.ValueFalse:
 		return "boolean"
-	case 'n':
-		return "null"
+	case codec.ValueNumber:
+		d = bytesTrimLeft(d)
+		if end, err := codec.SkipValue(d, 0); err == nil && end <= 32 {
+			return "number " + string(d[:end])
+		}
+		return "number"
+	default:
+		return k.String()
 	}
-	if end := skipValue(s, 0); end > 0 && end <= 32 {
-		return "number " + s[:end]
-	}
-	return "number"
 }
 
 // typeName names t for a client: Go's scalar kinds (int, uint8, float64,
@@ -290,14 +329,7 @@ func hasCustomDecoder(t reflect.Type) bool {
 	return t.Implements(jsonUnmarshaler) || t.Implements(textUnmarshaler)
 }
 
-// unquote returns the JSON string body k (between its quotes) unescaped.
-func unquote(k string) string {
-	if !strings.ContainsRune(k, '\\') {
-		return k
-	}
-	var out string
-	if sonicDecode(`"`+k+`"`, &out) != nil {
-		return k
-	}
-	return out
+// bytesTrimLeft drops the JSON white space at the start of d.
+func bytesTrimLeft(d []byte) []byte {
+	return bytes.TrimLeft(d, " \t\n\r")
 }

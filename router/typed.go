@@ -5,6 +5,7 @@ import (
 	"context"
 	"reflect"
 	"sync"
+	"unsafe"
 
 	"github.com/bytedance/sonic/decoder"
 
@@ -15,10 +16,12 @@ import (
 //
 // Fast path (per call): one string copy of the params, one new(P), one sonic
 // decode with a pooled decoder (by name, or into a slice), or one decode per
-// element into the fields of P (by position). Everything that depends only on
-// P — whether it takes positional params, its fields in order — is computed
-// once, in Func. The slow path (paramerr.go) runs only when decoding fails,
-// to name the offending field.
+// element into the fields of P (by position); then a test for zero of each
+// required field (required.go), which walks the params' names only when one
+// is zero. Everything that depends only on P — whether it takes positional
+// params, its fields in order, which are required — is computed once, in
+// Func. The slow path (paramerr.go) runs only when decoding fails, to name
+// the offending field.
 
 // Func adapts f to a Handler that decodes the request's params into a P and
 // returns f's result. See the package documentation for how params are
@@ -70,6 +73,15 @@ type plan struct {
 	raw    bool         // P is codec.Raw: params verbatim
 	st     reflect.Type // P, or what P points to, when that is a struct decoded by position from an array; else nil
 	fields []field      // st's fields in declaration order
+	fold   bool         // the decoder folds case: unfold params first (casefold.go)
+
+	// What st requires (required.go): by name, need (nil: nothing); by
+	// position, at least minElems elements and, for element k, what
+	// fields[k] requires in turn (elemNeeds[k], nil: nothing).
+	need      *needs
+	minElems  int
+	elemNeeds []*needs
+	direct    bool // P is st, not a pointer to it
 }
 
 var rawType = reflect.TypeFor[codec.Raw]()
@@ -82,9 +94,19 @@ func (pl *plan) init(t reflect.Type) {
 	}
 	st := deref(t)
 	if st.Kind() == reflect.Struct && !hasCustomDecoder(st) {
-		pl.st = st
+		pl.st, pl.direct = st, st == t
 		pl.fields = structFields(st)
+		pl.need = needsOf(st)
+		pl.elemNeeds = make([]*needs, len(pl.fields))
+		for k := range pl.fields {
+			f := &pl.fields[k]
+			if !f.optional {
+				pl.minElems = k + 1
+			}
+			pl.elemNeeds[k] = needsOf(f.typ)
+		}
 	}
+	pl.fold = foldsCase()
 	// Compile sonic's decoder for P now rather than on the first call.
 	// An error here (a type sonic cannot compile) shows up again, and is
 	// reported, when decoding.
@@ -93,48 +115,87 @@ func (pl *plan) init(t reflect.Type) {
 
 // decode decodes params into ptr, a *P.
 func (pl *plan) decode(params []byte, ptr any) error {
+	positional := pl.st != nil && codec.KindOf(params) == codec.ValueArray
+	if pl.fold {
+		if u := unfold(params, pl.typ, pl.fields, positional); u != nil {
+			params = u
+		}
+	}
 	// One copy per call: decoded strings point into it, so P stays valid
 	// after the connection reuses its buffers.
 	s := string(params)
-	if pl.st != nil {
-		if i := skipSpace(s, 0); i < len(s) && s[i] == '[' {
-			return pl.decodePositional(s, reflect.ValueOf(ptr).Elem())
-		}
+	if positional {
+		return pl.decodePositional(params, s, reflect.ValueOf(ptr).Elem())
 	}
 	if err := sonicDecode(s, ptr); err != nil {
 		return explain(s, pl.typ, err)
 	}
+	if pl.need != nil {
+		var at unsafe.Pointer // the decoded struct
+		if pl.direct {
+			at = reflect.ValueOf(ptr).UnsafePointer()
+		} else {
+			at = structAt(ptr)
+		}
+		if !pl.need.satisfied(at) {
+			return pl.need.missingError(params, "", -1)
+		}
+	}
 	return nil
 }
 
-// decodePositional decodes the array s into the struct v (or what v points
-// to), element i into field i.
+// structAt returns the address of the struct that ptr, a pointer to
+// pointers, leads to (a zero one when a pointer on the way is nil).
+func structAt(ptr any) unsafe.Pointer {
+	v := reflect.ValueOf(ptr).Elem()
+	for ; v.Kind() == reflect.Pointer; v = v.Elem() {
+		if v.IsNil() {
+			return reflect.New(v.Type().Elem()).UnsafePointer()
+		}
+	}
+	return v.Addr().UnsafePointer()
+}
+
+// decodePositional decodes the array params (s is its copy) into the struct
+// v (or what v points to), element i into field i.
 //
 // A field's `json:",string"` option is not applied to positional params.
-func (pl *plan) decodePositional(s string, v reflect.Value) error {
+func (pl *plan) decodePositional(params []byte, s string, v reflect.Value) error {
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			v.Set(reflect.New(v.Type().Elem()))
 		}
 		v = v.Elem()
 	}
-	var it iter
-	it.begin(s, 0)
-	for it.next() {
-		k := it.n - 1
+	var it codec.Elements
+	for it.Reset(params); it.Next(); {
+		k := it.Index()
 		if k >= len(pl.fields) {
-			for it.next() {
+			for it.Next() {
 			}
-			return tooManyElements(it.n, len(pl.fields))
+			return tooManyElements(it.Index()+1, len(pl.fields))
 		}
 		f := &pl.fields[k]
 		fv := fieldValue(v, f.index)
-		if err := sonicDecode(it.value(), fv.Addr().Interface()); err != nil {
-			return elementError(k, f, it.value(), err)
+		es := s[it.Offset() : it.Offset()+len(it.Value())] // the element, in the copy
+		if err := sonicDecode(es, fv.Addr().Interface()); err != nil {
+			return elementError(k, f, es, err)
+		}
+		if nd := pl.elemNeeds[k]; nd != nil && !nd.satisfied(fv.Addr().UnsafePointer()) {
+			if e := nd.missingError(it.Value(), f.name, k); e != nil {
+				return e
+			}
 		}
 	}
-	if it.bad {
+	if it.Err() != nil {
 		return errMalformed
+	}
+	if n := it.Index() + 1; n < pl.minElems {
+		k := n
+		for pl.fields[k].optional {
+			k++
+		}
+		return tooFewElements(n, k, &pl.fields[k])
 	}
 	return nil
 }
@@ -148,7 +209,9 @@ var decoders = sync.Pool{New: func() any { return new(decoder.Decoder) }}
 func sonicDecode(s string, v any) error {
 	d := decoders.Get().(*decoder.Decoder)
 	d.Reset(s)
-	d.SetOptions(0) // encoding/json's defaults: numbers into any are float64
+	// encoding/json's defaults (numbers into any are float64) but for
+	// names, which are matched exactly (casefold.go).
+	d.SetOptions(decoder.OptionCaseSensitive)
 	err := d.Decode(v)
 	d.Reset("") // do not keep the params alive from the pool
 	decoders.Put(d)
