@@ -17,8 +17,16 @@ var exactDecoders = sync.Pool{New: func() any { return new(decoder.Decoder) }}
 // Unmarshal, data must be a value a Scanner has already validated; decoded
 // strings do not alias it.
 func UnmarshalExact(data []byte, v any) error {
+	return UnmarshalExactString(string(data), v) // a copy: decoded strings may point into it
+}
+
+// UnmarshalExactString is UnmarshalExact over a string, which decoded
+// strings may alias: one copy of a message can serve many decodes.
+func UnmarshalExactString(s string, v any) error {
 	d := exactDecoders.Get().(*decoder.Decoder)
-	d.Reset(string(data)) // a copy: decoded strings may point into it
+	d.Reset(s)
+	// encoding/json's defaults (numbers into any are float64) but for
+	// names, which are matched exactly.
 	d.SetOptions(decoder.OptionCaseSensitive)
 	err := d.Decode(v)
 	d.Reset("") // keep no data alive from the pool

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"reflect"
-	"sync"
 	"unsafe"
 
 	"github.com/bytedance/sonic/decoder"
@@ -200,20 +199,7 @@ func (pl *plan) decodePositional(params []byte, s string, v reflect.Value) error
 	return nil
 }
 
-// decoders recycles sonic decoder states: a decoder passed to sonic escapes,
-// and this saves its allocation per call.
-var decoders = sync.Pool{New: func() any { return new(decoder.Decoder) }}
-
-// sonicDecode decodes the JSON value s into v, a non-nil pointer. s must be
-// valid JSON (sonic is not made to read hostile input).
-func sonicDecode(s string, v any) error {
-	d := decoders.Get().(*decoder.Decoder)
-	d.Reset(s)
-	// encoding/json's defaults (numbers into any are float64) but for
-	// names, which are matched exactly (casefold.go).
-	d.SetOptions(decoder.OptionCaseSensitive)
-	err := d.Decode(v)
-	d.Reset("") // do not keep the params alive from the pool
-	decoders.Put(d)
-	return err
-}
+// sonicDecode decodes the JSON value s into v, a non-nil pointer, with
+// member names matched exactly (casefold.go). s must be valid JSON (sonic
+// is not made to read hostile input); decoded strings may alias it.
+func sonicDecode(s string, v any) error { return codec.UnmarshalExactString(s, v) }
