@@ -77,10 +77,8 @@ func (d *demo) addTools() error {
 			}}),
 		mcp.AddTool(s, &mcp.Tool{Name: "test_tool_with_logging", Description: "Sends three info log messages during the call, 50 ms apart"}, logging),
 		mcp.AddTool(s, &mcp.Tool{Name: "test_tool_with_progress", Description: "Reports progress 0, 50 and 100 of 100, 50 ms apart, when given a progress token"}, progress),
-		mcp.AddTool(s, &mcp.Tool{Name: "test_error_handling", Description: "Always fails: a result with isError set"},
-			func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
-				return nil, nil, errors.New("This tool intentionally returns an error for testing")
-			}),
+		constant(s, "test_error_handling", "Always fails: a result with isError set",
+			&mcp.CallToolResult{Content: text("This tool intentionally returns an error for testing").Content, IsError: true}),
 		mcp.AddTool(s, &mcp.Tool{Name: "test_sampling", Description: "Asks the client to sample its model with the prompt (sampling/createMessage)"}, sampling),
 		mcp.AddTool(s, &mcp.Tool{Name: "test_elicitation", Description: "Asks the user, through the client, for a username and an email (elicitation/create)"}, elicitation),
 		mcp.AddTool(s, &mcp.Tool{Name: "test_elicitation_sep1034_defaults", Description: "Elicits a form whose fields have default values (SEP-1034)"},
