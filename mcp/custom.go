@@ -38,7 +38,26 @@ func (s *Server) AddMethod(name string, h router.Handler, opts *router.MethodOpt
 	}), opts)
 }
 
-// RemoveMethod stops serving a method added by AddMethod.
+// AddPlainMethod serves a method (or a notification) of the user's own
+// that is not part of MCP at all: plain JSON-RPC sharing the stream with
+// MCP, served at any time, before initialize too, and never gated by the
+// session's state. The demo server answers the JSON-RPC specification's
+// examples this way beside MCP. h may still find its session with
+// SessionFromContext (nil outside of one); it must not rely on anything
+// negotiated at initialize. opts may be nil. The names of the protocol's
+// own methods are refused with ErrReservedMethod.
+func (s *Server) AddPlainMethod(name string, h router.Handler, opts *router.MethodOptions) error {
+	if h == nil {
+		return router.ErrNilHandler
+	}
+	if _, ok := s.protocol[name]; ok {
+		return ErrReservedMethod
+	}
+	return s.router.Register(name, h, opts)
+}
+
+// RemoveMethod stops serving a method added by AddMethod or
+// AddPlainMethod.
 func (s *Server) RemoveMethod(name string) bool {
 	if _, ok := s.protocol[name]; ok {
 		return false

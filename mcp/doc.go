@@ -26,7 +26,9 @@
 // -32600 and notifications are ignored; a second initialize is -32600
 // too. JSON-RPC batches are refused (-32600) except on sessions that
 // negotiated 2025-03-26, the one version that has them. Methods of the
-// user's own (AddMethod) are served beside the protocol's.
+// user's own (AddMethod) are served beside the protocol's, once the
+// session is initialised; plain JSON-RPC methods that are no part of MCP
+// (AddPlainMethod) are served at any time.
 //
 // # Tools
 //

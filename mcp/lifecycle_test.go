@@ -169,3 +169,31 @@ func TestLifecycle_pingBothWays(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestLifecycle_plainMethodsAreServedBeforeInitialize(t *testing.T) {
+	srv := mcp.NewServer(nil, nil)
+	err := srv.AddPlainMethod("subtract", router.Func(func(ctx context.Context, p [2]float64) (float64, error) {
+		return p[0] - p[1], nil
+	}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddPlainMethod("initialize", router.HandlerFunc(func(context.Context, *router.Request) (any, error) { return nil, nil }), nil); err != mcp.ErrReservedMethod {
+		t.Fatalf("AddPlainMethod(initialize) = %v", err)
+	}
+	p := newRawPeer(t, srv)
+	if got, want := p.roundTrip(`{"jsonrpc":"2.0","id":1,"method":"subtract","params":[42,23]}`), `{"jsonrpc":"2.0","id":1,"result":19}`; got != want {
+		t.Fatalf("before initialize: got %s, want %s", got, want)
+	}
+	// Plain methods leave the session's state alone: MCP is still refused.
+	if got := p.roundTrip(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); !strings.Contains(got, `"code":-32600`) {
+		t.Fatalf("tools/list after a plain method: got %s", got)
+	}
+	p.roundTrip(fmt.Sprintf(initMsg, mcp.LatestVersion))
+	if got, want := p.roundTrip(`{"jsonrpc":"2.0","id":3,"method":"subtract","params":[1,2]}`), `{"jsonrpc":"2.0","id":3,"result":-1}`; got != want {
+		t.Fatalf("after initialize: got %s, want %s", got, want)
+	}
+	if !srv.RemoveMethod("subtract") {
+		t.Fatal("RemoveMethod(subtract) = false")
+	}
+}

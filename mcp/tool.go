@@ -147,6 +147,13 @@ func (s *Server) listTools(_ context.Context, _ *ServerSession, _ *router.Reques
 // maxNamesInError bounds the names an unknown-tool error lists.
 const maxNamesInError = 100
 
+// unknownToolData is the data of an unknown tool's error: a struct, so
+// its members always come in this order (a map's would not).
+type unknownToolData struct {
+	Name      string   `json:"name"`
+	Available []string `json:"available"`
+}
+
 // callTool serves tools/call: find the tool, check its arguments, run it,
 // check its structured output.
 func (s *Server) callTool(ctx context.Context, ss *ServerSession, req *router.Request, p *CallToolParams) (any, error) {
@@ -158,7 +165,7 @@ func (s *Server) callTool(ctx context.Context, ss *ServerSession, req *router.Re
 		snap := s.tools.load()
 		names := snap.keys[:min(len(snap.keys), maxNamesInError)]
 		return nil, invalidParams("Unknown tool: " + p.Name).
-			WithData(map[string]any{"name": p.Name, "available": names})
+			WithData(&unknownToolData{p.Name, names})
 	}
 	if string(p.Arguments) == "null" {
 		p.Arguments = nil

@@ -1,15 +1,22 @@
-// Command demoserver serves the JSON-RPC 2.0 specification's example
-// methods (subtract, sum, get_data and the notifications update,
-// notify_hello, notify_sum) plus echo, over stdio, TCP or a Unix socket, in
-// newline or Content-Length framing. It logs to stderr only.
+// Command demoserver is mcpwire's example server: an MCP server holding
+// the fixtures of the official MCP conformance suite (shared/CONFORMANCE.md
+// §1: tools, resources, a resource template, prompts, completions, logging,
+// progress, sampling, elicitation, list changes, subscriptions) plus echo,
+// and, on the same stream, the JSON-RPC 2.0 specification's example
+// methods (subtract, sum, get_data, echo and the notifications update,
+// notify_hello, notify_sum), which answer with or without initialize.
+// It serves stdio, TCP or a Unix socket, each connection an MCP session of
+// its own, in newline or Content-Length framing. It logs to stderr only.
 //
-//	demoserver                                  # stdio, newline framing
+//	demoserver                                  # stdio, newline framing (MCP's stdio transport)
 //	demoserver -framing header                  # stdio, LSP-style headers
 //	demoserver -listen tcp://127.0.0.1:7000
 //	demoserver -listen unix:///tmp/demo.sock
+//	demoserver -page-size 3                     # lists in pages of 3 (to test pagination)
 //
-// It exits cleanly when stdin closes (stdio) or on SIGINT/SIGTERM, letting
-// requests in flight finish first.
+// Streamable HTTP (-listen http://HOST:PORT, at /mcp) plugs in through
+// serveHTTP (http.go). It exits cleanly when stdin closes (stdio) or on
+// SIGINT/SIGTERM, letting requests in flight finish first.
 package main
 
 import (
@@ -26,8 +33,8 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/pool"
-	"github.com/mcpwire/mcpwire/router"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -46,6 +53,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	framing := fs.String("framing", "newline", "newline or header")
 	verbose := fs.Bool("v", false, "log at debug level")
 	grace := fs.Duration("shutdown-timeout", 5*time.Second, "how long requests in flight may run on after SIGINT/SIGTERM")
+	pageSize := fs.Int("page-size", mcp.DefaultPageSize, "the most items of one MCP list answer (tools, resources, templates, prompts)")
+	watch := fs.Duration("watch-interval", defaultWatchInterval, "how often test://watched-resource changes while a session is subscribed")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(fs, stdout)
@@ -55,8 +64,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	f, err := codec.ParseFraming(*framing)
-	if err == nil && *listen != "stdio" {
+	if err == nil && *listen != "stdio" && !(isHTTP(*listen) && serveHTTP != nil) {
 		_, _, err = transport.ParseAddr(*listen)
+	}
+	if err == nil && (*pageSize <= 0 || *watch <= 0) {
+		err = fmt.Errorf("-page-size and -watch-interval must be positive")
 	}
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -65,7 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "demoserver: %v\nRun demoserver -h for usage.\n", err)
 		return 2
 	}
-	cfg := config{listen: *listen, framing: f, verbose: *verbose, grace: *grace}
+	cfg := config{listen: *listen, framing: f, verbose: *verbose, grace: *grace, pageSize: *pageSize, watch: *watch}
 	if err := serve(cfg, stdin, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "demoserver:", err)
 		return 1
@@ -77,8 +89,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func usage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, `Usage: demoserver [flags]
 
-Serves the JSON-RPC 2.0 specification's example methods and echo over stdio
-(the default), TCP or a Unix socket. Logs go to stderr.
+Serves MCP (the conformance suite's fixtures and echo) and, on the same
+stream, the JSON-RPC 2.0 specification's example methods, over stdio (the
+default), TCP or a Unix socket. Logs go to stderr.
 
 Flags:
 `)
@@ -90,10 +103,12 @@ Flags:
 
 // config is what the flags chose.
 type config struct {
-	listen  string // "stdio" or an address for transport.Listen
-	framing codec.Framing
-	verbose bool
-	grace   time.Duration // -shutdown-timeout
+	listen   string // "stdio" or an address for transport.Listen
+	framing  codec.Framing
+	verbose  bool
+	grace    time.Duration // -shutdown-timeout
+	pageSize int           // -page-size
+	watch    time.Duration // -watch-interval
 }
 
 // serve runs the server until stdin closes (stdio) or SIGINT/SIGTERM.
@@ -104,19 +119,31 @@ func serve(cfg config, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	r := router.New()
-	if err := register(r, log); err != nil {
-		return err
-	}
 	p, err := pool.New(nil)
 	if err != nil {
 		return err
 	}
 	defer p.Close(context.Background())
+	d, err := newDemo(demoOptions{
+		conn:          &conn.Options{Framing: cfg.framing, Pool: p, Logger: log},
+		pageSize:      cfg.pageSize,
+		watchInterval: cfg.watch,
+		log:           log,
+	})
+	if err != nil {
+		return err
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv := transport.NewServer(&conn.Options{Framing: cfg.framing, Router: r, Pool: p, Logger: log})
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go d.watch(wctx)
+
+	if isHTTP(cfg.listen) {
+		return serveHTTP(ctx, d.srv, cfg, log)
+	}
+	srv := transport.NewServer(d)
 
 	if cfg.listen == "stdio" {
 		c, err := srv.ServeConn(&transport.Stdio{R: stdin, W: stdout})

@@ -267,7 +267,7 @@ func TestDemoserver_helpIsNotAnError(t *testing.T) {
 		if code != 0 {
 			t.Errorf("%s: exit %d, want 0; stderr: %s", arg, code, stderr)
 		}
-		if !strings.HasPrefix(stdout, "Usage: demoserver") || !strings.Contains(stdout, "-listen") || !strings.Contains(stdout, "-shutdown-timeout") {
+		if !strings.HasPrefix(stdout, "Usage: demoserver") || !strings.Contains(stdout, "-listen") || !strings.Contains(stdout, "-shutdown-timeout") || !strings.Contains(stdout, "-page-size") {
 			t.Errorf("%s: usage on stdout is %q", arg, stdout)
 		}
 		if stderr != "" {
@@ -286,6 +286,8 @@ func TestDemoserver_rejectsBadFlags(t *testing.T) {
 		{[]string{"-framing", "xml"}, "demoserver: codec: "},
 		{[]string{"-listen", "http://x"}, "demoserver: transport: address must be"},
 		{[]string{"extra"}, `demoserver: unexpected arguments: ["extra"]`},
+		{[]string{"-page-size", "0"}, "demoserver: -page-size and -watch-interval must be positive"},
+		{[]string{"-watch-interval", "-1s"}, "demoserver: -page-size and -watch-interval must be positive"},
 	} {
 		code, stdout, stderr := runArgs(tc.args...)
 		if code != 2 {

