@@ -30,6 +30,7 @@ const (
 	CodeOverloaded       Code = -32000 // refused before it started (overload, shutdown): a retry is safe; data.retryAfterMs
 	CodeResponseTooLarge Code = -32003 // response exceeds the configured limit
 	CodeAbandoned        Code = -32004 // started, then abandoned by a shutdown: it may have had effects
+	CodeCancelled        Code = -32005 // started, then cancelled (by the peer or the session): it may have had effects
 	CodeUnauthorized     Code = -32009
 	CodeForbidden        Code = -32010
 	CodeTooManyRequests  Code = -32011 // rate limited; data.retryAfterMs
@@ -47,6 +48,7 @@ var codeText = map[Code]string{
 	CodeOverloaded:             "Server overloaded",
 	CodeResponseTooLarge:       "Response too large",
 	CodeAbandoned:              "Request abandoned",
+	CodeCancelled:              "Request cancelled",
 	CodeUnauthorized:           "Unauthorized",
 	CodeForbidden:              "Forbidden",
 	CodeTooManyRequests:        "Too many requests",

@@ -39,7 +39,9 @@
 // -32603 for a panic, a -32000 when the session refuses it before it
 // started (overload or shutdown: a retry is safe; data.retryAfterMs says
 // when), a -32004 when a shutdown abandoned it while it ran (it may have
-// had effects), or a -32012 when a handler outlives Options.HandlerTimeout.
+// had effects), a -32005 when it was cancelled (Cancel under CancelAnswer,
+// or its session closing) and its handler returned its context's error,
+// or a -32012 when a handler outlives Options.HandlerTimeout.
 // The one exception is a request cancelled by Cancel under CancelSilent,
 // as MCP requires. A notification never gets a response. A batch is
 // answered with one array in request order once all of its elements are

@@ -34,7 +34,7 @@ func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request, o
 	}
 	start = len(out.B)
 	if err != nil {
-		out.B = codec.AppendError(out.B, req.ID, c.rpcError(req, err))
+		out.B = codec.AppendError(out.B, req.ID, c.rpcError(ctx, req, err))
 		return
 	}
 	if out.B, err = codec.AppendResultValue(out.B, req.ID, res); err != nil {
@@ -43,13 +43,17 @@ func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request, o
 	}
 }
 
+var errCancelled = codec.NewError(codec.CodeCancelled, codec.CodeCancelled.String())
+
 var errUnencodable = codec.NewError(codec.CodeInternalError, "Internal error: result cannot be encoded")
 
 // rpcError turns a handler's error into the error object to send. Errors
-// that carry a JSON-RPC code go as they are; a deadline is -32012; any
-// other error is -32603 "Internal error", logged, its text sent only with
+// that carry a JSON-RPC code go as they are; a deadline is -32012; the
+// handler giving up because its context was cancelled is -32005, not
+// logged (the peer or the session asked for it); any other error is
+// -32603 "Internal error", logged, its text sent only with
 // Options.ExposeErrors.
-func (c *Conn) rpcError(req *router.Request, err error) *codec.Error {
+func (c *Conn) rpcError(ctx context.Context, req *router.Request, err error) *codec.Error {
 	var e *codec.Error
 	var ec codec.ErrCoder
 	switch {
@@ -59,6 +63,8 @@ func (c *Conn) rpcError(req *router.Request, err error) *codec.Error {
 		return codec.NewError(ec.ErrCode(), ec.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		return errTimeout
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		return errCancelled
 	}
 	c.logHandlerError(req, err)
 	if c.opts.ExposeErrors {

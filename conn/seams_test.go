@@ -62,6 +62,45 @@ func TestConn_cancelByIDCancelsTheHandlerAndAnswersPerPolicy(t *testing.T) {
 	}
 }
 
+// TestConn_handlerGivingUpOnCancelIsAnsweredCancelledNotLogged: a handler
+// that returns its context's error after Cancel is answered -32005, and
+// nothing is logged at error level (the peer asked for it).
+func TestConn_handlerGivingUpOnCancelIsAnsweredCancelledNotLogged(t *testing.T) {
+	started := make(chan struct{})
+	r := router.New()
+	err := r.Register("wait", router.HandlerFunc(func(ctx context.Context, _ *router.Request) (any, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(b []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logged.Write(b)
+	}), &slog.HandlerOptions{Level: slog.LevelError}))
+	c, p := serve(t, r, &conn.Options{Logger: log})
+	p.send(`{"jsonrpc":"2.0","id":7,"method":"wait"}`)
+	<-started
+	c.Cancel([]byte("7"))
+	if code := errCode(t, p.recvObj()); code != int(codec.CodeCancelled) {
+		t.Fatalf("code %d, want %d", code, codec.CodeCancelled)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if logged.Len() > 0 {
+		t.Fatalf("logged: %s", logged.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
 func TestConn_canceledCallReportsItsID(t *testing.T) {
 	started := make(chan string, 1)
 	_, client := pair(t, blockingRouter(t, started), nil)
