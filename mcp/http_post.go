@@ -14,6 +14,7 @@ type bodyInfo struct {
 	initialize bool     // a single initialize request
 	answerDue  bool     // a request, or something answered with an error
 	invalid    bool     // a single message that is not a valid one
+	batch      bool
 	ids        []string // the ids of its requests, as received
 }
 
@@ -59,6 +60,9 @@ func (h *StreamableHTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	case s == nil:
 		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required (initialize first)")
+		return
+	case info.batch && !allowsBatches(s.ss.ProtocolVersion()):
+		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: batches are not accepted on this session (only under 2025-03-26)")
 		return
 	case !info.answerDue: // notifications and responses
 		if s.c.ServeBodySink(r.Context(), body, conn.BodySink{}) == nil {
@@ -109,7 +113,7 @@ func (h *StreamableHTTPHandler) classify(body []byte) (bodyInfo, error) {
 	}
 	defer h.scanners.Put(sc)
 	msgs, batch, err := sc.Scan(body)
-	var info bodyInfo
+	info := bodyInfo{batch: batch}
 	if err != nil {
 		return info, err
 	}

@@ -151,8 +151,12 @@ func (s *httpSession) close(why endReason) {
 	for _, st := range streams {
 		st.mu.Lock()
 		st.done = true
-		if st.writer != nil {
+		switch {
+		case st.writer == nil:
+		case st.standalone:
 			st.detachLocked(false)
+		default: // what is queued (an answer, say) is still written out
+			signal(st.writer.wake)
 		}
 		st.mu.Unlock()
 	}

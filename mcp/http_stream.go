@@ -55,6 +55,7 @@ type sseWriter struct {
 	wake   chan struct{} // one token: events were queued
 	detach chan struct{} // closed: let go of the stream
 	retry  bool          // detached by CloseSSEStream: announce the retry delay
+	rest   []queued      // likewise: what was queued, written out before the end
 }
 
 var errStreamBusy = errors.New("mcp: the session's standalone stream is already open")
@@ -163,10 +164,15 @@ func (st *sseStream) attach(ctx context.Context, after uint64, exclusive bool) (
 	return w, replay, priming, nil
 }
 
-// detachLocked lets the attached writer go.
+// detachLocked lets the attached writer go. With retry (CloseSSEStream)
+// the writer first writes out what is queued: the handler sent it before
+// closing.
 func (st *sseStream) detachLocked(retry bool) {
 	w := st.writer
 	w.retry = retry
+	if retry {
+		w.rest = st.queue
+	}
 	close(w.detach)
 	st.writer, st.queue = nil, nil
 }
@@ -280,9 +286,17 @@ func (o *sseResponse) pump(ctx context.Context, st *sseStream, w *sseWriter, rep
 	for {
 		q, done, attached := st.take(w)
 		if !attached {
-			if w.retry && o.h.opts.RetryInterval > 0 {
-				o.buf = appendRetry(o.buf, o.h.opts.RetryInterval)
-				_ = o.flush()
+			if w.retry {
+				for _, e := range w.rest {
+					o.buf = appendSSE(o.buf, st.eventID(e.seq), "message", e.data)
+					last = e.seq
+				}
+				if o.h.opts.RetryInterval > 0 {
+					o.buf = appendRetry(o.buf, o.h.opts.RetryInterval)
+				}
+				if o.flush() == nil {
+					st.wrote(last)
+				}
 			}
 			return
 		}
