@@ -11,9 +11,9 @@ import (
 
 // What a POST's body holds, as far as the transport cares.
 type bodyInfo struct {
-	initialize bool     // a single initialize request
-	answerDue  bool     // a request, or something answered with an error
-	invalid    bool     // a single message that is not a valid one
+	initialize bool // a single initialize request
+	answerDue  bool // a request, or something answered with an error
+	invalid    bool // a single message that is not a valid one
 	batch      bool
 	ids        []string // the ids of its requests, as received
 }
