@@ -252,6 +252,7 @@ func (h *StreamableHTTPHandler) Shutdown(ctx context.Context) error {
 	errs := make([]error, len(all))
 	for i, s := range all {
 		wg.Go(func() {
+			s.keep.Store(true)
 			errs[i] = s.c.Shutdown(ctx)
 			s.close(endClosed)
 		})

@@ -31,6 +31,7 @@ type httpSession struct {
 	timer     *time.Timer           // SessionTimeout's
 	ended     bool
 
+	keep     atomic.Bool  // the handler shuts the session down: the stores keep it
 	lastUsed atomic.Int64 // unix nanoseconds of the last request's start or end
 	touched  atomic.Int64 // unix nanoseconds of the last SessionStore.Touch
 	busy     atomic.Int32 // requests and responses in progress
@@ -111,8 +112,8 @@ func (s *httpSession) idleCheck() {
 type endReason uint8
 
 const (
-	endClosed  endReason = iota // the handler closes, or the session ended on its own: other instances may go on
-	endDeleted                  // the client deleted it
+	endClosed  endReason = iota // the handler closes: other instances may go on
+	endDeleted                  // the client or the application ended it, or another instance did
 	endExpired                  // idle past SessionTimeout
 )
 
@@ -165,9 +166,16 @@ func (s *httpSession) close(why endReason) {
 // storeTimeout bounds the store calls made outside of any request.
 const storeTimeout = 5 * time.Second
 
-// sessionEnded implements sessionTransport: the ServerSession ended on its
-// own (closed by the application).
-func (s *httpSession) sessionEnded() { s.close(endClosed) }
+// sessionEnded implements sessionTransport: the ServerSession ended — on
+// its own (the application closed it: it is deleted everywhere), or
+// because close or Shutdown ended it (then this does nothing more).
+func (s *httpSession) sessionEnded() {
+	if s.keep.Load() {
+		s.close(endClosed)
+	} else {
+		s.close(endDeleted)
+	}
+}
 
 // closeStream implements sessionTransport (CloseSSEStream).
 func (s *httpSession) closeStream(id []byte) bool {

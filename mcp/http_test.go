@@ -41,3 +41,10 @@ func TestHTTP_smoke(t *testing.T) {
 		t.Fatalf("%+v, %v", res, err)
 	}
 }
+
+// connectOverHTTP serves srv over Streamable HTTP and connects c to it.
+func connectOverHTTP(t testing.TB, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession {
+	t.Helper()
+	ts, _ := serveHTTP(t, srv, fastRetry)
+	return connectHTTP(t, ts.URL, c)
+}
