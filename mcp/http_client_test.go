@@ -193,8 +193,14 @@ func TestClientHTTP_closeDeletesTheSession(t *testing.T) {
 	if len(srv.Sessions()) != 1 {
 		t.Fatalf("%d sessions", len(srv.Sessions()))
 	}
-	must(t, cs.Close())
 	deadline := time.Now().Add(10 * time.Second)
+	for _, ok := seen.Load(http.MethodGet); !ok; _, ok = seen.Load(http.MethodGet) {
+		if time.Now().After(deadline) {
+			t.Fatal("the client opened no GET stream")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	must(t, cs.Close())
 	for len(srv.Sessions()) != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the server kept the session")
