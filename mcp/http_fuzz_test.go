@@ -27,8 +27,8 @@ const fuzzInit = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"proto
 // error response.
 func FuzzStreamableHTTP(f *testing.F) {
 	for _, s := range []struct {
-		method                                      uint8
-		session                                     uint8
+		method                                       uint8
+		session                                      uint8
 		accept, ctype, version, lastID, origin, body string
 	}{
 		{0, 1, "application/json, text/event-stream", "application/json", "2025-03-26", "", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}`},
