@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"net"
+
+	"github.com/mcpwire/mcpwire/codec"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -15,9 +17,27 @@ import (
 // [::1], or AllowedHosts) and only loopback or listed origins; every
 // server refuses an Origin that is neither its own nor listed.
 
+// guard holds the allow lists of HTTPOptions.
+type guard struct {
+	hosts, origins []string
+}
+
+// allow checks r's Host and Origin, answering 403 itself when refused.
+func (g guard) allow(w http.ResponseWriter, r *http.Request) bool {
+	switch {
+	case !g.hostAllowed(r):
+		httpError(w, http.StatusForbidden, codec.CodeForbidden, "Forbidden: host not allowed")
+	case !g.originAllowed(r):
+		httpError(w, http.StatusForbidden, codec.CodeForbidden, "Forbidden: origin not allowed")
+	default:
+		return true
+	}
+	return false
+}
+
 // hostAllowed checks r's Host header.
-func (h *StreamableHTTPHandler) hostAllowed(r *http.Request) bool {
-	list := h.opts.AllowedHosts
+func (g guard) hostAllowed(r *http.Request) bool {
+	list := g.hosts
 	if len(list) == 0 && !onLoopback(r) {
 		return true
 	}
@@ -34,12 +54,12 @@ func (h *StreamableHTTPHandler) hostAllowed(r *http.Request) bool {
 }
 
 // originAllowed checks r's Origin header, if any.
-func (h *StreamableHTTPHandler) originAllowed(r *http.Request) bool {
+func (g guard) originAllowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return true
 	}
-	for _, a := range h.opts.AllowedOrigins {
+	for _, a := range g.origins {
 		if a == "*" || strings.EqualFold(a, origin) {
 			return true
 		}

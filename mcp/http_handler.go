@@ -26,6 +26,7 @@ type StreamableHTTPHandler struct {
 	store  SessionStore
 	log    *slog.Logger
 	limits codec.Limits // of the scanner that classifies bodies
+	guard  guard
 
 	scanners sync.Pool
 	bodies   codec.BufferPool
@@ -48,6 +49,7 @@ func NewStreamableHTTPHandler(srv *Server, opts *HTTPOptions) *StreamableHTTPHan
 		store:    o.SessionStore,
 		log:      srv.log,
 		limits:   lim,
+		guard:    guard{o.AllowedHosts, o.AllowedOrigins},
 		sessions: map[string]*httpSession{},
 	}
 }
@@ -61,12 +63,7 @@ const (
 
 // ServeHTTP implements http.Handler.
 func (h *StreamableHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.hostAllowed(r) {
-		httpError(w, http.StatusForbidden, codec.CodeForbidden, "Forbidden: host not allowed")
-		return
-	}
-	if !h.originAllowed(r) {
-		httpError(w, http.StatusForbidden, codec.CodeForbidden, "Forbidden: origin not allowed")
+	if !h.guard.allow(w, r) {
 		return
 	}
 	switch r.Method {

@@ -219,20 +219,24 @@ func (st *sseStream) wrote(n uint64) {
 
 // sseResponse writes one stream's events to one HTTP response.
 type sseResponse struct {
-	h   *StreamableHTTPHandler
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	buf []byte
+	opts *HTTPOptions // WriteTimeout, RetryInterval
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	buf  []byte
 }
 
 // startSSE writes the headers of an event stream.
 func (h *StreamableHTTPHandler) startSSE(w http.ResponseWriter, status int) *sseResponse {
+	return startSSE(w, status, &h.opts)
+}
+
+func startSSE(w http.ResponseWriter, status int, opts *HTTPOptions) *sseResponse {
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("Cache-Control", "no-cache, no-transform")
 	hd.Set("X-Accel-Buffering", "no") // proxies must not hold events back
 	w.WriteHeader(status)
-	return &sseResponse{h: h, w: w, rc: http.NewResponseController(w)}
+	return &sseResponse{opts: opts, w: w, rc: http.NewResponseController(w)}
 }
 
 // flush writes what is buffered and flushes it to the client, within
@@ -241,7 +245,7 @@ func (o *sseResponse) flush() error {
 	if len(o.buf) == 0 {
 		return nil
 	}
-	if d := o.h.opts.WriteTimeout; d > 0 {
+	if d := o.opts.WriteTimeout; d > 0 {
 		_ = o.rc.SetWriteDeadline(time.Now().Add(d)) // not every writer has deadlines
 	}
 	_, err := o.w.Write(o.buf)
@@ -258,7 +262,7 @@ func (o *sseResponse) priming(id string) {
 	o.buf = append(o.buf, "id: "...)
 	o.buf = append(o.buf, id...)
 	o.buf = append(o.buf, '\n')
-	if d := o.h.opts.RetryInterval; d > 0 {
+	if d := o.opts.RetryInterval; d > 0 {
 		o.buf = append(o.buf, "retry: "...)
 		o.buf = strconv.AppendInt(o.buf, d.Milliseconds(), 10)
 		o.buf = append(o.buf, '\n')
@@ -291,8 +295,8 @@ func (o *sseResponse) pump(ctx context.Context, st *sseStream, w *sseWriter, rep
 					o.buf = appendSSE(o.buf, st.eventID(e.seq), "message", e.data)
 					last = e.seq
 				}
-				if o.h.opts.RetryInterval > 0 {
-					o.buf = appendRetry(o.buf, o.h.opts.RetryInterval)
+				if o.opts.RetryInterval > 0 {
+					o.buf = appendRetry(o.buf, o.opts.RetryInterval)
 				}
 				if o.flush() == nil {
 					st.wrote(last)
