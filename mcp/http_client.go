@@ -75,7 +75,7 @@ type httpClientStream struct {
 	version  atomic.Pointer[string]
 	scan     *codec.Scanner // Write's
 	scanners sync.Pool      // the event readers'
-	gone     sync.Map       // ids (as sent) of requests the client cancelled
+	calls    sync.Map       // id (as sent) → *atomic.Bool, set once the client cancels it
 }
 
 func newHTTPClientStream(endpoint string, o *HTTPClientOptions) *httpClientStream {
@@ -169,13 +169,16 @@ func (t *httpClientStream) send(msg []byte) error {
 	if m.Kind == codec.KindRequest {
 		id := append([]byte(nil), m.ID...)
 		body := append([]byte(nil), msg...)
+		t.calls.Store(string(id), new(atomic.Bool))
 		t.wg.Go(func() { t.request(body, id) })
 		return nil
 	}
 	if m.Kind == codec.KindNotification && string(m.Method) == "notifications/cancelled" {
 		var p CancelledParams
 		if codec.Unmarshal(m.Params, &p) == nil {
-			t.gone.Store(string(p.RequestID), struct{}{})
+			if c, ok := t.calls.Load(string(p.RequestID)); ok {
+				c.(*atomic.Bool).Store(true)
+			}
 		}
 	}
 	return t.post(msg)
@@ -210,6 +213,7 @@ func (t *httpClientStream) post(msg []byte) error {
 // event stream if it breaks before the answer came. Every way it fails
 // ends the call with an error response of its own making.
 func (t *httpClientStream) request(msg, id []byte) {
+	defer t.calls.Delete(string(id))
 	resp, err := t.do(http.MethodPost, msg, "")
 	if err != nil {
 		t.failCall(id, err)
@@ -294,7 +298,7 @@ func (t *httpClientStream) answers(msg, id []byte) bool {
 // nothing.
 func (t *httpClientStream) resume(last string, retry time.Duration, id []byte) bool {
 	for misses := 0; last != "" && misses < t.retry; {
-		if _, ok := t.gone.Load(string(id)); ok {
+		if c, ok := t.calls.Load(string(id)); ok && c.(*atomic.Bool).Load() {
 			return true // cancelled: the server sends no answer
 		}
 		if !t.sleep(backoff(retry, misses)) {

@@ -212,12 +212,8 @@ func (h *StreamableHTTPHandler) initialize(w http.ResponseWriter, r *http.Reques
 		w.Write(answer)
 		return
 	}
-	st := s.newPostStream(nil)
-	st.answer(answer)
-	wr, replay, priming, err := st.attach(r.Context(), 0, false)
-	if err != nil {
-		httpError(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: event store unavailable")
-		return
-	}
-	h.startSSE(w, http.StatusOK).pump(r.Context(), st, wr, replay, priming)
+	// One event, not kept for resumption: the answer is all there is.
+	out := h.startSSE(w, http.StatusOK)
+	out.buf = appendSSE(out.buf, eventID(randomID(8), 1), "message", answer)
+	_ = out.flush()
 }
