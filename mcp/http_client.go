@@ -109,12 +109,18 @@ func newHTTPClientStream(endpoint string, o *HTTPClientOptions) *httpClientStrea
 }
 
 // Next implements conn.Stream.
+// What was delivered before the stream failed is read first.
 func (t *httpClientStream) Next() ([]byte, error) {
 	select {
 	case m := <-t.in:
 		return m, nil
 	case <-t.failed:
-		return nil, t.err
+		select {
+		case m := <-t.in:
+			return m, nil
+		default:
+			return nil, t.err
+		}
 	case <-t.done:
 		return nil, io.EOF
 	}

@@ -50,13 +50,14 @@ func TestClientHTTP_resumesAStreamTheServerClosed(t *testing.T) {
 	}
 }
 
-// breakingTransport breaks the connection of the first response to a POST
-// whose body contains match right after its first event, as a network
-// failure would.
+// breakingTransport breaks the connection of the first response to a
+// request of method whose body contains match right after its first
+// event, as a network failure would.
 type breakingTransport struct {
-	base  http.RoundTripper
-	match string
-	done  atomic.Bool
+	base   http.RoundTripper
+	method string
+	match  string
+	done   atomic.Bool
 }
 
 func (b *breakingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -66,7 +67,7 @@ func (b *breakingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		req.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	resp, err := b.base.RoundTrip(req)
-	if err != nil || !bytes.Contains(body, []byte(b.match)) || !b.done.CompareAndSwap(false, true) {
+	if err != nil || req.Method != b.method || !bytes.Contains(body, []byte(b.match)) || !b.done.CompareAndSwap(false, true) {
 		return resp, err
 	}
 	resp.Body = &breakAfterEvent{rc: resp.Body}
@@ -101,7 +102,7 @@ func TestClientHTTP_resumesABrokenConnection(t *testing.T) {
 	ts, _ := serveHTTP(t, srv, fastRetry)
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
-	bt := &breakingTransport{base: tr, match: `"tools/call"`}
+	bt := &breakingTransport{base: tr, method: http.MethodPost, match: `"tools/call"`}
 	var logs logRecorder
 	c := mcp.NewClient(nil, &mcp.ClientOptions{LoggingMessageHandler: logs.handler})
 	cs, err := c.ConnectHTTP(context.Background(), ts.URL, &mcp.HTTPClientOptions{HTTPClient: &http.Client{Transport: bt}})
@@ -122,6 +123,65 @@ func TestClientHTTP_resumesABrokenConnection(t *testing.T) {
 	}
 	if logs.String() != "after the break" {
 		t.Fatalf("logs %q", logs.String())
+	}
+}
+
+func TestClientHTTP_resumesABrokenGetStream(t *testing.T) {
+	srv := mcp.NewServer(nil, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolsCapability{ListChanged: true}}})
+	ts, _ := serveHTTP(t, srv, fastRetry)
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	bt := &breakingTransport{base: tr, method: http.MethodGet}
+	changed := make(chan struct{}, 4)
+	c := mcp.NewClient(nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} }})
+	cs, err := c.ConnectHTTP(context.Background(), ts.URL, &mcp.HTTPClientOptions{HTTPClient: &http.Client{Transport: bt}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for !bt.done.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the client opened no GET stream")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	must(t, addEcho(srv)) // sent while the stream is broken, or after it resumed
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the list_changed sent on the GET stream never came")
+	}
+}
+
+func TestHTTPHandler_shutdownLetsRunningCallsFinish(t *testing.T) {
+	srv := mcp.NewServer(nil, nil)
+	started := make(chan struct{})
+	must(t, srv.AddTool(&mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		close(started)
+		time.Sleep(100 * time.Millisecond)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "finished"}}}, nil
+	}))
+	ts, h := serveHTTP(t, srv, fastRetry)
+	cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, nil))
+	got := make(chan string, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), "slow", nil)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		got <- res.Content[0].(*mcp.TextContent).Text
+	}()
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	must(t, h.Shutdown(ctx))
+	if s := <-got; s != "finished" {
+		t.Fatalf("the call in flight got %q", s)
+	}
+	if n := len(srv.Sessions()); n != 0 {
+		t.Fatalf("%d sessions after Shutdown", n)
 	}
 }
 

@@ -113,17 +113,17 @@ func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request) 
 }
 
 // lookup returns the live session id, checking now and then that the
-// store still knows it, or re-creates it from the store (a session
-// another instance started).
+// store still knows it, or, unless the handler is closed, re-creates it
+// from the store (a session another instance started).
 func (h *StreamableHTTPHandler) lookup(ctx context.Context, id, addr string) (*httpSession, error) {
 	h.mu.Lock()
 	s, closed := h.sessions[id], h.closed
 	h.mu.Unlock()
+	if s != nil { // while Shutdown drains it too
+		return s, h.touch(ctx, s)
+	}
 	if closed {
 		return nil, ErrSessionNotFound
-	}
-	if s != nil {
-		return s, h.touch(ctx, s)
 	}
 	state, err := h.store.Load(ctx, id)
 	if err != nil {
