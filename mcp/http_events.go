@@ -29,8 +29,8 @@ type EventStore interface {
 // StoredEvent is one event of an EventStore: its number in its stream and
 // its data.
 type StoredEvent struct {
-	Seq  uint64
-	Data []byte
+	Seq  uint64 // its number in its stream, from 1
+	Data []byte // one JSON-RPC message
 }
 
 // Defaults of MemoryEventStore.

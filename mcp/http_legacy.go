@@ -75,6 +75,7 @@ type legacySession struct {
 	broken chan struct{} // closed when a write fails
 }
 
+// ReadMessage returns the next body POSTed to the session.
 func (s *legacySession) ReadMessage() ([]byte, error) {
 	select {
 	case b := <-s.in:
@@ -84,6 +85,7 @@ func (s *legacySession) ReadMessage() ([]byte, error) {
 	}
 }
 
+// WriteMessage writes msg to the GET's stream as a "message" event.
 func (s *legacySession) WriteMessage(msg []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -99,6 +101,7 @@ func (s *legacySession) WriteMessage(msg []byte) error {
 	return nil
 }
 
+// Close ends ReadMessage: the session's connection is closing.
 func (s *legacySession) Close() error {
 	s.once.Do(func() { close(s.done) })
 	return nil

@@ -234,16 +234,19 @@ type sessionOut struct {
 	once sync.Once
 }
 
+// ReadMessage blocks until the connection closes: nothing comes this way.
 func (o *sessionOut) ReadMessage() ([]byte, error) {
 	<-o.done
 	return nil, io.EOF
 }
 
+// WriteMessage emits msg on the standalone stream.
 func (o *sessionOut) WriteMessage(msg []byte) error {
 	o.s.standalone.emit(msg)
 	return nil
 }
 
+// Close ends ReadMessage.
 func (o *sessionOut) Close() error {
 	o.once.Do(func() { close(o.done) })
 	return nil
