@@ -36,14 +36,15 @@ type StoredEvent struct {
 // Defaults of MemoryEventStore.
 const (
 	DefaultMaxSessionEvents      = 1024
-	DefaultMaxSessionEventsBytes = 4 << 20
+	DefaultMaxSessionEventsBytes = 1 << 20
 )
 
 // MemoryEventStore is an EventStore in the process's memory, bounded per
-// session: past MaxEvents events or MaxBytes bytes of data, a session's
-// oldest events are dropped (a client resuming from before them gets what
-// is left). It is the Streamable HTTP handler's default. Safe for
-// concurrent use.
+// session: past maxEvents events or maxBytes bytes of data, a session's
+// oldest events are dropped, though never its newest one (a client
+// resuming from before them gets what is left). Its memory is thus at
+// most the number of live sessions times maxBytes (plus one event each).
+// It is the Streamable HTTP handler's default. Safe for concurrent use.
 type MemoryEventStore struct {
 	maxEvents, maxBytes int
 
