@@ -6,9 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -244,8 +244,7 @@ var errStreamLost = errors.New("mcp: the response's event stream broke and could
 // event stream (resumed as long as it breaks before the answer to id, if
 // any, came). It reports whether that answer came (true without an id).
 func (t *httpClientStream) consume(resp *http.Response, id []byte) bool {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if mt != "text/event-stream" {
+	if !strings.EqualFold(mediaType(resp.Header.Get("Content-Type")), "text/event-stream") {
 		body, err := codec.ReadBody(resp.Body, t.max, nil)
 		if err != nil || len(bytes.TrimSpace(body)) == 0 {
 			return id == nil

@@ -54,7 +54,7 @@ func (h *StreamableHTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 		}
 		out := h.startSSE(w, http.StatusOK)
 		for _, e := range events {
-			out.buf = appendSSE(out.buf, eventID(id, e.Seq), "message", e.Data)
+			out.buf = appendEvent(out.buf, id, e.Seq, e.Data)
 		}
 		_ = out.flush()
 		return

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -277,17 +276,19 @@ func accepts(values []string) (json, sse bool) {
 		return true, true
 	}
 	for _, v := range values {
-		for rng := range strings.SplitSeq(v, ",") {
-			mt, params, err := mime.ParseMediaType(strings.TrimSpace(rng))
-			if err != nil || qZero(params["q"]) {
+		for v != "" {
+			var rng string
+			rng, v, _ = strings.Cut(v, ",")
+			mt, params, _ := strings.Cut(rng, ";")
+			if qZero(param(params, "q")) {
 				continue
 			}
-			switch mt {
-			case "*/*":
+			switch mt = strings.TrimSpace(mt); {
+			case mt == "*/*":
 				json, sse = true, true
-			case "application/json", "application/*":
+			case strings.EqualFold(mt, "application/json"), strings.EqualFold(mt, "application/*"):
 				json = true
-			case "text/event-stream", "text/*":
+			case strings.EqualFold(mt, "text/event-stream"), strings.EqualFold(mt, "text/*"):
 				sse = true
 			}
 		}
@@ -295,14 +296,29 @@ func accepts(values []string) (json, sse bool) {
 	return json, sse
 }
 
+// param returns the value of a media type's parameter ("a=1; q=0.5").
+func param(params, name string) string {
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		k, v, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(k), name) {
+			return strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return ""
+}
+
 // qZero reports whether a quality value is zero ("0", "0.0", "0.000").
 func qZero(q string) bool {
-	q = strings.TrimSpace(q)
 	return strings.HasPrefix(q, "0") && strings.TrimRight(strings.TrimPrefix(q, "0."), "0") == ""
 }
 
-// isJSONType reports whether a Content-Type is application/json.
-func isJSONType(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && mt == "application/json"
+// mediaType returns a Content-Type's type and subtype, without parameters.
+func mediaType(ct string) string {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.TrimSpace(mt)
 }
+
+// isJSONType reports whether a Content-Type is application/json.
+func isJSONType(ct string) bool { return strings.EqualFold(mediaType(ct), "application/json") }

@@ -92,7 +92,7 @@ func (s *legacySession) WriteMessage(msg []byte) error {
 	if s.ended {
 		return io.ErrClosedPipe
 	}
-	s.out.buf = appendSSEData(s.out.buf, "message", msg)
+	s.out.buf = appendSSEBody(s.out.buf, "message", msg) // no id: not resumable
 	if err := s.out.flush(); err != nil {
 		s.ended = true
 		close(s.broken)
@@ -105,13 +105,6 @@ func (s *legacySession) WriteMessage(msg []byte) error {
 func (s *legacySession) Close() error {
 	s.once.Do(func() { close(s.done) })
 	return nil
-}
-
-// appendSSEData appends an event without id: HTTP+SSE streams are not
-// resumable.
-func appendSSEData(dst []byte, name string, data []byte) []byte {
-	ev := appendSSE(nil, "", name, data)
-	return append(dst, ev[len("id: \n"):]...)
 }
 
 // open serves GET: a new session, its endpoint event, then its messages
@@ -139,7 +132,7 @@ func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
 	s.out = startSSE(w, http.StatusOK, &h.opts)
 	endpoint := (&url.URL{Path: r.URL.Path, RawQuery: url.Values{"sessionId": {s.id}}.Encode()}).String()
 	s.mu.Lock()
-	s.out.buf = appendSSEData(s.out.buf, "endpoint", []byte(endpoint))
+	s.out.buf = appendSSEBody(s.out.buf, "endpoint", []byte(endpoint))
 	err := s.out.flush()
 	s.mu.Unlock()
 	if err != nil {

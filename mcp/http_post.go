@@ -214,6 +214,6 @@ func (h *StreamableHTTPHandler) initialize(w http.ResponseWriter, r *http.Reques
 	}
 	// One event, not kept for resumption: the answer is all there is.
 	out := h.startSSE(w, http.StatusOK)
-	out.buf = appendSSE(out.buf, eventID(randomID(8), 1), "message", answer)
+	out.buf = appendEvent(out.buf, randomID(8), 1, answer)
 	_ = out.flush()
 }

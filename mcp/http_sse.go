@@ -37,6 +37,28 @@ func appendSSE(dst []byte, id, name string, data []byte) []byte {
 	dst = append(dst, "id: "...)
 	dst = append(dst, id...)
 	dst = append(dst, '\n')
+	return appendSSEBody(dst, name, data)
+}
+
+// appendEvent appends event n of a stream as a "message": its id is
+// "<stream>.<n>" (eventID), written without making a string of it.
+func appendEvent(dst []byte, stream string, n uint64, data []byte) []byte {
+	dst = appendEventIDField(dst, stream, n)
+	return appendSSEBody(dst, "message", data)
+}
+
+// appendEventIDField appends the id field of event n of a stream.
+func appendEventIDField(dst []byte, stream string, n uint64) []byte {
+	dst = append(dst, "id: "...)
+	dst = append(dst, stream...)
+	dst = append(dst, '.')
+	dst = strconv.AppendUint(dst, n, 10)
+	return append(dst, '\n')
+}
+
+// appendSSEBody appends an event's type (if set) and data fields, and the
+// blank line that ends it.
+func appendSSEBody(dst []byte, name string, data []byte) []byte {
 	if name != "" {
 		dst = append(dst, "event: "...)
 		dst = append(dst, name...)

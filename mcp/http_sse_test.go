@@ -124,3 +124,30 @@ func FuzzSSEReader(f *testing.F) {
 		}
 	})
 }
+
+func TestAccepts_readsMediaRangesAndQualities(t *testing.T) {
+	for _, tc := range []struct {
+		in        []string
+		json, sse bool
+	}{
+		{nil, true, true},
+		{[]string{"application/json, text/event-stream"}, true, true},
+		{[]string{"Application/JSON;charset=utf-8"}, true, false},
+		{[]string{"text/event-stream"}, false, true},
+		{[]string{"text/*;q=0.5", "application/*"}, true, true},
+		{[]string{"*/*"}, true, true},
+		{[]string{"*/*;q=0"}, false, false},
+		{[]string{"application/json; q=0.0, text/event-stream;q=0.001"}, false, true},
+		{[]string{"text/html"}, false, false},
+		{[]string{""}, false, false},
+	} {
+		if json, sse := accepts(tc.in); json != tc.json || sse != tc.sse {
+			t.Errorf("%q: json %v sse %v, want %v %v", tc.in, json, sse, tc.json, tc.sse)
+		}
+	}
+	for ct, want := range map[string]bool{"application/json": true, "application/json; charset=utf-8": true, " APPLICATION/JSON ": true, "application/jsonx": false, "text/json": false, "": false} {
+		if isJSONType(ct) != want {
+			t.Errorf("isJSONType(%q) = %v", ct, !want)
+		}
+	}
+}

@@ -60,13 +60,7 @@ type sseWriter struct {
 
 var errStreamBusy = errors.New("mcp: the session's standalone stream is already open")
 
-// eventID returns the wire id of event n of the stream.
-func (st *sseStream) eventID(n uint64) string { return eventID(st.id, n) }
-
-// eventID returns the wire id of event n of a stream: "<stream>.<n>".
-func eventID(stream string, n uint64) string {
-	return stream + "." + strconv.FormatUint(n, 10)
-}
+// The wire id of event n of a stream is "<stream>.<n>" (appendEvent).
 
 // parseEventID splits a wire event id into its stream and number.
 func parseEventID(id string) (stream string, n uint64, ok bool) {
@@ -258,10 +252,8 @@ func (o *sseResponse) flush() error {
 
 // priming appends the event that opens a stream: an id to resume from,
 // the retry delay, and no data.
-func (o *sseResponse) priming(id string) {
-	o.buf = append(o.buf, "id: "...)
-	o.buf = append(o.buf, id...)
-	o.buf = append(o.buf, '\n')
+func (o *sseResponse) priming(stream string, n uint64) {
+	o.buf = appendEventIDField(o.buf, stream, n)
 	if d := o.opts.RetryInterval; d > 0 {
 		o.buf = append(o.buf, "retry: "...)
 		o.buf = strconv.AppendInt(o.buf, d.Milliseconds(), 10)
@@ -276,11 +268,11 @@ func (o *sseResponse) priming(id string) {
 func (o *sseResponse) pump(ctx context.Context, st *sseStream, w *sseWriter, replay []StoredEvent, priming uint64) {
 	defer st.release(w)
 	if priming != 0 {
-		o.priming(st.eventID(priming))
+		o.priming(st.id, priming)
 	}
 	last := priming
 	for _, e := range replay {
-		o.buf = appendSSE(o.buf, st.eventID(e.Seq), "message", e.Data)
+		o.buf = appendEvent(o.buf, st.id, e.Seq, e.Data)
 		last = e.Seq
 	}
 	if o.flush() != nil {
@@ -292,7 +284,7 @@ func (o *sseResponse) pump(ctx context.Context, st *sseStream, w *sseWriter, rep
 		if !attached {
 			if w.retry {
 				for _, e := range w.rest {
-					o.buf = appendSSE(o.buf, st.eventID(e.seq), "message", e.data)
+					o.buf = appendEvent(o.buf, st.id, e.seq, e.data)
 					last = e.seq
 				}
 				if o.opts.RetryInterval > 0 {
@@ -305,7 +297,7 @@ func (o *sseResponse) pump(ctx context.Context, st *sseStream, w *sseWriter, rep
 			return
 		}
 		for _, e := range q {
-			o.buf = appendSSE(o.buf, st.eventID(e.seq), "message", e.data)
+			o.buf = appendEvent(o.buf, st.id, e.seq, e.data)
 			last = e.seq
 		}
 		if o.flush() != nil {
