@@ -20,8 +20,52 @@ import (
 // be reused once it returns. It is safe to call from many goroutines at
 // once; the session's options, limits and batch policy apply, and
 // handlers see the session in their context.
+//
+// ServeBody is ServeBodySink with an Answer only: what the body's handlers
+// send to the peer goes to the session's stream.
 func (c *Conn) ServeBody(ctx context.Context, body []byte, reply func(msg []byte)) error {
-	r := &bodyReply{fn: reply, done: make(chan struct{})}
+	return c.ServeBodySink(ctx, body, BodySink{Answer: reply})
+}
+
+// BodySink receives what serving one body produces (ServeBodySink).
+type BodySink struct {
+	// Answer receives the response, or the batch's array, once; it is not
+	// called when no answer is due (notifications and responses only).
+	Answer func(msg []byte)
+	// Related, if set, receives every message the body's pooled handlers
+	// send to the peer — Notify, Call, CallRaw — with their request's
+	// context or one derived from it, in the order they are sent, instead
+	// of the session's stream. Nil: they go to the session's stream.
+	Related func(msg []byte)
+}
+
+// ServeBodySink is ServeBody for a transport that carries, beside the
+// answer, the messages a body's handlers send to the peer while serving
+// it: Streamable HTTP puts progress, log messages and the server's own
+// requests (sampling, elicitation) on the POST's event stream, before the
+// response. The answer to such a request arrives later in a body of its
+// own and completes the call as any response does.
+//
+// Answer and Related are called one at a time for a body (under a lock of
+// the body's: a slow sink holds back the body's handlers, not the
+// session), Related messages in the order sent and all of them before the
+// Answer: a message delivered to Related is never one that followed the
+// answer. Like reply, both run only before
+// ServeBodySink returns, and msg is valid only during the call: a message
+// sent once the body is settled — by a notification's handler (settled
+// once handed off), by a goroutine a handler left behind, or after ctx
+// ended the wait — goes to the session's stream, and fails with
+// ErrNoStream on a session that has none. So a transport need not guard
+// its sink against late calls; one that keeps a stream open past the
+// answer delivers those messages from the session's stream.
+//
+// Related routing follows a pooled handler's context (Options.Pool, or a
+// goroutine per request): inline handlers (router.MethodOptions.Inline)
+// run with the connection's context, and what they send goes to the
+// session's stream. A context derived from another session's request is
+// not followed either.
+func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) error {
+	r := &bodyReply{c: c, fn: sink.Answer, related: sink.Related, done: make(chan struct{})}
 	if len(body) > c.opts.Limits.MaxFrameBytes {
 		c.answer(replyTo{body: r}, errorResponse(nil, errBodyTooLarge), false)
 	} else {
@@ -34,7 +78,7 @@ func (c *Conn) ServeBody(ctx context.Context, body []byte, reply func(msg []byte
 		return nil
 	case <-ctx.Done():
 		r.mu.Lock()
-		r.fn = nil
+		r.fn, r.related = nil, nil
 		r.mu.Unlock()
 		return ctx.Err()
 	}
@@ -42,22 +86,51 @@ func (c *Conn) ServeBody(ctx context.Context, body []byte, reply func(msg []byte
 
 var errBodyTooLarge = (&codec.FrameError{Err: codec.ErrFrameTooLarge}).RPCError()
 
-// bodyReply receives the one answer to a ServeBody call.
+// bodyReply is one ServeBodySink call: it receives the body's answer and,
+// until then, the messages its handlers send to the peer.
 type bodyReply struct {
-	mu   sync.Mutex
-	fn   func([]byte) // nil once ServeBody has given up waiting
-	done chan struct{}
+	c       *Conn
+	mu      sync.Mutex
+	fn      func([]byte) // nil once settled or given up
+	related func([]byte) // likewise; nil from the start without a sink for them
+	done    chan struct{}
 }
 
 // put delivers the answer (nil: none is due). Every body is settled exactly
-// once.
+// once; from then on its related messages go to the session's stream.
 func (r *bodyReply) put(msg []byte) {
 	r.mu.Lock()
 	if r.fn != nil && msg != nil {
 		r.fn(msg)
 	}
+	r.fn, r.related = nil, nil
 	r.mu.Unlock()
 	close(r.done)
+}
+
+// relate delivers a message a handler of the body sends to the peer, and
+// reports whether the body took it (false: it is settled, or has no sink
+// for them).
+func (r *bodyReply) relate(msg []byte) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.related == nil {
+		return false
+	}
+	r.related(msg)
+	return true
+}
+
+// relatedKey finds, in a pooled handler's context, the body its request
+// came in (reqCtx.Value).
+type relatedKey struct{}
+
+// bodyOf returns the ServeBodySink call the message to came in, or nil.
+func (to replyTo) bodyOf() *bodyReply {
+	if to.b != nil {
+		return to.b.body
+	}
+	return to.body
 }
 
 // Scanners for ServeBody, shared by every session with the same limits.

@@ -133,6 +133,10 @@ var ErrBadParams = errors.New("conn: params must encode to a JSON array or objec
 // verbatim) and must be an array or an object, or nil for none. An error
 // response is returned as a *codec.Error; a cancelled ctx abandons the call
 // (a late response is dropped).
+//
+// Sent with the context of a pooled handler serving a body of
+// ServeBodySink (or one derived from it), the request goes to that body's
+// Related sink while the body is unsettled; see ServeBodySink.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := c.CallRaw(ctx, method, params)
 	if err != nil || result == nil {
@@ -164,7 +168,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (codec.Ra
 		return nil, err
 	}
 	var idb [20]byte
-	if err := c.sendRequest(strconv.AppendUint(idb[:0], id, 10), method, params); err != nil {
+	if err := c.sendRequest(ctx, strconv.AppendUint(idb[:0], id, 10), method, params); err != nil {
 		if c.calls.take(id) != nil {
 			return nil, err
 		}
@@ -186,15 +190,19 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (codec.Ra
 	}
 }
 
-// Notify sends a notification.
+// Notify sends a notification: to the session's stream, or to the Related
+// sink of the body ctx's request came in, as Call does.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return c.sendRequest(nil, method, params)
+	return c.sendRequest(ctx, nil, method, params)
 }
 
-func (c *Conn) sendRequest(id []byte, method string, params any) error {
+// sendRequest sends a request (id set) or a notification: to the body
+// ctx's request came in while that body takes related messages
+// (ServeBodySink), else to the session's stream.
+func (c *Conn) sendRequest(ctx context.Context, id []byte, method string, params any) error {
 	p := respBufs.Get()
 	defer respBufs.Put(p)
 	if params != nil {
@@ -216,5 +224,8 @@ func (c *Conn) sendRequest(id []byte, method string, params any) error {
 	b := respBufs.Get()
 	defer respBufs.Put(b)
 	b.B = codec.AppendRequest(b.B, id, method, ps)
+	if r, ok := ctx.Value(relatedKey{}).(*bodyReply); ok && r.c == c && r.relate(b.B) {
+		return nil
+	}
 	return c.out.send(b.B)
 }

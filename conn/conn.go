@@ -24,7 +24,8 @@ var ErrClosed = errors.New("conn: connection closed")
 var ErrNoStream = errors.New("conn: the session has no stream to send on")
 
 // Conn is one JSON-RPC session. It is safe for concurrent use: any
-// goroutine may Call, Notify, ServeBody, Cancel, Shutdown or Close.
+// goroutine may Call, Notify, ServeBody, ServeBodySink, Cancel, Shutdown or
+// Close.
 type Conn struct {
 	opts  Options
 	s     Stream // nil: a session served only through ServeBody

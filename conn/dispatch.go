@@ -141,6 +141,7 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 		*ref = copyFrame(frame)
 	}
 	t := c.newTask(e, m.Rebase(frame, (*ref).buf.B), *ref, reader)
+	t.ctx.body = to.bodyOf()
 	if isCall {
 		t.to = to
 		c.inflight.add(t)

@@ -13,7 +13,10 @@
 // pair). A transport that receives whole bodies (an HTTP POST) gives each
 // to ServeBody, which answers it on the calling goroutine with no read
 // buffer and no reader goroutine; a session made by NewStream(nil, …) is
-// served that way only.
+// served that way only. ServeBodySink also hands the transport what the
+// body's pooled handlers send to the peer while it is served (progress,
+// the server's own requests), so that Streamable HTTP can carry them on
+// the POST's event stream before the answer.
 //
 // # The path of a request
 //

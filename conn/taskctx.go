@@ -14,6 +14,7 @@ import (
 // from a slab), and it never takes the inflight list's lock.
 type reqCtx struct {
 	c          *Conn
+	body       *bodyReply // the ServeBodySink call the request came in, or nil
 	mu         sync.Mutex
 	done       chan struct{} // made on the first call to Done
 	err        error
@@ -71,8 +72,14 @@ func (t *reqCtx) Err() error {
 	return t.c.ctx.Err()
 }
 
-// Value looks key up in the connection's context.
-func (t *reqCtx) Value(key any) any { return t.c.ctx.Value(key) }
+// Value answers relatedKey with the body the request came in, and looks
+// any other key up in the connection's context.
+func (t *reqCtx) Value(key any) any {
+	if _, ok := key.(relatedKey); ok && t.body != nil {
+		return t.body
+	}
+	return t.c.ctx.Value(key)
+}
 
 func (t *reqCtx) String() string { return "conn.requestContext" }
 

@@ -221,9 +221,22 @@ func (c *Client) options(s *ClientSession) *conn.Options {
 // stream and runs the handshake (initialize, notifications/initialized).
 // On failure the session is closed.
 func (c *Client) Connect(ctx context.Context, stream conn.Stream) (*ClientSession, error) {
-	s := &ClientSession{client: c}
+	return c.connect(ctx, stream, nil)
+}
+
+// connect starts a session on stream; hs, if set, follows the handshake.
+func (c *Client) connect(ctx context.Context, stream conn.Stream, hs httpHandshake) (*ClientSession, error) {
+	s := &ClientSession{client: c, hs: hs}
 	s.c = conn.NewStream(stream, c.options(s))
 	return s, s.handshake(ctx)
+}
+
+// httpHandshake is told how the handshake goes, by an HTTP transport: it
+// sends the negotiated version with every later request, and opens its
+// GET stream once the session is initialised.
+type httpHandshake interface {
+	negotiated(version string)
+	opened()
 }
 
 // ConnectIO is Connect over a byte stream framed by the options' framing
@@ -256,7 +269,13 @@ func (s *ClientSession) handshake(ctx context.Context) error {
 			s.init.Capabilities = &ServerCapabilities{}
 		}
 		s.c.SetBatches(allowsBatches(res.ProtocolVersion))
+		if s.hs != nil {
+			s.hs.negotiated(res.ProtocolVersion)
+		}
 		err = s.c.Notify(ctx, "notifications/initialized", nil)
+		if err == nil && s.hs != nil {
+			s.hs.opened()
+		}
 	}
 	if err != nil {
 		s.c.Close()

@@ -16,6 +16,7 @@ import (
 type ClientSession struct {
 	client *Client
 	c      *conn.Conn
+	hs     httpHandshake    // the HTTP transport's, or nil
 	init   InitializeResult // set by the handshake, read-only afterwards
 }
 

@@ -35,7 +35,23 @@ func connect(t testing.TB, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession {
 	return cs
 }
 
+// transports are what the client tests run over: an in-memory pipe, and
+// Streamable HTTP on a loopback address.
+var transports = []struct {
+	name    string
+	connect func(testing.TB, *mcp.Server, *mcp.Client) *mcp.ClientSession
+}{
+	{"pipe", connect},
+	{"http", connectOverHTTP},
+}
+
 func TestClient_typedCallsOfEveryFeature(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) { typedCallsOfEveryFeature(t, tr.connect) })
+	}
+}
+
+func typedCallsOfEveryFeature(t *testing.T, connect func(testing.TB, *mcp.Server, *mcp.Client) *mcp.ClientSession) {
 	srv := resourceServer(t)
 	must(t, addEcho(srv))
 	must(t, srv.AddPrompt(&mcp.Prompt{Name: "p", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}},
@@ -109,6 +125,12 @@ func isCode(err error, c codec.Code) bool {
 }
 
 func TestClient_handlersServeTheServersRequestsAndNotifications(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) { handlersServeTheServersRequestsAndNotifications(t, tr.connect) })
+	}
+}
+
+func handlersServeTheServersRequestsAndNotifications(t *testing.T, connect func(testing.TB, *mcp.Server, *mcp.Client) *mcp.ClientSession) {
 	srv := mcp.NewServer(nil, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolsCapability{ListChanged: true}}})
 	must(t, srv.AddResource(&mcp.Resource{URI: "test://watched-resource", Name: "w"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil }))
 	must(t, srv.AddTool(&mcp.Tool{Name: "all"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -184,6 +206,12 @@ func TestClient_handlersServeTheServersRequestsAndNotifications(t *testing.T) {
 }
 
 func TestClient_cancelledCallCancelsTheServersHandler(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) { cancelledCallCancelsTheServersHandler(t, tr.connect) })
+	}
+}
+
+func cancelledCallCancelsTheServersHandler(t *testing.T, connect func(testing.TB, *mcp.Server, *mcp.Client) *mcp.ClientSession) {
 	srv := mcp.NewServer(nil, nil)
 	started, stopped := make(chan struct{}), make(chan error, 1)
 	must(t, srv.AddTool(&mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

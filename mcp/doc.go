@@ -8,7 +8,7 @@
 // A Server is a conn.Binder: given to transport.NewServer it makes each
 // accepted connection a session; Connect starts one on a message stream
 // (conn.Pipe, a WebSocket, or nil for one served body by body through
-// conn.Conn.ServeBody, as an HTTP transport does); Run serves one byte
+// conn.Conn.ServeBody); Run serves one byte
 // stream, such as transport.NewStdio(), until it ends. A ServerSession
 // keeps everything negotiated at initialize — the protocol version, the
 // client's identity and capabilities, the capabilities declared to it —
@@ -74,11 +74,81 @@
 // client: ServerSession.CreateMessage (sampling), Elicit, ListRoots and
 // Ping; a call abandoned by its context is cancelled at the client.
 //
+// # Streamable HTTP
+//
+// NewStreamableHTTPHandler serves a Server at one HTTP endpoint (mount it
+// at /mcp, say), as the Streamable HTTP transport of 2025-03-26 and later
+// specifies:
+//
+//   - POST carries one message, or a batch under 2025-03-26, with
+//     Content-Type application/json (415 otherwise) and an Accept that
+//     takes JSON or an event stream (406 otherwise; a request without
+//     Accept takes both); a body over HTTPOptions.MaxBodyBytes is 413, one that is not
+//     JSON 400 with a -32700 error. Notifications and responses only are
+//     answered 202 with no body. A body holding requests is answered with
+//     an event stream (text/event-stream): a priming event (an id and no
+//     data, on sessions of 2025-11-25 and later) with the retry delay,
+//     then every message the handlers send while serving it — progress,
+//     log messages, and their requests to the client (sampling,
+//     elicitation, roots), whose answers the client POSTs back — and the
+//     answer last; or with one JSON body when HTTPOptions.JSONResponse is
+//     set or the client accepts only JSON (what the handlers send then
+//     goes to the GET stream).
+//   - Sessions: a POST of initialize without a session starts one; its
+//     id (Mcp-Session-Id, 128 random bits as visible ASCII) must come
+//     with every later request: without it 400, unknown, deleted or
+//     expired 404. DELETE ends a session (204). A session with no request
+//     and no open stream for HTTPOptions.SessionTimeout (30 minutes)
+//     expires.
+//   - GET opens the session's standalone stream, which carries what the
+//     server sends outside of any request (list_changed,
+//     resources/updated, logs): one at a time (409 for a second), 405
+//     with HTTPOptions.DisableStandaloneSSE. Messages sent while none is
+//     open wait for the next one, within the event store's bounds.
+//   - Resumption: every event has an id, "<stream>.<n>", unique in its
+//     session, and is kept in an EventStore. A GET with Last-Event-ID
+//     replays what followed that event on its stream — never another
+//     stream's — and, if the stream is still going, carries it on. A
+//     handler may end its POST's response early with
+//     ServerRequest.CloseSSEStream; the client resumes after the retry
+//     delay and gets the rest, the answer included.
+//   - MCP-Protocol-Version, when present, must be a supported version
+//     (any of them, not only the negotiated one), else 400.
+//   - DNS rebinding: on connections to a loopback address the Host must
+//     be a loopback name (localhost, 127.0.0.1, [::1]), and an Origin a
+//     loopback or the request's own one, else 403; HTTPOptions widens
+//     both lists.
+//
+// Every error status comes with a JSON-RPC error response without id in
+// its body. Statuses are 200, 202, 204, 400, 403, 404, 405, 406, 409,
+// 413, 415, 500 (a store failed) and 503 (the handler is closed).
+//
+// The session store (SessionStore) and the event store hold bytes and
+// strings only; given stores shared by several instances of a server,
+// any instance serves a session another started (re-created from the
+// stored initialize request), and a session deleted on one is refused by
+// all within a quarter of SessionTimeout. The in-memory defaults serve
+// one process. http.Server's own timeouts must leave event streams be:
+// NewHTTPServer sets ReadHeaderTimeout and IdleTimeout only, and the
+// handler bounds each body read and each write itself.
+//
+// NewSSEHandler serves the HTTP+SSE transport of 2024-11-05 for older
+// clients, beside it.
+//
+// Client.ConnectHTTP speaks Streamable HTTP: each outgoing message is a
+// POST (requests concurrently; notifications and responses one at a
+// time, in order), answers come as JSON or on the POST's event stream,
+// the session id and negotiated version go with every request, a GET
+// stream receives what the server sends outside of requests, a stream
+// that breaks before its answer is resumed with Last-Event-ID, and Close
+// sends DELETE. A session the server no longer knows ends the client
+// session with ErrSessionNotFound.
+//
 // # Client
 //
 // A Client connects to servers — over a message stream (Connect), a byte
-// stream (ConnectIO) or a command it starts and speaks to over stdio
-// (ConnectCommand) — runs the handshake, and returns a ClientSession with
+// stream (ConnectIO), a command it starts and speaks to over stdio
+// (ConnectCommand) or Streamable HTTP (ConnectHTTP) — runs the handshake, and returns a ClientSession with
 // typed calls of every server method and iterators over paged lists. Its
 // options' handlers serve the server's sampling, elicitation and roots
 // requests (setting one declares the capability) and receive its

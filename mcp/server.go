@@ -155,11 +155,18 @@ func (s *Server) Bind(ctx context.Context, p *conn.Peer) (*conn.Options, error) 
 // session served only through its connection's ServeBody (an HTTP
 // transport's). The session ends when the stream does, or on Close.
 func (s *Server) Connect(ctx context.Context, stream conn.Stream) (*ServerSession, error) {
-	o, err := s.Bind(ctx, &conn.Peer{Transport: "stream"})
+	return s.connect(ctx, stream, &conn.Peer{Transport: "stream"}, nil)
+}
+
+// connect starts a session on stream for peer; t, if set, is the
+// transport's hook into the session (see sessionTransport).
+func (s *Server) connect(ctx context.Context, stream conn.Stream, peer *conn.Peer, t sessionTransport) (*ServerSession, error) {
+	o, err := s.Bind(ctx, peer)
 	if err != nil {
 		return nil, err
 	}
 	ss := SessionFromContext(o.Context)
+	ss.transport = t
 	ss.setConn(conn.NewStream(stream, o))
 	return ss, nil
 }
@@ -217,4 +224,7 @@ func (s *Server) drop(ss *ServerSession, why error) {
 	s.mu.Unlock()
 	ss.err = why
 	close(ss.done)
+	if ss.transport != nil {
+		ss.transport.sessionEnded()
+	}
 }

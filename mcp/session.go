@@ -50,6 +50,22 @@ type ServerSession struct {
 
 	notes  atomic.Uint32 // list_changed notifications due (changed… bits)
 	noting atomic.Bool   // a goroutine is sending them
+
+	// transport is the hook of the transport serving the session (HTTP),
+	// set before its first message is served; nil on a plain stream.
+	transport sessionTransport
+}
+
+// sessionTransport is what a transport that serves a session body by body
+// (Streamable HTTP) lets the session reach.
+type sessionTransport interface {
+	// closeStream ends the HTTP response carrying the stream of the
+	// request with this id, leaving the stream resumable; it reports
+	// whether there was one.
+	closeStream(id []byte) bool
+	// sessionEnded is called once the session has ended and been
+	// forgotten.
+	sessionEnded()
 }
 
 func newServerSession(s *Server) *ServerSession {

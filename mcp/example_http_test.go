@@ -1,0 +1,45 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net/http/httptest"
+
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// A server over Streamable HTTP on a loopback address, and a client
+// calling its tool. A real server would listen with mcp.NewHTTPServer and
+// mount the handler at /mcp.
+func ExampleNewStreamableHTTPHandler() {
+	type Args struct {
+		Message string `json:"message"`
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "echo-server", Version: "1.0.0"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes its message"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in Args) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Message}}}, nil, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(srv, nil)
+	defer h.Close()
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "1"}, nil)
+	session, err := client.ConnectHTTP(ctx, ts.URL, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer session.Close()
+	fmt.Println(session.ProtocolVersion(), session.InitializeResult().ServerInfo.Name)
+	res, err := session.CallTool(ctx, "echo", map[string]string{"message": "hello over HTTP"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// 2025-11-25 echo-server
+	// hello over HTTP
+}

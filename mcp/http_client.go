@@ -1,0 +1,555 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// HTTPClientOptions configure a client's Streamable HTTP transport. A nil
+// *HTTPClientOptions gives the defaults.
+type HTTPClientOptions struct {
+	// HTTPClient sends the requests. Nil: a client of the session's own
+	// (a clone of http.DefaultTransport, no overall timeout: event
+	// streams last), whose idle connections are closed with the session.
+	HTTPClient *http.Client
+	// Header is added to every request (Authorization, say).
+	Header http.Header
+	// MaxRetries bounds the attempts in a row to resume a broken event
+	// stream that bring nothing (default 5); the delay between them is
+	// the server's retry field (else 1s), doubled each time up to 30s.
+	MaxRetries int
+	// MaxMessageBytes bounds one message received (default 16 MiB).
+	MaxMessageBytes int
+}
+
+// ConnectHTTP connects to the MCP server at endpoint over Streamable
+// HTTP and runs the handshake. Each message goes out in a POST of its
+// own; the server's answers come back as JSON or on the POST's event
+// stream, together with what the server sends while serving it (progress,
+// logs, sampling and elicitation requests). After the handshake the
+// session holds a GET stream open for what the server sends outside of
+// any request, if the server offers one. A stream that breaks before its
+// answer came is resumed with GET and Last-Event-ID. Closing the session
+// ends it at the server too (DELETE).
+//
+// Requests go out concurrently, each in its own POST; notifications and
+// responses are sent one at a time, each once the server accepted the one
+// before (202), so they reach it in order.
+func (c *Client) ConnectHTTP(ctx context.Context, endpoint string, opts *HTTPClientOptions) (*ClientSession, error) {
+	t := newHTTPClientStream(endpoint, opts)
+	return c.connect(ctx, t, t)
+}
+
+// httpClientStream is a conn.Stream over Streamable HTTP: Write posts each
+// message, Next returns what the POST responses and the GET stream bring.
+type httpClientStream struct {
+	url    string
+	client *http.Client
+	own    bool // client is ours: its idle connections close with the stream
+	header http.Header
+	retry  int
+	max    int
+
+	ctx    context.Context // ends with the stream: every request stops
+	cancel context.CancelFunc
+	in     chan []byte
+	done   chan struct{} // closed by Close
+	failed chan struct{} // closed by fail
+	err    error         // why it failed, set before failed is closed
+	once   sync.Once
+	fail1  sync.Once
+	wg     sync.WaitGroup // every goroutine of the stream
+
+	session  atomic.Pointer[string]
+	version  atomic.Pointer[string]
+	scan     *codec.Scanner // Write's
+	scanners sync.Pool      // the event readers'
+	calls    sync.Map       // id (as sent) → *atomic.Bool, set once the client cancels it
+}
+
+func newHTTPClientStream(endpoint string, o *HTTPClientOptions) *httpClientStream {
+	var opts HTTPClientOptions
+	if o != nil {
+		opts = *o
+	}
+	t := &httpClientStream{
+		url:    endpoint,
+		client: opts.HTTPClient,
+		header: opts.Header,
+		retry:  opts.MaxRetries,
+		max:    opts.MaxMessageBytes,
+		in:     make(chan []byte, 64),
+		done:   make(chan struct{}),
+		failed: make(chan struct{}),
+		scan:   codec.NewScanner(nil),
+	}
+	if t.client == nil {
+		t.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		t.own = true
+	}
+	if t.retry <= 0 {
+		t.retry = 5
+	}
+	if t.max <= 0 {
+		t.max = codec.DefaultMaxFrameBytes
+	}
+	t.ctx, t.cancel = context.WithCancel(context.Background())
+	return t
+}
+
+// Next implements conn.Stream.
+// What was delivered before the stream failed is read first.
+func (t *httpClientStream) Next() ([]byte, error) {
+	select {
+	case m := <-t.in:
+		return m, nil
+	case <-t.failed:
+		select {
+		case m := <-t.in:
+			return m, nil
+		default:
+			return nil, t.err
+		}
+	case <-t.done:
+		return nil, io.EOF
+	}
+}
+
+// Buffered implements conn.Stream.
+func (t *httpClientStream) Buffered() bool { return len(t.in) > 0 }
+
+// AppendFrame implements conn.Stream: a 4-byte length, then the message.
+func (t *httpClientStream) AppendFrame(dst, msg []byte) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(msg)))
+	return append(dst, msg...)
+}
+
+// FrameInPlace implements conn.Stream.
+func (t *httpClientStream) FrameInPlace(buf []byte, start int) []byte {
+	n := len(buf) - start
+	buf = append(buf, 0, 0, 0, 0)
+	copy(buf[start+4:], buf[start:start+n])
+	binary.BigEndian.PutUint32(buf[start:], uint32(n))
+	return buf
+}
+
+// Write implements conn.Stream: each request is posted on a goroutine of
+// its own; a notification or response is posted here, and Write goes on
+// once the server has accepted it.
+func (t *httpClientStream) Write(frames []byte) error {
+	for len(frames) >= 4 {
+		n := int(binary.BigEndian.Uint32(frames))
+		msg := frames[4 : 4+n]
+		frames = frames[4+n:]
+		if err := t.send(msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *httpClientStream) send(msg []byte) error {
+	select {
+	case <-t.done:
+		return ErrClosedTransport
+	case <-t.failed:
+		return t.err
+	default:
+	}
+	msgs, _, err := t.scan.Scan(msg)
+	if err != nil || len(msgs) != 1 {
+		return t.post(msg) // not ours to judge: the server answers
+	}
+	m := msgs[0]
+	if m.Kind == codec.KindRequest {
+		id := append([]byte(nil), m.ID...)
+		body := append([]byte(nil), msg...)
+		t.calls.Store(string(id), new(atomic.Bool))
+		t.wg.Go(func() { t.request(body, id) })
+		return nil
+	}
+	if m.Kind == codec.KindNotification && string(m.Method) == "notifications/cancelled" {
+		var p CancelledParams
+		if codec.Unmarshal(m.Params, &p) == nil {
+			if c, ok := t.calls.Load(string(p.RequestID)); ok {
+				c.(*atomic.Bool).Store(true)
+			}
+		}
+	}
+	return t.post(msg)
+}
+
+// ErrClosedTransport is returned when sending on a closed HTTP transport.
+var ErrClosedTransport = errors.New("mcp: the HTTP transport is closed")
+
+// post sends a notification or a response and waits for the server to
+// accept it; any messages the server answers with are delivered. One the
+// server refuses, or that cannot reach it, is dropped: only a session the
+// server no longer knows ends the stream.
+func (t *httpClientStream) post(msg []byte) error {
+	resp, err := t.do(http.MethodPost, msg, "")
+	if err != nil {
+		return nil
+	}
+	defer drain(resp)
+	switch resp.StatusCode {
+	case http.StatusAccepted:
+	case http.StatusOK:
+		t.consume(resp, nil)
+	default:
+		if err := t.statusError(resp); errors.Is(err, ErrSessionNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+// request posts a request and delivers what comes back, resuming the
+// event stream if it breaks before the answer came. Every way it fails
+// ends the call with an error response of its own making.
+func (t *httpClientStream) request(msg, id []byte) {
+	defer t.calls.Delete(string(id))
+	resp, err := t.do(http.MethodPost, msg, "")
+	if err != nil {
+		t.failCall(id, err)
+		return
+	}
+	defer drain(resp)
+	if resp.StatusCode != http.StatusOK {
+		if resp.StatusCode != http.StatusAccepted { // 202: cancelled meanwhile
+			t.failCall(id, t.statusError(resp))
+		}
+		return
+	}
+	if !t.consume(resp, id) {
+		t.failCall(id, errStreamLost)
+	}
+}
+
+// errStreamLost ends a call whose stream broke and could not be resumed.
+var errStreamLost = errors.New("mcp: the response's event stream broke and could not be resumed")
+
+// consume delivers what a 200 response brings: a JSON message, or an
+// event stream (resumed as long as it breaks before the answer to id, if
+// any, came). It reports whether that answer came (true without an id).
+func (t *httpClientStream) consume(resp *http.Response, id []byte) bool {
+	if !strings.EqualFold(mediaType(resp.Header.Get("Content-Type")), "text/event-stream") {
+		body, err := codec.ReadBody(resp.Body, t.max, nil)
+		if err != nil || len(bytes.TrimSpace(body)) == 0 {
+			return id == nil
+		}
+		t.deliver(body)
+		return true
+	}
+	r := newSSEReader(resp.Body, t.max)
+	got, _ := t.events(r, id)
+	if got || id == nil {
+		return got
+	}
+	return t.resume(r.lastID, r.retry, id)
+}
+
+// events delivers the data of each event r reads, and reports whether the
+// answer to id came (it ends the loop) and whether any event came.
+func (t *httpClientStream) events(r *sseReader, id []byte) (got, any bool) {
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			return false, any
+		}
+		any = true
+		if len(bytes.TrimSpace(ev.Data)) == 0 { // a priming event
+			continue
+		}
+		msg := append([]byte(nil), ev.Data...)
+		answers := id != nil && t.answers(msg, id)
+		if !t.deliver(msg) {
+			return false, any
+		}
+		if answers {
+			return true, true
+		}
+	}
+}
+
+// answers reports whether msg is the response to the request id.
+func (t *httpClientStream) answers(msg, id []byte) bool {
+	sc, _ := t.scanners.Get().(*codec.Scanner)
+	if sc == nil {
+		sc = codec.NewScanner(nil)
+	}
+	defer t.scanners.Put(sc)
+	msgs, _, err := sc.Scan(msg)
+	if err != nil || len(msgs) != 1 {
+		return false
+	}
+	k := msgs[0].Kind
+	return (k == codec.KindResult || k == codec.KindError) && bytes.Equal(msgs[0].ID, id)
+}
+
+// resume GETs the stream of event last again until the answer to id
+// comes, the request was cancelled, or MaxRetries attempts in a row bring
+// nothing.
+func (t *httpClientStream) resume(last string, retry time.Duration, id []byte) bool {
+	for misses := 0; last != "" && misses < t.retry; {
+		if c, ok := t.calls.Load(string(id)); ok && c.(*atomic.Bool).Load() {
+			return true // cancelled: the server sends no answer
+		}
+		if !t.sleep(backoff(retry, misses)) {
+			return false
+		}
+		resp, err := t.do(http.MethodGet, nil, last)
+		if err != nil {
+			misses++
+			continue
+		}
+		if resp.StatusCode != http.StatusOK {
+			err := t.statusError(resp)
+			drain(resp)
+			if errors.Is(err, ErrSessionNotFound) {
+				return false
+			}
+			misses++
+			continue
+		}
+		r := newSSEReader(resp.Body, t.max)
+		r.lastID = last
+		got, any := t.events(r, id)
+		drain(resp)
+		if got {
+			return true
+		}
+		if any {
+			misses = 0
+		} else {
+			misses++
+		}
+		last = r.lastID
+		if r.retry > 0 {
+			retry = r.retry
+		}
+	}
+	return false
+}
+
+// backoff is the delay before attempt misses+1: the server's retry (else
+// 1s), doubled per miss, up to 30s.
+func backoff(retry time.Duration, misses int) time.Duration {
+	if retry <= 0 {
+		retry = time.Second
+	}
+	for range misses {
+		if retry *= 2; retry >= 30*time.Second {
+			return 30 * time.Second
+		}
+	}
+	return retry
+}
+
+// sleep waits d, or reports false once the stream ends.
+func (t *httpClientStream) sleep(d time.Duration) bool {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-t.ctx.Done():
+		return false
+	}
+}
+
+// listen holds the session's standalone GET stream open, resuming it when
+// it breaks, until the stream ends, the server says it offers none (405),
+// or MaxRetries attempts in a row fail.
+func (t *httpClientStream) listen() {
+	last, retry := "", time.Duration(0)
+	for misses := 0; misses < t.retry; {
+		if misses > 0 && !t.sleep(backoff(retry, misses-1)) {
+			return
+		}
+		resp, err := t.do(http.MethodGet, nil, last)
+		if err != nil {
+			if t.ctx.Err() != nil {
+				return
+			}
+			misses++
+			continue
+		}
+		switch resp.StatusCode {
+		case http.StatusOK:
+		case http.StatusMethodNotAllowed:
+			drain(resp)
+			return
+		default:
+			err := t.statusError(resp)
+			drain(resp)
+			if errors.Is(err, ErrSessionNotFound) {
+				return
+			}
+			misses++
+			continue
+		}
+		r := newSSEReader(resp.Body, t.max)
+		r.lastID = last
+		_, any := t.events(r, nil)
+		drain(resp)
+		if any {
+			misses = 0
+		}
+		misses++ // a stream that ended is resumed after the retry delay
+		last = r.lastID
+		if r.retry > 0 {
+			retry = r.retry
+		}
+	}
+}
+
+// do sends one request with the transport's headers; last, if set, is
+// the Last-Event-ID of a GET.
+func (t *httpClientStream) do(method string, body []byte, last string) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(t.ctx, method, t.url, rd)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range t.header {
+		req.Header[k] = v
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	} else {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if s := t.session.Load(); s != nil {
+		req.Header.Set(headerSession, *s)
+	}
+	if v := t.version.Load(); v != nil {
+		req.Header.Set(headerVersion, *v)
+	}
+	if last != "" {
+		req.Header.Set(headerLastEventID, last)
+	}
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if s := resp.Header.Get(headerSession); s != "" && t.session.Load() == nil {
+		t.session.CompareAndSwap(nil, &s)
+	}
+	return resp, nil
+}
+
+// statusError turns a response other than 200 and 202 into an error: the
+// JSON-RPC error it carries, or one naming the status. 404 on a session
+// means the server no longer knows it: the stream fails with
+// ErrSessionNotFound.
+func (t *httpClientStream) statusError(resp *http.Response) error {
+	if resp.StatusCode == http.StatusNotFound && t.session.Load() != nil {
+		t.fail(ErrSessionNotFound)
+		return ErrSessionNotFound
+	}
+	e := codec.NewError(codec.CodeInternalError, "HTTP "+resp.Status)
+	body, _ := codec.ReadBody(resp.Body, 64<<10, nil)
+	var we struct {
+		Error *struct {
+			Code    codec.Code `json:"code"`
+			Message string     `json:"message"`
+		} `json:"error"`
+	}
+	if codec.Unmarshal(body, &we) == nil && we.Error != nil {
+		e = codec.NewError(we.Error.Code, "HTTP "+strconv.Itoa(resp.StatusCode)+": "+we.Error.Message)
+	}
+	return e.WithData(map[string]int{"status": resp.StatusCode})
+}
+
+// failCall ends the call id with an error response made here.
+func (t *httpClientStream) failCall(id []byte, err error) {
+	var e *codec.Error
+	if !errors.As(err, &e) {
+		e = codec.NewError(codec.CodeInternalError, err.Error())
+	}
+	t.deliver(codec.AppendError(nil, id, e))
+}
+
+// deliver hands msg to Next; false once the stream has ended.
+func (t *httpClientStream) deliver(msg []byte) bool {
+	select {
+	case t.in <- msg:
+		return true
+	case <-t.done:
+		return false
+	case <-t.failed:
+		return false
+	}
+}
+
+// fail ends the stream with err: Next returns it.
+func (t *httpClientStream) fail(err error) {
+	t.fail1.Do(func() {
+		t.err = err
+		t.session.Store(nil)
+		close(t.failed)
+	})
+}
+
+// negotiated implements httpHandshake: later requests carry the version.
+func (t *httpClientStream) negotiated(version string) { t.version.Store(&version) }
+
+// opened implements httpHandshake: the GET stream starts.
+func (t *httpClientStream) opened() { t.wg.Go(t.listen) }
+
+// closeTimeout bounds the DELETE that ends a session at the server.
+const closeTimeout = 5 * time.Second
+
+// Close implements conn.Stream: it ends the session at the server
+// (DELETE), stops every request and waits for the stream's goroutines.
+func (t *httpClientStream) Close() error {
+	t.once.Do(func() {
+		if s := t.session.Load(); s != nil {
+			ctx, cancel := context.WithTimeout(t.ctx, closeTimeout)
+			req, err := http.NewRequestWithContext(ctx, http.MethodDelete, t.url, nil)
+			if err == nil {
+				for k, v := range t.header {
+					req.Header[k] = v
+				}
+				req.Header.Set(headerSession, *s)
+				if v := t.version.Load(); v != nil {
+					req.Header.Set(headerVersion, *v)
+				}
+				if resp, err := t.client.Do(req); err == nil {
+					drain(resp)
+				}
+			}
+			cancel()
+		}
+		t.cancel()
+		close(t.done)
+		t.wg.Wait()
+		if t.own {
+			t.client.CloseIdleConnections()
+		}
+	})
+	return nil
+}
+
+// drain reads a little of what is left of a response, so that its
+// connection can be reused, and closes it.
+func drain(resp *http.Response) {
+	io.CopyN(io.Discard, resp.Body, 4<<10)
+	resp.Body.Close()
+}

@@ -1,0 +1,324 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// StreamableHTTPHandler serves a Server over MCP's Streamable HTTP
+// transport (2025-03-26 and later) at one endpoint: POST carries the
+// client's messages, GET opens or resumes an event stream, DELETE ends a
+// session. See the package documentation (Streamable HTTP) for what it
+// answers and why. Safe for concurrent use.
+type StreamableHTTPHandler struct {
+	srv    *Server
+	opts   HTTPOptions
+	events EventStore
+	store  SessionStore
+	log    *slog.Logger
+	limits codec.Limits // of the scanner that classifies bodies
+	guard  guard
+
+	scanners sync.Pool
+	bodies   codec.BufferPool
+
+	mu       sync.Mutex
+	sessions map[string]*httpSession
+	closed   bool
+}
+
+// NewStreamableHTTPHandler returns a handler serving srv (mount it at the
+// endpoint's path, e.g. /mcp). opts may be nil.
+func NewStreamableHTTPHandler(srv *Server, opts *HTTPOptions) *StreamableHTTPHandler {
+	lim := srv.conn.Limits.WithDefaults()
+	o := opts.withDefaults(lim.MaxFrameBytes)
+	lim.MaxFrameBytes = max(lim.MaxFrameBytes, o.MaxBodyBytes)
+	return &StreamableHTTPHandler{
+		srv:      srv,
+		opts:     o,
+		events:   o.EventStore,
+		store:    o.SessionStore,
+		log:      srv.log,
+		limits:   lim,
+		guard:    guard{o.AllowedHosts, o.AllowedOrigins},
+		sessions: map[string]*httpSession{},
+	}
+}
+
+// Header names of the transport.
+const (
+	headerSession     = "Mcp-Session-Id"
+	headerVersion     = "Mcp-Protocol-Version"
+	headerLastEventID = "Last-Event-Id"
+)
+
+// ServeHTTP implements http.Handler.
+func (h *StreamableHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.guard.allow(w, r) {
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodGet:
+		h.get(w, r)
+	case http.MethodDelete:
+		h.delete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		httpError(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method not allowed")
+	}
+}
+
+// httpError answers with status and a JSON-RPC error response without id.
+func httpError(w http.ResponseWriter, status int, code codec.Code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(codec.AppendError(nil, nil, codec.NewError(code, msg)))
+}
+
+// session finds the session r names, answering the request itself (400,
+// 404, 500) when there is none to serve it.
+func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request) *httpSession {
+	id := r.Header.Get(headerSession)
+	if id == "" {
+		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required")
+		return nil
+	}
+	if v := r.Header.Get(headerVersion); v != "" && !slices.Contains(supportedVersions, v) {
+		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest,
+			"Bad Request: unsupported "+headerVersion+" "+quote(v)+" (supported: "+strings.Join(supportedVersions, ", ")+")")
+		return nil
+	}
+	s, err := h.lookup(r.Context(), id, r.RemoteAddr)
+	switch {
+	case errors.Is(err, ErrSessionNotFound):
+		httpError(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session (it ended or expired): initialize a new one")
+		return nil
+	case err != nil:
+		h.log.Error("mcp: session store", "err", err)
+		httpError(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")
+		return nil
+	}
+	return s
+}
+
+// lookup returns the live session id, checking now and then that the
+// store still knows it, or, unless the handler is closed, re-creates it
+// from the store (a session another instance started).
+func (h *StreamableHTTPHandler) lookup(ctx context.Context, id, addr string) (*httpSession, error) {
+	h.mu.Lock()
+	s, closed := h.sessions[id], h.closed
+	h.mu.Unlock()
+	if s != nil { // while Shutdown drains it too
+		return s, h.touch(ctx, s)
+	}
+	if closed {
+		return nil, ErrSessionNotFound
+	}
+	state, err := h.store.Load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return h.revive(ctx, id, addr, state)
+}
+
+// touch extends the session's life in the store, at most four times per
+// SessionTimeout (once a minute without one); a session the store no
+// longer knows was deleted or expired elsewhere and ends here too.
+func (h *StreamableHTTPHandler) touch(ctx context.Context, s *httpSession) error {
+	every := h.opts.SessionTimeout / 4
+	if every <= 0 {
+		every = time.Minute
+	}
+	now := time.Now().UnixNano()
+	last := s.touched.Load()
+	if now-last < int64(every) || !s.touched.CompareAndSwap(last, now) {
+		return nil
+	}
+	err := h.store.Touch(ctx, s.id, h.ttl())
+	if errors.Is(err, ErrSessionNotFound) {
+		s.close(endDeleted)
+		return err
+	}
+	h.logStoreErr(err) // a store in trouble does not end live sessions
+	return nil
+}
+
+// ttl is how long the store keeps an untouched session (0: forever).
+func (h *StreamableHTTPHandler) ttl() time.Duration { return max(h.opts.SessionTimeout, 0) }
+
+func (h *StreamableHTTPHandler) logStoreErr(err error) {
+	if err != nil {
+		h.log.Warn("mcp: session or event store", "err", err)
+	}
+}
+
+// initializedNote is what a re-created session is told after its stored
+// initialize request.
+var initializedNote = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+// revive re-creates a session from its stored initialize request.
+// Everything negotiated comes back; the log level and subscriptions set
+// later do not.
+func (h *StreamableHTTPHandler) revive(ctx context.Context, id, addr string, state []byte) (*httpSession, error) {
+	s, err := h.newHTTPSession(id, addr)
+	if err != nil {
+		return nil, err
+	}
+	_ = s.c.ServeBody(ctx, state, func([]byte) {})
+	if !s.ss.initialized() {
+		s.close(endClosed)
+		return nil, ErrSessionNotFound
+	}
+	_ = s.c.ServeBody(ctx, initializedNote, func([]byte) {})
+	s.touched.Store(time.Now().UnixNano())
+	if other, ok := h.register(s); !ok {
+		s.close(endClosed)
+		if other == nil {
+			return nil, ErrSessionNotFound
+		}
+		return other, nil
+	}
+	return s, nil
+}
+
+// register adds a new session; it fails when the handler is closed or
+// (reporting it) another request registered the same id meanwhile.
+func (h *StreamableHTTPHandler) register(s *httpSession) (*httpSession, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, false
+	}
+	if other := h.sessions[s.id]; other != nil {
+		return other, false
+	}
+	h.sessions[s.id] = s
+	s.armTimer()
+	return nil, true
+}
+
+// forget removes a session that ended.
+func (h *StreamableHTTPHandler) forget(s *httpSession) {
+	h.mu.Lock()
+	if h.sessions[s.id] == s {
+		delete(h.sessions, s.id)
+	}
+	h.mu.Unlock()
+}
+
+// delete serves DELETE: the client ends its session.
+func (h *StreamableHTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
+	s := h.session(w, r)
+	if s == nil {
+		return
+	}
+	s.close(endDeleted)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// Close ends every session at once, and refuses new ones from then on
+// (503). Their clients' responses end; the stores keep what they hold, so
+// that other instances of the server sharing them may go on serving the
+// sessions.
+func (h *StreamableHTTPHandler) Close() error {
+	for _, s := range h.closeAll() {
+		s.close(endClosed)
+	}
+	return nil
+}
+
+// Shutdown ends every session gracefully: each stops taking requests,
+// and its running handlers get until ctx is done to finish and have their
+// answers sent (conn.Conn.Shutdown); then it is closed as by Close.
+// Call it before http.Server.Shutdown, whose wait for responses would
+// otherwise include every open event stream.
+func (h *StreamableHTTPHandler) Shutdown(ctx context.Context) error {
+	all := h.closeAll()
+	var wg sync.WaitGroup
+	errs := make([]error, len(all))
+	for i, s := range all {
+		wg.Go(func() {
+			s.keep.Store(true)
+			errs[i] = s.c.Shutdown(ctx)
+			s.close(endClosed)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (h *StreamableHTTPHandler) closeAll() []*httpSession {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	all := make([]*httpSession, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		all = append(all, s)
+	}
+	return all
+}
+
+// accepts reads Accept headers: whether JSON and an event stream are
+// acceptable. No header accepts anything (RFC 9110); a range with q=0
+// accepts nothing.
+func accepts(values []string) (json, sse bool) {
+	if len(values) == 0 {
+		return true, true
+	}
+	for _, v := range values {
+		for v != "" {
+			var rng string
+			rng, v, _ = strings.Cut(v, ",")
+			mt, params, _ := strings.Cut(rng, ";")
+			if qZero(param(params, "q")) {
+				continue
+			}
+			switch mt = strings.TrimSpace(mt); {
+			case mt == "*/*":
+				json, sse = true, true
+			case strings.EqualFold(mt, "application/json"), strings.EqualFold(mt, "application/*"):
+				json = true
+			case strings.EqualFold(mt, "text/event-stream"), strings.EqualFold(mt, "text/*"):
+				sse = true
+			}
+		}
+	}
+	return json, sse
+}
+
+// param returns the value of a media type's parameter ("a=1; q=0.5").
+func param(params, name string) string {
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		k, v, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(k), name) {
+			return strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return ""
+}
+
+// qZero reports whether a quality value is zero ("0", "0.0", "0.000").
+func qZero(q string) bool {
+	return strings.HasPrefix(q, "0") && strings.TrimRight(strings.TrimPrefix(q, "0."), "0") == ""
+}
+
+// mediaType returns a Content-Type's type and subtype, without parameters.
+func mediaType(ct string) string {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.TrimSpace(mt)
+}
+
+// isJSONType reports whether a Content-Type is application/json.
+func isJSONType(ct string) bool { return strings.EqualFold(mediaType(ct), "application/json") }

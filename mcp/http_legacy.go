@@ -1,0 +1,215 @@
+package mcp
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+)
+
+// SSEHandler serves a Server over the HTTP+SSE transport of protocol
+// version 2024-11-05, for clients that predate Streamable HTTP. A GET
+// opens a session and its event stream: the first event, "endpoint",
+// gives the URL to POST messages to (the handler's own path with a
+// sessionId query parameter); every message of the server — responses
+// included — follows as a "message" event. A POST there is answered 202
+// once the session has taken the message. The session ends when the GET's
+// connection does.
+//
+// Of HTTPOptions it uses MaxBodyBytes, ReadTimeout, WriteTimeout and the
+// allow lists (Host and Origin are checked as by the Streamable HTTP
+// handler); the others concern Streamable HTTP only. Mount it at a path of
+// its own (/sse, say) beside the Streamable HTTP endpoint. Safe for
+// concurrent use.
+type SSEHandler struct {
+	srv   *Server
+	opts  HTTPOptions
+	guard guard
+
+	mu       sync.Mutex
+	sessions map[string]*legacySession
+	closed   bool
+}
+
+// NewSSEHandler returns a handler serving srv over HTTP+SSE. opts may be
+// nil.
+func NewSSEHandler(srv *Server, opts *HTTPOptions) *SSEHandler {
+	lim := srv.conn.Limits.WithDefaults()
+	o := opts.withDefaults(lim.MaxFrameBytes)
+	return &SSEHandler{srv: srv, opts: o, guard: guard{o.AllowedHosts, o.AllowedOrigins}, sessions: map[string]*legacySession{}}
+}
+
+// ServeHTTP implements http.Handler.
+func (h *SSEHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.guard.allow(w, r) {
+		return
+	}
+	switch r.Method {
+	case http.MethodGet:
+		h.open(w, r)
+	case http.MethodPost:
+		h.post(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		httpError(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method not allowed")
+	}
+}
+
+// legacySession is one session of an SSEHandler: the message connection
+// under its conn.Conn reads the bodies POSTed to it and writes events to
+// the GET's response.
+type legacySession struct {
+	id   string
+	in   chan []byte
+	done chan struct{}
+	once sync.Once
+
+	mu     sync.Mutex // the response is written by the session's writer until the GET returns
+	out    *sseResponse
+	ended  bool
+	broken chan struct{} // closed when a write fails
+}
+
+// ReadMessage returns the next body POSTed to the session.
+func (s *legacySession) ReadMessage() ([]byte, error) {
+	select {
+	case b := <-s.in:
+		return b, nil
+	case <-s.done:
+		return nil, io.EOF
+	}
+}
+
+// WriteMessage writes msg to the GET's stream as a "message" event.
+func (s *legacySession) WriteMessage(msg []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return io.ErrClosedPipe
+	}
+	s.out.buf = appendSSEBody(s.out.buf, "message", msg) // no id: not resumable
+	if err := s.out.flush(); err != nil {
+		s.ended = true
+		close(s.broken)
+		return err
+	}
+	return nil
+}
+
+// Close ends ReadMessage: the session's connection is closing.
+func (s *legacySession) Close() error {
+	s.once.Do(func() { close(s.done) })
+	return nil
+}
+
+// open serves GET: a new session, its endpoint event, then its messages
+// until the client goes away or the session ends.
+func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
+	if _, sse := accepts(r.Header.Values("Accept")); !sse {
+		httpError(w, http.StatusNotAcceptable, codec.CodeInvalidRequest, "Not Acceptable: accept text/event-stream")
+		return
+	}
+	s := &legacySession{id: randomID(16), in: make(chan []byte), done: make(chan struct{}), broken: make(chan struct{})}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		httpError(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Server shutting down")
+		return
+	}
+	h.sessions[s.id] = s
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.sessions, s.id)
+		h.mu.Unlock()
+	}()
+
+	s.out = startSSE(w, http.StatusOK, &h.opts)
+	endpoint := (&url.URL{Path: r.URL.Path, RawQuery: url.Values{"sessionId": {s.id}}.Encode()}).String()
+	s.mu.Lock()
+	s.out.buf = appendSSEBody(s.out.buf, "endpoint", []byte(endpoint))
+	err := s.out.flush()
+	s.mu.Unlock()
+	if err != nil {
+		return
+	}
+	ss, err := h.srv.connect(r.Context(), conn.NewMessageStream(s, nil), &conn.Peer{Transport: "sse", Addr: r.RemoteAddr}, nil)
+	if err != nil {
+		return
+	}
+	select {
+	case <-r.Context().Done():
+	case <-s.broken:
+	case <-ss.Done():
+	}
+	s.mu.Lock()
+	s.ended = true // no write to the response once this returns
+	s.mu.Unlock()
+	_ = ss.Close()
+}
+
+// post serves POST ?sessionId=…: one message for the session.
+func (h *SSEHandler) post(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("sessionId")
+	if id == "" {
+		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the sessionId parameter is required")
+		return
+	}
+	h.mu.Lock()
+	s := h.sessions[id]
+	h.mu.Unlock()
+	if s == nil {
+		httpError(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session")
+		return
+	}
+	if !isJSONType(r.Header.Get("Content-Type")) {
+		httpError(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
+		return
+	}
+	rc := http.NewResponseController(w)
+	if d := h.opts.ReadTimeout; d > 0 && rc.SetReadDeadline(time.Now().Add(d)) == nil {
+		defer rc.SetReadDeadline(time.Time{})
+	}
+	body, err := codec.ReadBody(r.Body, h.opts.MaxBodyBytes, nil)
+	var fe *codec.FrameError
+	switch {
+	case errors.As(err, &fe):
+		httpError(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, "Request too large: the body exceeds the limit")
+		return
+	case err != nil:
+		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: reading the body: "+err.Error())
+		return
+	}
+	select {
+	case s.in <- body:
+		w.WriteHeader(http.StatusAccepted)
+	case <-s.done:
+		httpError(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: the session ended")
+	case <-r.Context().Done():
+	}
+}
+
+// Close ends every session: their event streams end.
+func (h *SSEHandler) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	all := make([]*legacySession, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		all = append(all, s)
+	}
+	h.mu.Unlock()
+	for _, s := range all {
+		s.mu.Lock()
+		if !s.ended {
+			s.ended = true
+			close(s.broken)
+		}
+		s.mu.Unlock()
+	}
+	return nil
+}

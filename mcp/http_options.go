@@ -1,0 +1,107 @@
+package mcp
+
+import (
+	"net/http"
+	"time"
+)
+
+// Defaults of HTTPOptions.
+const (
+	DefaultSessionTimeout = 30 * time.Minute
+	DefaultRetryInterval  = time.Second
+	DefaultHTTPTimeout    = 30 * time.Second
+)
+
+// HTTPOptions configure a Streamable HTTP handler. A nil *HTTPOptions gives
+// the defaults; NewStreamableHTTPHandler copies the value.
+type HTTPOptions struct {
+	// JSONResponse answers each POST that holds requests with one JSON
+	// body (application/json) instead of an event stream. Messages the
+	// handlers send meanwhile (progress, logs, sampling) then go to the
+	// session's GET stream. A client that accepts only one of the two
+	// gets that one whatever this says.
+	JSONResponse bool
+	// DisableStandaloneSSE answers a GET that opens a stream of its own
+	// with 405: the server then has no way to send what is unrelated to a
+	// request (list_changed, resources/updated). A GET resuming a POST's
+	// stream (Last-Event-ID) is still served.
+	DisableStandaloneSSE bool
+	// SessionTimeout ends a session that has seen no request and held no
+	// stream open for that long (default 30 minutes; negative: never).
+	SessionTimeout time.Duration
+	// MaxBodyBytes bounds a POST's body: a longer one is answered 413 with
+	// a JSON-RPC error (default: the server's frame limit,
+	// ServerOptions.Conn.Limits.MaxFrameBytes, 16 MiB unless set).
+	MaxBodyBytes int
+	// RetryInterval is the reconnection delay announced on each event
+	// stream (the SSE retry field), which a client waits before resuming a
+	// stream the server ended early (default 1s; negative: none sent).
+	RetryInterval time.Duration
+	// ReadTimeout bounds reading one POST's body and WriteTimeout one
+	// write to a client (default 30s each; negative: none). They are set
+	// per request on the connection (http.ResponseController), so a
+	// long-lived event stream needs no server-wide timeout.
+	ReadTimeout, WriteTimeout time.Duration
+	// EventStore keeps each stream's events for resumption (nil: a
+	// MemoryEventStore with its default bounds).
+	EventStore EventStore
+	// SessionStore records the sessions (nil: a MemorySessionStore).
+	SessionStore SessionStore
+	// AllowedHosts are Host header values accepted besides localhost and
+	// loopback addresses: a host name, or host:port to accept that port
+	// only; "*" accepts any. Host is checked, against DNS rebinding, on
+	// connections to a loopback address, and on every connection once
+	// this list is set.
+	AllowedHosts []string
+	// AllowedOrigins are Origin header values accepted ("https://app.example.com",
+	// "*" for any) besides the request's own origin (an Origin whose host
+	// is the Host header) and, on connections to a loopback address,
+	// loopback origins. Any other Origin is refused with 403.
+	AllowedOrigins []string
+}
+
+func (o *HTTPOptions) withDefaults(maxFrame int) HTTPOptions {
+	var c HTTPOptions
+	if o != nil {
+		c = *o
+	}
+	if c.SessionTimeout == 0 {
+		c.SessionTimeout = DefaultSessionTimeout
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = maxFrame
+	}
+	if c.RetryInterval == 0 {
+		c.RetryInterval = DefaultRetryInterval
+	}
+	if c.ReadTimeout == 0 {
+		c.ReadTimeout = DefaultHTTPTimeout
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = DefaultHTTPTimeout
+	}
+	if c.EventStore == nil {
+		c.EventStore = NewMemoryEventStore(0, 0)
+	}
+	if c.SessionStore == nil {
+		c.SessionStore = NewMemorySessionStore()
+	}
+	return c
+}
+
+// NewHTTPServer returns an http.Server serving h on addr with the
+// timeouts an MCP endpoint wants: ReadHeaderTimeout 10s and IdleTimeout
+// 2 minutes against idle or slow clients, MaxHeaderBytes 64 KiB, and no
+// ReadTimeout or WriteTimeout — they would cut long-lived event streams;
+// a Streamable HTTP handler bounds each body read and each write itself
+// (HTTPOptions.ReadTimeout, WriteTimeout). Bind it to a loopback address
+// when it serves one machine.
+func NewHTTPServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+}

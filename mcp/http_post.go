@@ -1,0 +1,219 @@
+package mcp
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+)
+
+// What a POST's body holds, as far as the transport cares.
+type bodyInfo struct {
+	initialize bool // a single initialize request
+	answerDue  bool // a request, or something answered with an error
+	invalid    bool // a single message that is not a valid one
+	batch      bool
+	ids        []string // the ids of its requests, as received
+}
+
+// post serves POST: a message or a batch of the client's.
+func (h *StreamableHTTPHandler) post(w http.ResponseWriter, r *http.Request) {
+	if !isJSONType(r.Header.Get("Content-Type")) {
+		httpError(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
+		return
+	}
+	wantJSON, wantSSE := accepts(r.Header.Values("Accept"))
+	if !wantJSON && !wantSSE {
+		httpError(w, http.StatusNotAcceptable, codec.CodeInvalidRequest, "Not Acceptable: accept application/json and text/event-stream")
+		return
+	}
+	var s *httpSession
+	if r.Header.Get(headerSession) != "" {
+		if s = h.session(w, r); s == nil {
+			return
+		}
+		s.begin()
+		defer s.end()
+	}
+	buf := h.bodies.Get()
+	keep := false // the buffer went to a goroutine that puts it back
+	defer func() {
+		if !keep {
+			h.bodies.Put(buf)
+		}
+	}()
+	body, ok := h.readBody(w, r, buf)
+	if !ok {
+		return
+	}
+	info, err := h.classify(body)
+	switch {
+	case err != nil:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(codec.AppendError(nil, nil, codec.ErrParse))
+		return
+	case info.initialize && s == nil:
+		h.initialize(w, r, body, wantJSON && (h.opts.JSONResponse || !wantSSE))
+		return
+	case s == nil:
+		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required (initialize first)")
+		return
+	case info.batch && !allowsBatches(s.ss.ProtocolVersion()):
+		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: batches are not accepted on this session (only under 2025-03-26)")
+		return
+	case !info.answerDue: // notifications and responses
+		if s.c.ServeBodySink(r.Context(), body, conn.BodySink{}) == nil {
+			w.WriteHeader(http.StatusAccepted)
+		}
+		return
+	case info.invalid:
+		h.serveJSON(w, r, s, body, http.StatusBadRequest)
+	case wantJSON && (h.opts.JSONResponse || !wantSSE):
+		h.serveJSON(w, r, s, body, http.StatusOK)
+	default:
+		keep = true
+		h.serveSSE(w, r, s, buf, info.ids)
+	}
+}
+
+// readBody reads r's body into buf within MaxBodyBytes and ReadTimeout,
+// answering the request itself when it cannot (413, 400).
+func (h *StreamableHTTPHandler) readBody(w http.ResponseWriter, r *http.Request, buf *codec.Buffer) ([]byte, bool) {
+	rc := http.NewResponseController(w)
+	if d := h.opts.ReadTimeout; d > 0 {
+		if rc.SetReadDeadline(time.Now().Add(d)) == nil {
+			defer rc.SetReadDeadline(time.Time{})
+		}
+	}
+	var err error
+	buf.B, err = codec.ReadBody(r.Body, h.opts.MaxBodyBytes, buf.B)
+	var fe *codec.FrameError
+	switch {
+	case errors.As(err, &fe):
+		w.Header().Set("Connection", "close") // the rest of the body is not read
+		httpError(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, "Request too large: the body exceeds the limit")
+		return nil, false
+	case err != nil:
+		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: reading the body: "+err.Error())
+		return nil, false
+	}
+	return buf.B, true
+}
+
+// classify scans body once to learn what the transport must do with it;
+// the session's connection scans it again to serve it (a scan costs far
+// less than the HTTP exchange around it).
+func (h *StreamableHTTPHandler) classify(body []byte) (bodyInfo, error) {
+	sc, _ := h.scanners.Get().(*codec.Scanner)
+	if sc == nil {
+		sc = codec.NewScanner(&h.limits)
+	}
+	defer h.scanners.Put(sc)
+	msgs, batch, err := sc.Scan(body)
+	info := bodyInfo{batch: batch}
+	if err != nil {
+		return info, err
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.Kind {
+		case codec.KindRequest:
+			info.answerDue = true
+			info.ids = append(info.ids, string(m.ID))
+			if !batch && string(m.AppendMethod(nil)) == "initialize" {
+				info.initialize = true
+			}
+		case codec.KindInvalid:
+			info.answerDue = true
+			info.invalid = !batch
+		}
+	}
+	return info, nil
+}
+
+// serveJSON serves a body whose answer goes back as the response's JSON
+// body; what its handlers send meanwhile goes to the session's stream.
+func (h *StreamableHTTPHandler) serveJSON(w http.ResponseWriter, r *http.Request, s *httpSession, body []byte, status int) {
+	answered := false
+	err := s.c.ServeBodySink(r.Context(), body, conn.BodySink{Answer: func(msg []byte) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(msg)
+		answered = true
+	}})
+	if err == nil && !answered { // a request the client cancelled meanwhile
+		w.WriteHeader(http.StatusAccepted)
+	}
+}
+
+// serveSSE serves a body on an event stream of its own: a priming event,
+// what its handlers send while it is served, then its answer. The body is
+// served on a goroutine of its own so that the stream outlives the
+// response: a client that loses the connection, or a handler that closes
+// it (CloseSSEStream), resumes it with a GET. The goroutine puts buf back.
+func (h *StreamableHTTPHandler) serveSSE(w http.ResponseWriter, r *http.Request, s *httpSession, buf *codec.Buffer, ids []string) {
+	st := s.newPostStream(ids)
+	wr, replay, priming, err := st.attach(r.Context(), 0, false)
+	if err != nil {
+		h.bodies.Put(buf)
+		h.log.Error("mcp: event store", "err", err)
+		httpError(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: event store unavailable")
+		return
+	}
+	out := h.startSSE(w, http.StatusOK)
+	s.begin()
+	go func() {
+		defer s.end()
+		_ = s.c.ServeBodySink(s.ctx, buf.B, conn.BodySink{Answer: st.answer, Related: st.emit})
+		st.finish()
+		h.bodies.Put(buf)
+	}()
+	out.pump(r.Context(), st, wr, replay, priming)
+}
+
+// initialize serves a POST of initialize without a session: it starts one,
+// and answers with its id (Mcp-Session-Id) once initialize succeeded. A
+// refused initialize (malformed params, say) is answered without a
+// session.
+func (h *StreamableHTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []byte, asJSON bool) {
+	s, err := h.newHTTPSession(randomID(16), r.RemoteAddr)
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: "+err.Error())
+		return
+	}
+	var answer []byte
+	_ = s.c.ServeBodySink(r.Context(), body, conn.BodySink{Answer: func(msg []byte) { answer = append(answer, msg...) }})
+	if !s.ss.initialized() {
+		s.close(endClosed)
+		if answer != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(answer)
+		}
+		return
+	}
+	if _, ok := h.register(s); !ok {
+		s.close(endClosed)
+		httpError(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Server shutting down")
+		return
+	}
+	s.touched.Store(time.Now().UnixNano())
+	if err := h.store.Create(r.Context(), s.id, body, h.ttl()); err != nil {
+		s.close(endClosed)
+		h.log.Error("mcp: session store", "err", err)
+		httpError(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")
+		return
+	}
+	w.Header().Set(headerSession, s.id)
+	if asJSON {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(answer)
+		return
+	}
+	// One event, not kept for resumption: the answer is all there is.
+	out := h.startSSE(w, http.StatusOK)
+	out.buf = appendEvent(out.buf, randomID(8), 1, answer)
+	_ = out.flush()
+}
