@@ -286,12 +286,11 @@ var schema202012 = json.RawMessage(`{` +
 // reconnection is test_reconnection. Over Streamable HTTP the suite
 // (server-sse-polling, SEP-1699) expects the server to close the call's
 // SSE stream after its priming event, before the result, and to deliver
-// the result when the client comes back with GET and Last-Event-ID. That
-// takes a hook of the HTTP transport that closes the current request's
-// stream: when it exists, call it here, before the pause (the HTTP
-// listener is plugged in by serveHTTP, in http.go). Over stdio there is
-// no stream to close: the tool answers after the pause.
-func reconnection(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
+// the result when the client comes back with GET and Last-Event-ID: the
+// tool closes its stream, then answers after a pause. Over stdio there is
+// no stream to close: it answers after the pause.
+func reconnection(ctx context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
+	req.CloseSSEStream()
 	if err := pause(ctx, 2*step); err != nil {
 		return nil, nil, err
 	}

@@ -2,21 +2,56 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net"
+	"net/http"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/mcp"
 )
 
-// serveHTTP is where the Streamable HTTP listener plugs in: given the
-// demo's MCP server (its fixtures and plain JSON-RPC methods), it serves
-// Streamable HTTP at /mcp on the address of cfg.listen
-// ("http://HOST:PORT") until ctx is done (SIGINT/SIGTERM), then shuts
-// down within cfg.grace. While it is nil, -listen http://… is refused as a
-// usage error, like any address transport.ParseAddr does not know.
-// test_reconnection (fixtures_tools.go) needs a hook of that transport
-// too.
-var serveHTTP func(ctx context.Context, srv *mcp.Server, cfg config, log *slog.Logger) error
+// serveHTTP serves the demo's MCP server (its fixtures and plain JSON-RPC
+// methods) over Streamable HTTP at /mcp, and over the HTTP+SSE transport
+// of 2024-11-05 at /sse, on the address of cfg.listen ("http://HOST:PORT";
+// port 0 picks one, logged as "listening addr=http://…") until ctx is done
+// (SIGINT/SIGTERM); then it shuts down within cfg.grace.
+func serveHTTP(ctx context.Context, srv *mcp.Server, cfg config, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", strings.TrimPrefix(cfg.listen, "http://"))
+	if err != nil {
+		return err
+	}
+	streamable := mcp.NewStreamableHTTPHandler(srv, nil)
+	legacy := mcp.NewSSEHandler(srv, nil)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", streamable)
+	mux.Handle("/sse", legacy)
+	hs := mcp.NewHTTPServer(ln.Addr().String(), mux)
+	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
+	log.Info("listening", "addr", "http://"+ln.Addr().String(), "endpoint", "/mcp", "legacy", "/sse")
+
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+		log.Info("signal: shutting down")
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.grace)
+	defer cancel()
+	legacy.Close()
+	err = errors.Join(streamable.Shutdown(sctx), hs.Shutdown(sctx))
+	if errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("shutdown deadline passed: sessions cut short", "timeout", cfg.grace)
+		hs.Close()
+		err = nil
+	}
+	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	return err
+}
 
 // isHTTP reports whether a -listen address asks for Streamable HTTP.
 func isHTTP(listen string) bool {

@@ -12,10 +12,10 @@
 //	demoserver -framing header                  # stdio, LSP-style headers
 //	demoserver -listen tcp://127.0.0.1:7000
 //	demoserver -listen unix:///tmp/demo.sock
+//	demoserver -listen http://127.0.0.1:8080    # MCP Streamable HTTP at /mcp, HTTP+SSE (2024-11-05) at /sse
 //	demoserver -page-size 3                     # lists in pages of 3 (to test pagination)
 //
-// Streamable HTTP (-listen http://HOST:PORT, at /mcp) plugs in through
-// serveHTTP (http.go). It exits cleanly when stdin closes (stdio) or on
+// It exits cleanly when stdin closes (stdio) or on
 // SIGINT/SIGTERM, letting requests in flight finish first.
 package main
 
@@ -26,8 +26,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -64,7 +66,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	f, err := codec.ParseFraming(*framing)
-	if err == nil && *listen != "stdio" && !(isHTTP(*listen) && serveHTTP != nil) {
+	switch {
+	case err != nil, *listen == "stdio":
+	case isHTTP(*listen):
+		if _, _, serr := net.SplitHostPort(strings.TrimPrefix(*listen, "http://")); serr != nil {
+			err = fmt.Errorf("-listen %s: want http://HOST:PORT: %w", *listen, serr)
+		}
+	default:
 		_, _, err = transport.ParseAddr(*listen)
 	}
 	if err == nil && (*pageSize <= 0 || *watch <= 0) {
