@@ -29,12 +29,14 @@ var (
 	// memImpls run over each library's in-memory transport.
 	memImpls = []impl{
 		{"mcpwire", mcpwireMem},
+		{"mcpwire-pooled", mcpwirePooledMem},
 		{"go-sdk", gosdkMem},
 		{"mcp-go", mcpgoMem},
 	}
 	// stdioImpls run over two os.Pipe pairs, newline-delimited JSON.
 	stdioImpls = []impl{
 		{"mcpwire", mcpwireStdio},
+		{"mcpwire-pooled", mcpwirePooledStdio},
 		{"go-sdk", gosdkStdio},
 		{"mcp-go", mcpgoStdio},
 	}

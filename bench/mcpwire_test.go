@@ -9,10 +9,11 @@ import (
 
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/pool"
 )
 
-func mcpwireServer(tb testing.TB) *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+func mcpwireServer(tb testing.TB, opts *mcp.ServerOptions) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, opts)
 	err := mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Message}}}, nil, nil
 	})
@@ -40,9 +41,34 @@ func mcpwireCaller(cs *mcp.ClientSession) caller {
 }
 
 // mcpwireMem connects over conn.Pipe, which hands whole messages across
-// (no framing).
+// (no framing). The server has the default options: each request runs on
+// a goroutine of its own.
 func mcpwireMem(tb testing.TB) (caller, func()) {
-	srv := mcpwireServer(tb)
+	return mcpwireMemWith(tb, nil)
+}
+
+// mcpwirePooledMem is mcpwireMem with the server's handlers on a
+// pool.Pool (ants workers that live on, their stacks grown), as
+// ServerOptions.Conn allows.
+func mcpwirePooledMem(tb testing.TB) (caller, func()) {
+	return pooled(tb, mcpwireMemWith)
+}
+
+// pooled starts with a server whose handlers run on a pool of their own.
+func pooled(tb testing.TB, start func(testing.TB, *mcp.ServerOptions) (caller, func())) (caller, func()) {
+	p, err := pool.New(nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	call, stop := start(tb, &mcp.ServerOptions{Conn: &conn.Options{Pool: p}})
+	return call, func() {
+		stop()
+		p.Close(context.Background())
+	}
+}
+
+func mcpwireMemWith(tb testing.TB, opts *mcp.ServerOptions) (caller, func()) {
+	srv := mcpwireServer(tb, opts)
 	a, b := conn.Pipe()
 	ctx := context.Background()
 	ss, err := srv.Connect(ctx, conn.NewMessageStream(a, nil))
@@ -63,7 +89,17 @@ func mcpwireMem(tb testing.TB) (caller, func()) {
 // mcpwireStdio serves with Server.Run and connects with
 // Client.ConnectIO, newline-delimited, over two os.Pipe pairs.
 func mcpwireStdio(tb testing.TB) (caller, func()) {
-	srv := mcpwireServer(tb)
+	return mcpwireStdioWith(tb, nil)
+}
+
+// mcpwirePooledStdio is mcpwireStdio with the server's handlers on a
+// pool.Pool.
+func mcpwirePooledStdio(tb testing.TB) (caller, func()) {
+	return pooled(tb, mcpwireStdioWith)
+}
+
+func mcpwireStdioWith(tb testing.TB, opts *mcp.ServerOptions) (caller, func()) {
+	srv := mcpwireServer(tb, opts)
 	sr, cw, cr, sw := osPipes(tb)
 	ran := make(chan error, 1)
 	go func() { ran <- srv.Run(context.Background(), &pipeRWC{sr, sw}) }()
