@@ -1,9 +1,10 @@
 #!/bin/sh
-# run.sh [benchmark regexp] — runs the benchmarks of this module 6 times
-# (COUNT overrides) and prints benchstat's comparison: one table per unit,
-# a row per transport and mode, a column per implementation, each compared
-# with mcpwire's (the first column); then cmd/ratios's table of each
-# mcpwire variant against the faster peer (medians).
+# run.sh [benchmark regexp] — runs BenchmarkToolsCall (or the benchmarks
+# the regexp matches) 6 times (COUNT overrides) and prints benchstat's
+# comparison: one table per unit, a row per transport and mode, a column
+# per implementation, each compared with mcpwire's (the first column);
+# then cmd/ratios's table of each mcpwire variant against the faster peer
+# (medians).
 #
 # The rounds are interleaved (every benchmark once, then again…) rather
 # than -count=6 in a row, so that a burst of load on a shared machine
@@ -11,7 +12,7 @@
 # (default: a temporary file, named at the end).
 set -eu
 cd "$(dirname "$0")"
-pattern=${1:-.}
+pattern=${1:-ToolsCall}
 count=${COUNT:-6}
 out=${OUT:-$(mktemp -t mcpwire-bench.XXXXXX)}
 bin=$(mktemp -d -t mcpwire-bench-bin.XXXXXX)
