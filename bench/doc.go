@@ -1,0 +1,15 @@
+// Package bench measures mcpwire against its peers — the official
+// github.com/modelcontextprotocol/go-sdk and github.com/mark3labs/mcp-go —
+// on the same MCP workload: tools/call of an echo tool whose one required
+// string argument, message, comes back as one text block. Client and
+// server run in one process, each library with its own client and its own
+// server, over an in-memory pipe, over stdio-like byte streams (two
+// os.Pipe pairs) and over Streamable HTTP on loopback.
+//
+// Everything is in the tests: the benchmarks, TestEchoAnswersAreCorrect
+// (each implementation answers once, so the module cannot rot) and an
+// allocation budget for mcpwire. README.md says how to run them and holds
+// the measured table.
+//
+// This is a module of its own, so the peers never enter the root go.mod.
+package bench

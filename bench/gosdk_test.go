@@ -1,0 +1,103 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The go-sdk's client would try the stateless 2026-07-28 protocol first;
+// every implementation here speaks 2025-11-25 (initialize, a session).
+var gosdkSession = &sdk.ClientSessionOptions{ProtocolVersion: pinnedVersion}
+
+func gosdkServer() *sdk.Server {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "bench", Version: "1"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "echo"}, func(_ context.Context, _ *sdk.CallToolRequest, a echoArgs) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: a.Message}}}, nil, nil
+	})
+	return srv
+}
+
+func gosdkClient() *sdk.Client {
+	return sdk.NewClient(&sdk.Implementation{Name: "bench-client", Version: "1"}, nil)
+}
+
+func gosdkCaller(cs *sdk.ClientSession) caller {
+	return func(ctx context.Context, msg string) (string, error) {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: echoArgs{Message: msg}})
+		if err != nil {
+			return "", err
+		}
+		if res.IsError || len(res.Content) != 1 {
+			return "", fmt.Errorf("unexpected result %+v", res)
+		}
+		t, ok := res.Content[0].(*sdk.TextContent)
+		if !ok {
+			return "", fmt.Errorf("content %T, want text", res.Content[0])
+		}
+		return t.Text, nil
+	}
+}
+
+// gosdkMem connects over sdk.NewInMemoryTransports: a net.Pipe carrying
+// newline-delimited JSON.
+func gosdkMem(tb testing.TB) (caller, func()) {
+	st, ct := sdk.NewInMemoryTransports()
+	return gosdkConnect(tb, st, ct)
+}
+
+// gosdkStdio uses sdk.IOTransport (newline-delimited JSON) on both sides
+// over two os.Pipe pairs.
+func gosdkStdio(tb testing.TB) (caller, func()) {
+	sr, cw, cr, sw := osPipes(tb)
+	return gosdkConnect(tb, &sdk.IOTransport{Reader: sr, Writer: sw}, &sdk.IOTransport{Reader: cr, Writer: cw})
+}
+
+func gosdkConnect(tb testing.TB, st, ct sdk.Transport) (caller, func()) {
+	ctx := context.Background()
+	ss, err := gosdkServer().Connect(ctx, st, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cs, err := gosdkClient().Connect(ctx, ct, gosdkSession)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return gosdkCaller(cs), func() {
+		cs.Close()
+		ss.Wait()
+	}
+}
+
+// gosdkHandler serves one server over Streamable HTTP in JSON response
+// mode (application/json answers, no SSE), sessions on (the default).
+func gosdkHandler() http.Handler {
+	srv := gosdkServer()
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{JSONResponse: true})
+}
+
+// gosdkHTTP is the go-sdk's own client (sdk.StreamableClientTransport)
+// against its own handler.
+func gosdkHTTP(tb testing.TB) (caller, func()) {
+	hs := httptest.NewServer(gosdkHandler())
+	hc := loopbackClient()
+	cs, err := gosdkClient().Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: hc}, gosdkSession)
+	if err != nil {
+		hs.Close()
+		tb.Fatal(err)
+	}
+	return gosdkCaller(cs), func() {
+		cs.Close()
+		hc.CloseIdleConnections()
+		hs.Close()
+	}
+}
+
+// gosdkHTTPPlain drives the go-sdk's handler with plainHTTP.
+func gosdkHTTPPlain(tb testing.TB) (caller, func()) {
+	return plainHTTP(tb, gosdkHandler())
+}

@@ -1,0 +1,181 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// pinnedVersion is the protocol version every client here asks for: the
+// latest that all three libraries negotiate through initialize.
+const pinnedVersion = "2025-11-25"
+
+// loopbackClient keeps enough idle connections for every pipelined caller
+// (the default keeps 2 per host, so 64 callers would dial and close
+// connections all the time) and never consults a proxy.
+func loopbackClient() *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{MaxIdleConns: 2 * callers, MaxIdleConnsPerHost: 2 * callers},
+		Timeout:   30 * time.Second,
+	}
+}
+
+// plainHTTP serves h on loopback and speaks Streamable HTTP to it with
+// nothing but net/http and encoding/json: initialize, then
+// notifications/initialized, then each call one POST with the session id
+// and the protocol version, answered application/json (an SSE answer is
+// a failure: the handler must be in JSON response mode). The same client
+// for every server, so that only the servers differ.
+func plainHTTP(tb testing.TB, h http.Handler) (caller, func()) {
+	hs := httptest.NewServer(h)
+	p := &plainClient{url: hs.URL + "/mcp", hc: loopbackClient()}
+	stop := func() {
+		p.end()
+		p.hc.CloseIdleConnections()
+		hs.Close()
+	}
+	if err := p.initialize(); err != nil {
+		stop()
+		tb.Fatal(err)
+	}
+	return p.call, stop
+}
+
+type plainClient struct {
+	url     string
+	hc      *http.Client
+	session string
+	id      atomic.Int64
+}
+
+// post sends one JSON-RPC message; the caller closes the response body.
+func (p *plainClient) post(ctx context.Context, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if p.session != "" {
+		req.Header.Set("Mcp-Session-Id", p.session)
+		req.Header.Set("Mcp-Protocol-Version", pinnedVersion)
+	}
+	return p.hc.Do(req)
+}
+
+// answer reads a JSON answer into v.
+func answer(res *http.Response, v any) error {
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %s: %s", res.Status, body)
+	}
+	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "application/json" {
+		return fmt.Errorf("content type %q, want application/json: %s", mt, body)
+	}
+	return json.Unmarshal(body, v)
+}
+
+func (p *plainClient) initialize() error {
+	ctx := context.Background()
+	res, err := p.post(ctx, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+pinnedVersion+`","capabilities":{},"clientInfo":{"name":"bench-plain","version":"1"}}}`))
+	if err != nil {
+		return err
+	}
+	var init struct {
+		Result struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	if err := answer(res, &init); err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	if init.Result.ProtocolVersion != pinnedVersion {
+		return fmt.Errorf("initialize: version %q", init.Result.ProtocolVersion)
+	}
+	p.session = res.Header.Get("Mcp-Session-Id")
+	res, err = p.post(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusAccepted {
+		return fmt.Errorf("notifications/initialized: status %s", res.Status)
+	}
+	return nil
+}
+
+func (p *plainClient) call(ctx context.Context, msg string) (string, error) {
+	id := p.id.Add(1)
+	quoted, err := json.Marshal(msg)
+	if err != nil {
+		return "", err
+	}
+	body := make([]byte, 0, 128+len(quoted))
+	body = append(body, `{"jsonrpc":"2.0","id":`...)
+	body = strconv.AppendInt(body, id, 10)
+	body = append(body, `,"method":"tools/call","params":{"name":"echo","arguments":{"message":`...)
+	body = append(body, quoted...)
+	body = append(body, `}}}`...)
+	res, err := p.post(ctx, body)
+	if err != nil {
+		return "", err
+	}
+	var a struct {
+		ID     int64 `json:"id"`
+		Result struct {
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+			IsError bool `json:"isError"`
+		} `json:"result"`
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := answer(res, &a); err != nil {
+		return "", err
+	}
+	switch {
+	case a.Error != nil:
+		return "", fmt.Errorf("error %d: %s", a.Error.Code, a.Error.Message)
+	case a.ID != id:
+		return "", fmt.Errorf("answer to id %d, want %d", a.ID, id)
+	case a.Result.IsError || len(a.Result.Content) != 1 || a.Result.Content[0].Type != "text":
+		return "", fmt.Errorf("unexpected result %+v", a.Result)
+	}
+	return a.Result.Content[0].Text, nil
+}
+
+// end deletes the session (a server that does not track sessions may
+// refuse; that is fine).
+func (p *plainClient) end() {
+	if p.session == "" {
+		return
+	}
+	req, err := http.NewRequest(http.MethodDelete, p.url, nil)
+	if err != nil {
+		return
+	}
+	req.Header.Set("Mcp-Session-Id", p.session)
+	req.Header.Set("Mcp-Protocol-Version", pinnedVersion)
+	if res, err := p.hc.Do(req); err == nil {
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+}

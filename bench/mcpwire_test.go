@@ -1,0 +1,116 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/pool"
+)
+
+func mcpwireServer(tb testing.TB, opts *mcp.ServerOptions) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, opts)
+	err := mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Message}}}, nil, nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return srv
+}
+
+func mcpwireCaller(cs *mcp.ClientSession) caller {
+	return func(ctx context.Context, msg string) (string, error) {
+		res, err := cs.CallTool(ctx, "echo", echoArgs{Message: msg})
+		if err != nil {
+			return "", err
+		}
+		if res.IsError || len(res.Content) != 1 {
+			return "", fmt.Errorf("unexpected result %+v", res)
+		}
+		t, ok := res.Content[0].(*mcp.TextContent)
+		if !ok {
+			return "", fmt.Errorf("content %T, want text", res.Content[0])
+		}
+		return t.Text, nil
+	}
+}
+
+// mcpwireMem connects over conn.Pipe, which hands whole messages across
+// (no framing). The server has the default options: each request runs on
+// a goroutine of its own.
+func mcpwireMem(tb testing.TB) (caller, func()) {
+	return mcpwireMemWith(tb, nil)
+}
+
+// mcpwirePooledMem is mcpwireMem with the server's handlers on a
+// pool.Pool (ants workers that live on, their stacks grown), as
+// ServerOptions.Conn allows.
+func mcpwirePooledMem(tb testing.TB) (caller, func()) {
+	return pooled(tb, mcpwireMemWith)
+}
+
+// pooled starts with a server whose handlers run on a pool of their own.
+func pooled(tb testing.TB, start func(testing.TB, *mcp.ServerOptions) (caller, func())) (caller, func()) {
+	p, err := pool.New(nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	call, stop := start(tb, &mcp.ServerOptions{Conn: &conn.Options{Pool: p}})
+	return call, func() {
+		stop()
+		p.Close(context.Background())
+	}
+}
+
+func mcpwireMemWith(tb testing.TB, opts *mcp.ServerOptions) (caller, func()) {
+	srv := mcpwireServer(tb, opts)
+	a, b := conn.Pipe()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, conn.NewMessageStream(a, nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, nil).Connect(ctx, conn.NewMessageStream(b, nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return mcpwireCaller(cs), func() {
+		cs.Close()
+		ss.Close()
+		ss.Wait()
+	}
+}
+
+// mcpwireStdio serves with Server.Run and connects with
+// Client.ConnectIO, newline-delimited, over two os.Pipe pairs.
+func mcpwireStdio(tb testing.TB) (caller, func()) {
+	return mcpwireStdioWith(tb, nil)
+}
+
+// mcpwirePooledStdio is mcpwireStdio with the server's handlers on a
+// pool.Pool.
+func mcpwirePooledStdio(tb testing.TB) (caller, func()) {
+	return pooled(tb, mcpwireStdioWith)
+}
+
+func mcpwireStdioWith(tb testing.TB, opts *mcp.ServerOptions) (caller, func()) {
+	srv := mcpwireServer(tb, opts)
+	sr, cw, cr, sw := osPipes(tb)
+	ran := make(chan error, 1)
+	go func() { ran <- srv.Run(context.Background(), &pipeRWC{sr, sw}) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, nil).ConnectIO(context.Background(), &pipeRWC{cr, cw})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return mcpwireCaller(cs), func() {
+		cs.Close()
+		if err := <-ran; err != nil && !errors.Is(err, os.ErrClosed) {
+			tb.Logf("mcpwire Run: %v", err)
+		}
+	}
+}
