@@ -68,7 +68,8 @@ func ExampleConn_ServeBody() {
 }
 
 // A client and a server in one process over an in-memory message pipe;
-// the server cancels a request by its id.
+// the server cancels a request by its id, and the handler that gives up
+// on its cancelled context is answered -32005.
 func ExamplePipe() {
 	started := make(chan struct{})
 	r := router.New()
@@ -78,7 +79,7 @@ func ExamplePipe() {
 		return nil, ctx.Err()
 	}), nil)
 	a, b := conn.Pipe()
-	server := conn.NewStream(conn.NewMessageStream(a, nil), &conn.Options{Router: r, ExposeErrors: true})
+	server := conn.NewStream(conn.NewMessageStream(a, nil), &conn.Options{Router: r})
 	client := conn.NewStream(conn.NewMessageStream(b, nil), nil)
 	defer server.Close()
 	defer client.Close()
@@ -90,5 +91,5 @@ func ExamplePipe() {
 	err := client.Call(context.Background(), "wait", nil, nil)
 	fmt.Println(err)
 	// Output:
-	// jsonrpc error -32603: context canceled
+	// jsonrpc error -32005: Request cancelled
 }
