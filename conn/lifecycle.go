@@ -198,8 +198,8 @@ func (c *Conn) finish(why error) {
 	c.workers.Wait()
 	c.calls.failAll(ErrClosed)
 	c.err = why
-	if c.opts.OnClose != nil {
-		c.opts.OnClose(c, why)
-	}
 	close(c.done)
+	if c.opts.OnClose != nil {
+		c.opts.OnClose(c, why) // after done: it may call Close or Wait
+	}
 }

@@ -102,8 +102,8 @@ type Options struct {
 	// OnClose, if set, is called once when the connection has ended, with
 	// the connection and the error that ended it (nil for a clean end of
 	// stream, Shutdown or Close): after every handler has returned and
-	// before Done is closed, so that Wait returns only once OnClose has.
-	// It must not wait for the connection itself.
+	// Done is closed, so it may call Close or Wait. Wait may return before
+	// OnClose has.
 	OnClose func(c *Conn, err error)
 }
 
