@@ -41,13 +41,16 @@ var (
 		{"mcp-go", mcpgoStdio},
 	}
 	// httpImpls run over Streamable HTTP in JSON response mode, an
-	// httptest server on loopback. The -plain entries drive the peer's
-	// server with plainHTTP, the same small client for every server, so
-	// only the servers differ. mcpwire joins when its handler exists:
-	// {"mcpwire-plain", func(tb testing.TB) (caller, func()) { return plainHTTP(tb, handler) }}.
+	// httptest server on loopback, each library with its own client. The
+	// -plain entries drive each library's server with plainHTTP, the same
+	// small client for every server, so only the servers differ.
 	httpImpls = []impl{
+		{"mcpwire", mcpwireHTTP},
+		{"mcpwire-pooled", mcpwirePooledHTTP},
 		{"go-sdk", gosdkHTTP},
 		{"mcp-go", mcpgoHTTP},
+		{"mcpwire-plain", mcpwireHTTPPlain},
+		{"mcpwire-pooled-plain", mcpwirePooledHTTPPlain},
 		{"go-sdk-plain", gosdkHTTPPlain},
 		{"mcp-go-plain", mcpgoHTTPPlain},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"testing"
 
@@ -112,5 +113,62 @@ func mcpwireStdioWith(tb testing.TB, opts *mcp.ServerOptions) (caller, func()) {
 		if err := <-ran; err != nil && !errors.Is(err, os.ErrClosed) {
 			tb.Logf("mcpwire Run: %v", err)
 		}
+	}
+}
+
+// mcpwireHandler serves srv over Streamable HTTP in JSON response mode
+// (application/json answers, no SSE), sessions on (the default), like
+// the go-sdk's handler here.
+func mcpwireHandler(srv *mcp.Server) *mcp.StreamableHTTPHandler {
+	return mcp.NewStreamableHTTPHandler(srv, &mcp.HTTPOptions{JSONResponse: true})
+}
+
+// mcpwireHTTP is mcpwire's own client (Client.ConnectHTTP) against its
+// handler. The server has the default options.
+func mcpwireHTTP(tb testing.TB) (caller, func()) {
+	return mcpwireHTTPWith(tb, nil)
+}
+
+// mcpwirePooledHTTP is mcpwireHTTP with the server's handlers on a
+// pool.Pool.
+func mcpwirePooledHTTP(tb testing.TB) (caller, func()) {
+	return pooled(tb, mcpwireHTTPWith)
+}
+
+func mcpwireHTTPWith(tb testing.TB, opts *mcp.ServerOptions) (caller, func()) {
+	h := mcpwireHandler(mcpwireServer(tb, opts))
+	hs := httptest.NewServer(h)
+	hc := loopbackClient()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, nil).ConnectHTTP(context.Background(), hs.URL+"/mcp", &mcp.HTTPClientOptions{HTTPClient: hc})
+	if err != nil {
+		h.Close()
+		hs.Close()
+		tb.Fatal(err)
+	}
+	return mcpwireCaller(cs), func() {
+		cs.Close()
+		h.Close()
+		hc.CloseIdleConnections()
+		hs.Close()
+	}
+}
+
+// mcpwireHTTPPlain drives mcpwire's handler with plainHTTP.
+func mcpwireHTTPPlain(tb testing.TB) (caller, func()) {
+	return mcpwireHTTPPlainWith(tb, nil)
+}
+
+// mcpwirePooledHTTPPlain drives mcpwire's handler, its server's
+// handlers on a pool.Pool, with plainHTTP.
+func mcpwirePooledHTTPPlain(tb testing.TB) (caller, func()) {
+	return pooled(tb, mcpwireHTTPPlainWith)
+}
+
+func mcpwireHTTPPlainWith(tb testing.TB, opts *mcp.ServerOptions) (caller, func()) {
+	h := mcpwireHandler(mcpwireServer(tb, opts))
+	call, stop := plainHTTP(tb, h)
+	return call, func() {
+		stop()
+		h.Close()
 	}
 }
