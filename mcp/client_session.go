@@ -233,3 +233,58 @@ func pages[T any](ctx context.Context, fetch func(cursor string) ([]T, string, e
 		}
 	}
 }
+
+// CallToolAsTask calls a tool as a task (2025-11-25): the server answers
+// at once with the task it made, whose result TaskResult waits for. A nil
+// p.Task asks for the server's default lifetime.
+func (s *ClientSession) CallToolAsTask(ctx context.Context, p *CallToolParams) (*CreateTaskResult, error) {
+	if p.Task == nil {
+		q := *p
+		q.Task = &TaskMetadata{}
+		p = &q
+	}
+	var r CreateTaskResult
+	if err := s.call(ctx, "tools/call", p, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// GetTask returns a task's state (tasks/get).
+func (s *ClientSession) GetTask(ctx context.Context, taskID string) (*Task, error) {
+	var r Task
+	if err := s.call(ctx, "tasks/get", &TaskIDParams{TaskID: taskID}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// TaskResult waits for a tool call's task to end and returns what the
+// call would have returned (tasks/result): its result, or its protocol
+// error.
+func (s *ClientSession) TaskResult(ctx context.Context, taskID string) (*CallToolResult, error) {
+	var r CallToolResult
+	if err := s.call(ctx, "tasks/result", &TaskIDParams{TaskID: taskID}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// ListTasks returns one page of the session's tasks (p may be nil).
+func (s *ClientSession) ListTasks(ctx context.Context, p *ListTasksParams) (*ListTasksResult, error) {
+	var r ListTasksResult
+	if err := s.call(ctx, "tasks/list", orEmpty(p), &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// CancelTask cancels a task (tasks/cancel) and returns its state, now
+// cancelled. A task that has ended already cannot be cancelled (-32602).
+func (s *ClientSession) CancelTask(ctx context.Context, taskID string) (*Task, error) {
+	var r Task
+	if err := s.call(ctx, "tasks/cancel", &TaskIDParams{TaskID: taskID}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}

@@ -74,6 +74,33 @@
 // client: ServerSession.CreateMessage (sampling), Elicit, ListRoots and
 // Ping; a call abandoned by its context is cancelled at the client.
 //
+// # Tasks
+//
+// ServerOptions.Tasks turns on tasks (2025-11-25, experimental) for
+// tools/call, on sessions that negotiated 2025-11-25 only: they are
+// declared the tasks capability (list, cancel, requests.tools.call);
+// sessions of earlier versions get none and their calls ignore the task
+// param. A tools/call with a task param, of a tool whose
+// Execution.TaskSupport is "optional" or "required", is answered at once
+// with a CreateTaskResult (a 128-bit random id, working, createdAt, the
+// ttl asked for within TaskOptions.MaxTTL, pollInterval) while the tool
+// runs on a goroutine of its own; a task param on another tool, or none on
+// a "required" one, is -32601. tasks/get returns a task's state,
+// tasks/result waits for its end and answers what the call would have
+// been answered (the result, with the related-task _meta, or the protocol
+// error; a cancelled task's is -32005), tasks/list pages the session's
+// tasks with opaque cursors, tasks/cancel cancels the tool's context and
+// marks the task cancelled for good. A task whose tool returned isError,
+// or failed, is failed. notifications/tasks/status tells the client each
+// task's end. An unknown or expired task id, a bad cursor, or cancelling a
+// task that has ended is -32602; more than TaskOptions.MaxTasks live tasks
+// in a session is -32600. Tasks are gone once their ttl from creation has
+// passed (a tool still running is cancelled), and when their session
+// ends. The TaskStore holds bytes under string keys; the in-memory
+// default serves one process, and tasks are bound to the session that
+// made them. ClientSession.CallToolAsTask, GetTask, TaskResult, ListTasks
+// and CancelTask are the client's calls.
+//
 // # Streamable HTTP
 //
 // NewStreamableHTTPHandler serves a Server at one HTTP endpoint (mount it

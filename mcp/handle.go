@@ -96,6 +96,10 @@ func (s *Server) registerProtocol() {
 	s.register("prompts/list", method(afterInit, s.listPrompts), false)
 	s.register("prompts/get", method(afterInit, s.getPrompt), false)
 	s.register("completion/complete", method(afterInit, s.complete), false)
+	s.register("tasks/get", method(afterInit, s.getTask), false)
+	s.register("tasks/result", method(afterInit, s.taskResult), false)
+	s.register("tasks/list", method(afterInit, s.listTasks), false)
+	s.register("tasks/cancel", method(afterInit, s.cancelTask), false)
 }
 
 func ignoreNote(context.Context, *ServerSession, *router.Request, *struct{}) (any, error) {

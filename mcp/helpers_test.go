@@ -64,6 +64,7 @@ func newClient(t *testing.T, srv *mcp.Server) *client {
 		"notifications/message", "notifications/progress", "notifications/cancelled",
 		"notifications/tools/list_changed", "notifications/resources/list_changed",
 		"notifications/prompts/list_changed", "notifications/resources/updated",
+		"notifications/tasks/status",
 	} {
 		cl.r.Register(m, router.HandlerFunc(func(_ context.Context, req *router.Request) (any, error) {
 			cl.notes <- note{req.Method, json.RawMessage(append([]byte(nil), req.Params...))}

@@ -28,6 +28,9 @@ func (s *Server) initialize(_ context.Context, ss *ServerSession, _ *router.Requ
 		ss.clientCaps = *p.Capabilities
 	}
 	ss.caps = s.capabilities()
+	if s.tasksFor(ss) {
+		ss.caps.Tasks = tasksCapability()
+	}
 	if c := ss.c.Load(); c != nil {
 		c.SetBatches(allowsBatches(ss.version))
 	}

@@ -45,6 +45,12 @@ type ServerOptions struct {
 	SubscribeHandler func(ctx context.Context, req *SubscribeRequest) error
 	// UnsubscribeHandler, if set, is told when a session unsubscribes.
 	UnsubscribeHandler func(ctx context.Context, req *SubscribeRequest) error
+	// Tasks, if set, serves tools/call as tasks (2025-11-25, experimental)
+	// to sessions of that version: the tasks capability is declared to
+	// them, tools whose Execution.TaskSupport is "optional" or "required"
+	// may be called as tasks, and tasks/get, tasks/result, tasks/list and
+	// tasks/cancel are served.
+	Tasks *TaskOptions
 	// Conn is the base of every session's connection options: its pool,
 	// limits, timeouts, logger, parent context and close callback. The
 	// server sets the router, the cancellation policy (CancelSilent, as
@@ -67,6 +73,7 @@ type Server struct {
 	conn   conn.Options // base options of each session
 	log    *slog.Logger
 	router *router.Router
+	tasks  *TaskOptions // nil: no tasks
 	// protocol holds the names of the methods the server itself serves;
 	// written by NewServer only.
 	protocol map[string]struct{}
@@ -101,6 +108,9 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	if !s.opts.LogLevel.Valid() {
 		s.opts.LogLevel = LevelInfo
+	}
+	if s.opts.Tasks != nil {
+		s.tasks = s.opts.Tasks.withDefaults()
 	}
 	if s.opts.Conn != nil {
 		s.conn = *s.opts.Conn
@@ -222,6 +232,7 @@ func (s *Server) drop(ss *ServerSession, why error) {
 		s.unsubscribeLocked(ss, uri)
 	}
 	s.mu.Unlock()
+	s.closeTasks(ss)
 	ss.err = why
 	close(ss.done)
 	if ss.transport != nil {

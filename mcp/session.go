@@ -54,6 +54,8 @@ type ServerSession struct {
 	// transport is the hook of the transport serving the session (HTTP),
 	// set before its first message is served; nil on a plain stream.
 	transport sessionTransport
+
+	tasks *sessionTasks // nil when the server has no tasks
 }
 
 // sessionTransport is what a transport that serves a session body by body
@@ -71,6 +73,13 @@ type sessionTransport interface {
 func newServerSession(s *Server) *ServerSession {
 	ss := &ServerSession{srv: s, done: make(chan struct{})}
 	ss.level.Store(s.opts.LogLevel.severity())
+	if s.tasks != nil {
+		key, err := newTaskID()
+		if err != nil {
+			panic("mcp: crypto/rand failed: " + err.Error())
+		}
+		ss.tasks = &sessionTasks{key: key, running: map[string]*runningTask{}}
+	}
 	return ss
 }
 

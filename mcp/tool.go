@@ -167,6 +167,29 @@ func (s *Server) callTool(ctx context.Context, ss *ServerSession, req *router.Re
 		return nil, invalidParams("Unknown tool: " + p.Name).
 			WithData(&unknownToolData{p.Name, names})
 	}
+	asTask := p.Task != nil && s.tasksFor(ss)
+	if s.tasksFor(ss) {
+		support := ""
+		if st.tool.Execution != nil {
+			support = st.tool.Execution.TaskSupport
+		}
+		switch {
+		case asTask && support != TaskSupportOptional && support != TaskSupportRequired:
+			return nil, codec.NewError(codec.CodeMethodNotFound, "Method not found: tool "+quote(p.Name)+" cannot be called as a task")
+		case !asTask && support == TaskSupportRequired:
+			return nil, codec.NewError(codec.CodeMethodNotFound, "Method not found: tool "+quote(p.Name)+" must be called as a task")
+		}
+	}
+	r := newRequest(ss, req, p)
+	if asTask {
+		return s.startTask(ctx, ss, st, r, p.Task)
+	}
+	return s.runTool(ctx, ss, st, r)
+}
+
+// runTool checks a call's arguments, runs the tool and checks its result.
+func (s *Server) runTool(ctx context.Context, ss *ServerSession, st *serverTool, r *CallToolRequest) (*CallToolResult, error) {
+	p := r.Params
 	if string(p.Arguments) == "null" {
 		p.Arguments = nil
 	}
@@ -182,7 +205,7 @@ func (s *Server) callTool(ctx context.Context, ss *ServerSession, req *router.Re
 			return toolError(fmt.Sprintf("invalid arguments for tool %q: %v", p.Name, err)), nil
 		}
 	}
-	res, err := st.handler(ctx, newRequest(ss, req, p))
+	res, err := st.handler(ctx, r)
 	if err != nil {
 		var ce *codec.Error
 		var ec codec.ErrCoder

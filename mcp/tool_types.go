@@ -64,6 +64,13 @@ type ToolExecution struct {
 	TaskSupport string `json:"taskSupport,omitempty"`
 }
 
+// Values of ToolExecution.TaskSupport.
+const (
+	TaskSupportForbidden = "forbidden"
+	TaskSupportOptional  = "optional"
+	TaskSupportRequired  = "required"
+)
+
 // ListToolsParams are the params of tools/list.
 type ListToolsParams struct {
 	Meta   Meta   `json:"_meta,omitempty"`
@@ -78,11 +85,13 @@ type ListToolsResult struct {
 }
 
 // CallToolParams are the params of tools/call. Arguments is the raw
-// arguments object (nil when absent).
+// arguments object (nil when absent). Task, when set, asks for the call to
+// run as a task (2025-11-25): the answer is then a CreateTaskResult.
 type CallToolParams struct {
 	Meta      Meta            `json:"_meta,omitempty"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Task      *TaskMetadata   `json:"task,omitempty"`
 }
 
 // CallToolResult is the result of tools/call. A tool that failed in a way

@@ -1,0 +1,413 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// TaskOptions turn on tasks (2025-11-25, experimental) for tools/call:
+// see ServerOptions.Tasks. Zero members take their defaults.
+type TaskOptions struct {
+	// Store keeps the tasks (default: NewMemoryTaskStore()).
+	Store TaskStore
+	// DefaultTTL is the lifetime of a task whose request asks for none
+	// (default 5 minutes); MaxTTL bounds what a request may ask for
+	// (default 1 hour). A task, its result included, is gone once its
+	// lifetime from creation has passed, and a tool still running then is
+	// cancelled.
+	DefaultTTL, MaxTTL time.Duration
+	// PollInterval is the polling interval suggested to clients (default
+	// 1 second).
+	PollInterval time.Duration
+	// MaxTasks bounds the live tasks of one session (default 100): a
+	// task-augmented call beyond it is refused with -32600.
+	MaxTasks int
+}
+
+// Defaults of TaskOptions.
+const (
+	DefaultTaskTTL          = 5 * time.Minute
+	DefaultMaxTaskTTL       = time.Hour
+	DefaultTaskPollInterval = time.Second
+	DefaultMaxTasks         = 100
+)
+
+// withDefaults returns o with its zero members set.
+func (o TaskOptions) withDefaults() *TaskOptions {
+	if o.Store == nil {
+		o.Store = NewMemoryTaskStore()
+	}
+	if o.DefaultTTL <= 0 {
+		o.DefaultTTL = DefaultTaskTTL
+	}
+	if o.MaxTTL <= 0 {
+		o.MaxTTL = DefaultMaxTaskTTL
+	}
+	o.DefaultTTL = min(o.DefaultTTL, o.MaxTTL)
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultTaskPollInterval
+	}
+	if o.MaxTasks <= 0 {
+		o.MaxTasks = DefaultMaxTasks
+	}
+	return &o
+}
+
+// tasksCapability is the tasks capability a server with tasks declares.
+func tasksCapability() map[string]any {
+	return map[string]any{
+		"list":     map[string]any{},
+		"cancel":   map[string]any{},
+		"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}},
+	}
+}
+
+// sessionTasks are a session's running tasks.
+type sessionTasks struct {
+	key string // the session's key in the task store
+
+	mu      sync.Mutex
+	closed  bool                    // the session has ended: no new tasks
+	running map[string]*runningTask // by task id
+	wg      sync.WaitGroup          // running task goroutines
+}
+
+type runningTask struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed once the task's outcome is stored
+}
+
+// tasksFor reports whether ss is served tasks: the server has them and the
+// session negotiated 2025-11-25.
+func (s *Server) tasksFor(ss *ServerSession) bool {
+	return s.tasks != nil && ss.version == Version20251125
+}
+
+// closeTasks cancels a session's running tasks, waits for them and
+// forgets the session's tasks; called once the session has ended.
+func (s *Server) closeTasks(ss *ServerSession) {
+	st := ss.tasks
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	st.closed = true
+	for _, rt := range st.running {
+		rt.cancel()
+	}
+	st.mu.Unlock()
+	st.wg.Wait()
+	_ = s.tasks.Store.DeleteSession(context.Background(), st.key)
+}
+
+// newTaskID returns 128 random bits in hex.
+func newTaskID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+const taskTimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+func millis(d time.Duration) int64 { return d.Milliseconds() }
+
+// Task errors answered to clients.
+var (
+	errTaskNotFound = invalidParams("Failed to retrieve task: Task not found")
+	errTaskLimit    = codec.NewError(codec.CodeInvalidRequest, "Invalid Request: too many tasks for this session")
+	errNoTasks      = codec.NewError(codec.CodeMethodNotFound, "Method not found")
+)
+
+// startTask runs a tool call as a task: it stores the task, starts the
+// tool on a goroutine of its own and returns the CreateTaskResult.
+func (s *Server) startTask(ctx context.Context, ss *ServerSession, st *serverTool, r *CallToolRequest, meta *TaskMetadata) (any, error) {
+	o := s.tasks
+	ttl := o.DefaultTTL
+	if meta.TTL != nil && *meta.TTL > 0 {
+		ttl = min(time.Duration(*meta.TTL)*time.Millisecond, o.MaxTTL)
+	}
+	id, err := newTaskID()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC()
+	ttlMS := millis(ttl)
+	task := Task{
+		TaskID: id, Status: TaskWorking,
+		CreatedAt: now.Format(taskTimeFormat), LastUpdatedAt: now.Format(taskTimeFormat),
+		TTL: &ttlMS, PollInterval: millis(o.PollInterval),
+	}
+	data, err := json.Marshal(&taskRecord{Task: task})
+	if err != nil {
+		return nil, err
+	}
+	tasks := ss.tasks
+	tasks.mu.Lock()
+	defer tasks.mu.Unlock()
+	if tasks.closed {
+		return nil, ErrNotConnected
+	}
+	switch err := o.Store.Create(ctx, tasks.key, id, data, now.Add(ttl), o.MaxTasks); {
+	case errors.Is(err, ErrTaskLimit):
+		return nil, errTaskLimit
+	case err != nil:
+		return nil, err
+	}
+	// The tool outlives the request: its context keeps the request's
+	// values, loses its cancellation, and ends with the task's lifetime.
+	tctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), now.Add(ttl))
+	rt := &runningTask{cancel: cancel, done: make(chan struct{})}
+	tasks.running[id] = rt
+	tasks.wg.Add(1)
+	go func() {
+		defer tasks.wg.Done()
+		res, err := s.runTool(tctx, ss, st, r)
+		s.finishTask(context.WithoutCancel(tctx), ss, id, res, err)
+		cancel()
+		tasks.mu.Lock()
+		delete(tasks.running, id)
+		tasks.mu.Unlock()
+		close(rt.done)
+	}()
+	return &CreateTaskResult{Task: &task}, nil
+}
+
+// finishTask stores a task's outcome — unless the task has ended already
+// (cancelled) or is gone — and tells the client its new status.
+func (s *Server) finishTask(ctx context.Context, ss *ServerSession, id string, res *CallToolResult, err error) {
+	var rec taskRecord
+	switch {
+	case err != nil:
+		rec.Task.Status = TaskFailed
+		rec.Task.StatusMessage = err.Error()
+		rec.Error = toTaskError(err)
+	default:
+		r := *res
+		r.Meta = maps.Clone(r.Meta)
+		if r.Meta == nil {
+			r.Meta = Meta{}
+		}
+		r.Meta[RelatedTaskMetaKey] = &RelatedTaskMetadata{TaskID: id}
+		raw, e := codec.AppendValue(nil, &r)
+		if e != nil {
+			rec.Task.Status = TaskFailed
+			rec.Task.StatusMessage = e.Error()
+			rec.Error = &taskError{Code: int64(codec.CodeInternalError), Message: "Internal error"}
+			break
+		}
+		rec.Result = raw
+		rec.Task.Status = TaskCompleted
+		if res.IsError {
+			rec.Task.Status = TaskFailed
+			rec.Task.StatusMessage = firstText(res)
+		}
+	}
+	var task Task
+	err = s.tasks.Store.Update(ctx, ss.tasks.key, id, func(old []byte) ([]byte, error) {
+		var cur taskRecord
+		if err := json.Unmarshal(old, &cur); err != nil {
+			return nil, err
+		}
+		if cur.Task.Status.Terminal() {
+			return nil, errTaskEnded
+		}
+		task = cur.Task
+		task.Status, task.StatusMessage = rec.Task.Status, rec.Task.StatusMessage
+		task.LastUpdatedAt = time.Now().UTC().Format(taskTimeFormat)
+		rec.Task = task
+		return json.Marshal(&rec)
+	})
+	if err == nil {
+		_ = ss.notify(ctx, "notifications/tasks/status", &task)
+	}
+}
+
+// errTaskEnded refuses to change a task that has ended.
+var errTaskEnded = errors.New("mcp: the task has ended")
+
+// toTaskError keeps a tool's protocol error as the JSON-RPC error it would
+// have been answered with.
+func toTaskError(err error) *taskError {
+	var ce *codec.Error
+	var ec codec.ErrCoder
+	switch {
+	case errors.As(err, &ce):
+		te := &taskError{Code: int64(ce.Code), Message: ce.Message}
+		if ce.Data != nil {
+			if raw, e := codec.AppendValue(nil, ce.Data); e == nil {
+				te.Data = raw
+			}
+		}
+		return te
+	case errors.As(err, &ec):
+		return &taskError{Code: int64(ec.ErrCode()), Message: ec.Error()}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &taskError{Code: int64(codec.CodeCancelled), Message: "Request cancelled"}
+	}
+	return &taskError{Code: int64(codec.CodeInternalError), Message: "Internal error"}
+}
+
+// firstText returns the text of a result's first text block.
+func firstText(r *CallToolResult) string {
+	for _, c := range r.Content {
+		if t, ok := c.(*TextContent); ok {
+			return t.Text
+		}
+	}
+	return ""
+}
+
+// loadTask reads a task of ss.
+func (s *Server) loadTask(ctx context.Context, ss *ServerSession, id string) (*taskRecord, error) {
+	data, err := s.tasks.Store.Get(ctx, ss.tasks.key, id)
+	if errors.Is(err, ErrTaskNotFound) {
+		return nil, errTaskNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rec taskRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, err
+	}
+	return &rec, nil
+}
+
+// getTask serves tasks/get.
+func (s *Server) getTask(ctx context.Context, ss *ServerSession, _ *router.Request, p *TaskIDParams) (any, error) {
+	if !s.tasksFor(ss) {
+		return nil, errNoTasks
+	}
+	rec, err := s.loadTask(ctx, ss, p.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	return &rec.Task, nil
+}
+
+// taskResult serves tasks/result: it waits for the task to end, then
+// answers what the tool call would have been answered.
+func (s *Server) taskResult(ctx context.Context, ss *ServerSession, _ *router.Request, p *TaskIDParams) (any, error) {
+	if !s.tasksFor(ss) {
+		return nil, errNoTasks
+	}
+	for {
+		rec, err := s.loadTask(ctx, ss, p.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		if rec.Task.Status.Terminal() {
+			if e := rec.Error; e != nil {
+				ce := codec.NewError(codec.Code(e.Code), e.Message)
+				if e.Data != nil {
+					ce = ce.WithData(e.Data)
+				}
+				return nil, ce
+			}
+			return codec.Raw(rec.Result), nil
+		}
+		// Wait for the task's goroutine when it runs here, else poll the
+		// store (another instance runs it).
+		var done <-chan struct{}
+		ss.tasks.mu.Lock()
+		if rt := ss.tasks.running[p.TaskID]; rt != nil {
+			done = rt.done
+		}
+		ss.tasks.mu.Unlock()
+		if done == nil {
+			t := time.NewTimer(s.tasks.PollInterval)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// cancelTask serves tasks/cancel: the task becomes cancelled (an error
+// for one that has ended already) and its tool's context is cancelled.
+func (s *Server) cancelTask(ctx context.Context, ss *ServerSession, _ *router.Request, p *TaskIDParams) (any, error) {
+	if !s.tasksFor(ss) {
+		return nil, errNoTasks
+	}
+	var task Task
+	err := s.tasks.Store.Update(ctx, ss.tasks.key, p.TaskID, func(old []byte) ([]byte, error) {
+		var rec taskRecord
+		if err := json.Unmarshal(old, &rec); err != nil {
+			return nil, err
+		}
+		if rec.Task.Status.Terminal() {
+			return nil, invalidParams(fmt.Sprintf("Cannot cancel task: already in terminal status '%s'", rec.Task.Status))
+		}
+		rec.Task.Status = TaskCancelled
+		rec.Task.StatusMessage = "The task was cancelled by request."
+		rec.Task.LastUpdatedAt = time.Now().UTC().Format(taskTimeFormat)
+		rec.Error = &taskError{Code: int64(codec.CodeCancelled), Message: "Request cancelled: the task was cancelled"}
+		task = rec.Task
+		return json.Marshal(&rec)
+	})
+	if errors.Is(err, ErrTaskNotFound) {
+		return nil, errTaskNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	ss.tasks.mu.Lock()
+	if rt := ss.tasks.running[p.TaskID]; rt != nil {
+		rt.cancel()
+	}
+	ss.tasks.mu.Unlock()
+	_ = ss.notify(context.WithoutCancel(ctx), "notifications/tasks/status", &task)
+	return &task, nil
+}
+
+// listTasks serves tasks/list, in pages of ServerOptions.PageSize with
+// opaque cursors.
+func (s *Server) listTasks(ctx context.Context, ss *ServerSession, _ *router.Request, p *ListTasksParams) (any, error) {
+	if !s.tasksFor(ss) {
+		return nil, errNoTasks
+	}
+	after := ""
+	if p.Cursor != "" {
+		var ok bool
+		if after, ok = decodeCursor(p.Cursor); !ok {
+			return nil, errInvalidCursor
+		}
+	}
+	ids, data, more, err := s.tasks.Store.List(ctx, ss.tasks.key, after, s.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	res := &ListTasksResult{Tasks: make([]*Task, 0, len(data))}
+	for _, d := range data {
+		var rec taskRecord
+		if err := json.Unmarshal(d, &rec); err != nil {
+			return nil, err
+		}
+		res.Tasks = append(res.Tasks, &rec.Task)
+	}
+	if more && len(ids) > 0 {
+		res.NextCursor = encodeCursor(ids[len(ids)-1])
+	}
+	return res, nil
+}
