@@ -30,6 +30,24 @@
 // session is initialised; plain JSON-RPC methods that are no part of MCP
 // (AddPlainMethod) are served at any time.
 //
+// # Fields by version
+//
+// Each session is answered in the terms of its negotiated version: what
+// that version's schema does not define is left out. Before 2025-03-26:
+// tool annotations, audio content and the completions capability. Before
+// 2025-06-18: titles (of tools, resources, templates, prompts, prompt
+// arguments and serverInfo), outputSchema, structuredContent (its text
+// mirror stays in content), _meta of list items, content blocks and
+// resource contents, and lastModified in annotations (annotations left
+// empty go). Before 2025-11-25: icons, a tool's execution, serverInfo's
+// description and websiteUrl, and the tasks capability. A content block
+// of a type the version lacks becomes a text block, so the model still
+// learns of it: a resource_link (before 2025-06-18) says its URI, then
+// name, title, description, mimeType and size a line each — the client
+// may still read the resource — and audio (2024-11-05) says its MIME type
+// and size, its data left out. List items are encoded once per version
+// that lists them differently, and first pages are kept per version.
+//
 // # Tools
 //
 // AddTool registers a typed tool: its input schema is inferred from the
@@ -60,9 +78,10 @@
 // answer in pages of ServerOptions.PageSize, sorted by name (URI for
 // resources), with opaque cursors that stay valid while items come and
 // go; a cursor the server did not make is -32602. Each item is encoded
-// once when added. Adding or removing an item tells every initialised
-// session that was promised listChanged, from a goroutine of the
-// session's own so the caller never waits on a slow client.
+// when added, once per version family (see above). Adding or removing an
+// item tells every initialised session that was promised listChanged,
+// from a goroutine of the session's own so the caller never waits on a
+// slow client.
 //
 // # Within a handler
 //

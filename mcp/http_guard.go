@@ -78,13 +78,15 @@ func (g guard) originAllowed(r *http.Request) bool {
 // onLoopback reports whether r came in on a loopback address of this
 // machine.
 func onLoopback(r *http.Request) bool {
-	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
-		return false
+	switch a := r.Context().Value(http.LocalAddrContextKey).(type) {
+	case *net.TCPAddr: // what net/http's TCP listeners give: no formatting
+		return a.IP.IsLoopback()
+	case net.Addr:
+		host, _ := splitHost(a.String())
+		ip, err := netip.ParseAddr(host)
+		return err == nil && ip.Unmap().IsLoopback()
 	}
-	host, _ := splitHost(a.String())
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
+	return false
 }
 
 // splitHost splits host[:port] (IPv6 in brackets) and drops the brackets.

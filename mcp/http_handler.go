@@ -78,9 +78,17 @@ func (h *StreamableHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request
 	}
 }
 
+// Content-Type values, assigned to header maps as they are (Header.Set
+// would allocate a slice per response). Never modified; their capacity is
+// their length, so an Add to the header copies them.
+var (
+	contentTypeJSON   = []string{"application/json"}
+	contentTypeStream = []string{"text/event-stream"}
+)
+
 // httpError answers with status and a JSON-RPC error response without id.
 func httpError(w http.ResponseWriter, status int, code codec.Code, msg string) {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = contentTypeJSON
 	w.WriteHeader(status)
 	w.Write(codec.AppendError(nil, nil, codec.NewError(code, msg)))
 }

@@ -48,15 +48,16 @@ func (h *StreamableHTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	info, err := h.classify(body)
+	asJSON := wantJSON && (h.opts.JSONResponse || !wantSSE)
+	info, err := h.classify(body, !asJSON)
 	switch {
 	case err != nil:
-		w.Header().Set("Content-Type", "application/json")
+		w.Header()["Content-Type"] = contentTypeJSON
 		w.WriteHeader(http.StatusBadRequest)
 		w.Write(codec.AppendError(nil, nil, codec.ErrParse))
 		return
 	case info.initialize && s == nil:
-		h.initialize(w, r, body, wantJSON && (h.opts.JSONResponse || !wantSSE))
+		h.initialize(w, r, body, asJSON)
 		return
 	case s == nil:
 		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required (initialize first)")
@@ -71,7 +72,7 @@ func (h *StreamableHTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	case info.invalid:
 		h.serveJSON(w, r, s, body, http.StatusBadRequest)
-	case wantJSON && (h.opts.JSONResponse || !wantSSE):
+	case asJSON:
 		h.serveJSON(w, r, s, body, http.StatusOK)
 	default:
 		keep = true
@@ -105,8 +106,9 @@ func (h *StreamableHTTPHandler) readBody(w http.ResponseWriter, r *http.Request,
 
 // classify scans body once to learn what the transport must do with it;
 // the session's connection scans it again to serve it (a scan costs far
-// less than the HTTP exchange around it).
-func (h *StreamableHTTPHandler) classify(body []byte) (bodyInfo, error) {
+// less than the HTTP exchange around it). The ids of its requests are
+// collected only when wantIDs: an answer as an event stream needs them.
+func (h *StreamableHTTPHandler) classify(body []byte, wantIDs bool) (bodyInfo, error) {
 	sc, _ := h.scanners.Get().(*codec.Scanner)
 	if sc == nil {
 		sc = codec.NewScanner(&h.limits)
@@ -122,8 +124,10 @@ func (h *StreamableHTTPHandler) classify(body []byte) (bodyInfo, error) {
 		switch m.Kind {
 		case codec.KindRequest:
 			info.answerDue = true
-			info.ids = append(info.ids, string(m.ID))
-			if !batch && string(m.AppendMethod(nil)) == "initialize" {
+			if wantIDs {
+				info.ids = append(info.ids, string(m.ID))
+			}
+			if !batch && isInitialize(m) {
 				info.initialize = true
 			}
 		case codec.KindInvalid:
@@ -134,12 +138,21 @@ func (h *StreamableHTTPHandler) classify(body []byte) (bodyInfo, error) {
 	return info, nil
 }
 
+// isInitialize reports whether m's method is initialize, without
+// allocating when the method has no escapes.
+func isInitialize(m *codec.Message) bool {
+	if !m.MethodEscaped {
+		return string(m.Method) == "initialize"
+	}
+	return string(m.AppendMethod(nil)) == "initialize"
+}
+
 // serveJSON serves a body whose answer goes back as the response's JSON
 // body; what its handlers send meanwhile goes to the session's stream.
 func (h *StreamableHTTPHandler) serveJSON(w http.ResponseWriter, r *http.Request, s *httpSession, body []byte, status int) {
 	answered := false
 	err := s.c.ServeBodySink(r.Context(), body, conn.BodySink{Answer: func(msg []byte) {
-		w.Header().Set("Content-Type", "application/json")
+		w.Header()["Content-Type"] = contentTypeJSON
 		w.WriteHeader(status)
 		w.Write(msg)
 		answered = true
@@ -189,7 +202,7 @@ func (h *StreamableHTTPHandler) initialize(w http.ResponseWriter, r *http.Reques
 	if !s.ss.initialized() {
 		s.close(endClosed)
 		if answer != nil {
-			w.Header().Set("Content-Type", "application/json")
+			w.Header()["Content-Type"] = contentTypeJSON
 			w.Write(answer)
 		}
 		return
@@ -208,7 +221,7 @@ func (h *StreamableHTTPHandler) initialize(w http.ResponseWriter, r *http.Reques
 	}
 	w.Header().Set(headerSession, s.id)
 	if asJSON {
-		w.Header().Set("Content-Type", "application/json")
+		w.Header()["Content-Type"] = contentTypeJSON
 		w.Write(answer)
 		return
 	}

@@ -226,7 +226,7 @@ func (h *StreamableHTTPHandler) startSSE(w http.ResponseWriter, status int) *sse
 
 func startSSE(w http.ResponseWriter, status int, opts *HTTPOptions) *sseResponse {
 	hd := w.Header()
-	hd.Set("Content-Type", "text/event-stream")
+	hd["Content-Type"] = contentTypeStream
 	hd.Set("Cache-Control", "no-cache, no-transform")
 	hd.Set("X-Accel-Buffering", "no") // proxies must not hold events back
 	w.WriteHeader(status)

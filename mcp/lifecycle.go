@@ -21,6 +21,7 @@ func (s *Server) initialize(_ context.Context, ss *ServerSession, _ *router.Requ
 		return nil, errAlreadyInitialized
 	}
 	ss.version = negotiate(p.ProtocolVersion)
+	ss.vlevel = levelOf(ss.version)
 	if p.ClientInfo != nil {
 		ss.clientInfo = *p.ClientInfo
 	}
@@ -39,8 +40,8 @@ func (s *Server) initialize(_ context.Context, ss *ServerSession, _ *router.Requ
 	caps := ss.caps
 	return &InitializeResult{
 		ProtocolVersion: ss.version,
-		Capabilities:    &caps,
-		ServerInfo:      &s.impl,
+		Capabilities:    caps.at(ss.vlevel),
+		ServerInfo:      s.impl.at(ss.vlevel),
 		Instructions:    s.opts.Instructions,
 	}, nil
 }

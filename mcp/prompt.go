@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/router"
@@ -15,12 +16,12 @@ type PromptHandler func(ctx context.Context, req *GetPromptRequest) (*GetPromptR
 
 type serverPrompt struct {
 	prompt  Prompt
-	json    []byte
+	json    [numLevels][]byte // as listed, per level
 	handler PromptHandler
 }
 
-func (p *serverPrompt) listKey() string  { return p.prompt.Name }
-func (p *serverPrompt) listJSON() []byte { return p.json }
+func (p *serverPrompt) listKey() string         { return p.prompt.Name }
+func (p *serverPrompt) listJSON(l level) []byte { return p.json[l] }
 
 // AddPrompt adds a prompt, or replaces the one of the same name. Sessions
 // are told the list changed.
@@ -30,7 +31,7 @@ func (s *Server) AddPrompt(p *Prompt, h PromptHandler) error {
 	}
 	sp := &serverPrompt{prompt: *p, handler: h}
 	var err error
-	if sp.json, err = codec.AppendValue(nil, &sp.prompt); err != nil {
+	if sp.json, err = encodeLevels(func(l level) any { return sp.prompt.at(l) }); err != nil {
 		return fmt.Errorf("mcp: prompt %q: %w", p.Name, err)
 	}
 	s.prompts.put(sp)
@@ -41,8 +42,8 @@ func (s *Server) AddPrompt(p *Prompt, h PromptHandler) error {
 // the list changed if any was there.
 func (s *Server) RemovePrompts(names ...string) { s.prompts.remove(names...) }
 
-func (s *Server) listPrompts(_ context.Context, _ *ServerSession, _ *router.Request, p *ListPromptsParams) (any, error) {
-	return s.prompts.page("prompts", p.Cursor, s.opts.PageSize)
+func (s *Server) listPrompts(_ context.Context, ss *ServerSession, _ *router.Request, p *ListPromptsParams) (any, error) {
+	return s.prompts.page("prompts", p.Cursor, s.opts.PageSize, ss.vlevel)
 }
 
 // unknownPrompt is the -32602 answer for a prompt name the server lacks.
@@ -77,5 +78,27 @@ func (s *Server) getPrompt(ctx context.Context, ss *ServerSession, req *router.R
 		}
 		return &r, nil
 	}
-	return res, nil
+	return promptResultAt(res, ss.vlevel), nil
+}
+
+// promptResultAt returns res as level l defines it: res itself, or a copy
+// whose messages' content l lacks nothing of.
+func promptResultAt(res *GetPromptResult, l level) *GetPromptResult {
+	var msgs []*PromptMessage
+	for i, m := range res.Messages {
+		c := contentAt(m.Content, l)
+		if c == m.Content {
+			continue
+		}
+		if msgs == nil {
+			msgs = slices.Clone(res.Messages)
+		}
+		msgs[i] = &PromptMessage{Role: m.Role, Content: c}
+	}
+	if msgs == nil {
+		return res
+	}
+	r := *res
+	r.Messages = msgs
+	return &r
 }

@@ -22,14 +22,16 @@ import (
 // Lists are paged by key: a cursor is the key of the last item of the
 // previous page, opaque to the client (base64url with a prefix), so paging
 // stays consistent while items come and go. Each item keeps its JSON,
-// encoded once when it was added, and a page is the concatenation of its
-// items' JSON; the first page of a snapshot is kept once built.
+// encoded once per protocol level when it was added (levels that encode
+// alike share the bytes), and a page is the concatenation of its items'
+// JSON for the session's level; the first page of a snapshot is kept once
+// built, per level.
 
 // listed is an item of a registry.
 type listed interface {
 	comparable
 	listKey() string
-	listJSON() []byte // the item as listed, encoded
+	listJSON(l level) []byte // the item as listed to a session of level l, encoded
 }
 
 type registry[E listed] struct {
@@ -43,9 +45,9 @@ type registry[E listed] struct {
 
 type snapshot[E listed] struct {
 	byKey map[string]E
-	keys  []string               // sorted
-	items []E                    // in key order
-	first atomic.Pointer[[]byte] // the first page, once built
+	keys  []string                          // sorted
+	items []E                               // in key order
+	first [numLevels]atomic.Pointer[[]byte] // the first page per level, once built
 }
 
 func (r *registry[E]) init(onChange func()) {
@@ -133,8 +135,8 @@ func decodeCursor(c string) (string, bool) {
 var errInvalidCursor = codec.NewError(codec.CodeInvalidParams, "Invalid params: invalid cursor")
 
 // page answers a list request: {"<member>":[…],"nextCursor":"…"} with at
-// most size items after cursor ("": from the start).
-func (r *registry[E]) page(member, cursor string, size int) (codec.Raw, error) {
+// most size items after cursor ("": from the start), as level l lists them.
+func (r *registry[E]) page(member, cursor string, size int, l level) (codec.Raw, error) {
 	s := r.load()
 	start := 0
 	if cursor != "" {
@@ -146,13 +148,13 @@ func (r *registry[E]) page(member, cursor string, size int) (codec.Raw, error) {
 		if start < len(s.keys) && s.keys[start] == after {
 			start++
 		}
-	} else if p := s.first.Load(); p != nil {
+	} else if p := s.first[l].Load(); p != nil {
 		return *p, nil
 	}
 	end := min(start+size, len(s.items))
 	n := 16 + len(member)
 	for _, e := range s.items[start:end] {
-		n += len(e.listJSON()) + 1
+		n += len(e.listJSON(l)) + 1
 	}
 	b := make([]byte, 0, n+64)
 	b = append(append(append(b, `{"`...), member...), `":[`...)
@@ -160,7 +162,7 @@ func (r *registry[E]) page(member, cursor string, size int) (codec.Raw, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, e.listJSON()...)
+		b = append(b, e.listJSON(l)...)
 	}
 	b = append(b, ']')
 	if end < len(s.items) {
@@ -170,7 +172,7 @@ func (r *registry[E]) page(member, cursor string, size int) (codec.Raw, error) {
 	}
 	b = append(b, '}')
 	if cursor == "" {
-		s.first.Store(&b)
+		s.first[l].Store(&b)
 	}
 	return b, nil
 }

@@ -23,22 +23,22 @@ var ErrResourceNotFound = errors.New("mcp: resource not found")
 
 type serverResource struct {
 	res     Resource
-	json    []byte
+	json    [numLevels][]byte // as listed, per level
 	handler ResourceHandler
 }
 
-func (r *serverResource) listKey() string  { return r.res.URI }
-func (r *serverResource) listJSON() []byte { return r.json }
+func (r *serverResource) listKey() string         { return r.res.URI }
+func (r *serverResource) listJSON(l level) []byte { return r.json[l] }
 
 type serverTemplate struct {
 	tmpl    ResourceTemplate
-	json    []byte
+	json    [numLevels][]byte // as listed, per level
 	uri     *uritemplate.Template
 	handler ResourceHandler
 }
 
-func (t *serverTemplate) listKey() string  { return t.tmpl.URITemplate }
-func (t *serverTemplate) listJSON() []byte { return t.json }
+func (t *serverTemplate) listKey() string         { return t.tmpl.URITemplate }
+func (t *serverTemplate) listJSON(l level) []byte { return t.json[l] }
 
 // AddResource adds a resource, or replaces the one with the same URI.
 // Sessions are told the list changed.
@@ -48,7 +48,7 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 	}
 	sr := &serverResource{res: *r, handler: h}
 	var err error
-	if sr.json, err = codec.AppendValue(nil, &sr.res); err != nil {
+	if sr.json, err = encodeLevels(func(l level) any { return sr.res.at(l) }); err != nil {
 		return fmt.Errorf("mcp: resource %q: %w", r.URI, err)
 	}
 	s.resources.put(sr)
@@ -67,7 +67,7 @@ func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) err
 		return fmt.Errorf("mcp: resource template %q: %w", t.URITemplate, err)
 	}
 	st := &serverTemplate{tmpl: *t, uri: u, handler: h}
-	if st.json, err = codec.AppendValue(nil, &st.tmpl); err != nil {
+	if st.json, err = encodeLevels(func(l level) any { return st.tmpl.at(l) }); err != nil {
 		return fmt.Errorf("mcp: resource template %q: %w", t.URITemplate, err)
 	}
 	s.templates.put(st)
@@ -81,12 +81,12 @@ func (s *Server) RemoveResources(uris ...string) { s.resources.remove(uris...) }
 // RemoveResourceTemplates removes the templates with these texts.
 func (s *Server) RemoveResourceTemplates(templates ...string) { s.templates.remove(templates...) }
 
-func (s *Server) listResources(_ context.Context, _ *ServerSession, _ *router.Request, p *ListResourcesParams) (any, error) {
-	return s.resources.page("resources", p.Cursor, s.opts.PageSize)
+func (s *Server) listResources(_ context.Context, ss *ServerSession, _ *router.Request, p *ListResourcesParams) (any, error) {
+	return s.resources.page("resources", p.Cursor, s.opts.PageSize, ss.vlevel)
 }
 
-func (s *Server) listTemplates(_ context.Context, _ *ServerSession, _ *router.Request, p *ListResourceTemplatesParams) (any, error) {
-	return s.templates.page("resourceTemplates", p.Cursor, s.opts.PageSize)
+func (s *Server) listTemplates(_ context.Context, ss *ServerSession, _ *router.Request, p *ListResourceTemplatesParams) (any, error) {
+	return s.templates.page("resourceTemplates", p.Cursor, s.opts.PageSize, ss.vlevel)
 }
 
 // resourceNotFound is the -32002 answer for uri.
@@ -143,6 +143,7 @@ func (s *Server) readResource(ctx context.Context, ss *ServerSession, req *route
 			cc.URI = p.URI
 			c = &cc
 		}
+		c = resourceContentsAt(c, ss.vlevel)
 		r.Contents[i] = c
 	}
 	return &r, nil

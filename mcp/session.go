@@ -42,6 +42,7 @@ type ServerSession struct {
 	// afterwards.
 	mu         sync.Mutex
 	version    string
+	vlevel     level // of version
 	clientInfo Implementation
 	clientCaps ClientCapabilities
 	caps       ServerCapabilities // as declared to this client

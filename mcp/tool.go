@@ -27,15 +27,15 @@ type ToolHandlerFor[In, Out any] func(ctx context.Context, req *CallToolRequest,
 
 // serverTool is a registered tool.
 type serverTool struct {
-	tool    Tool // as given; schemas as served
-	json    []byte
-	input   *compiledSchema // nil: no validation
-	output  *compiledSchema // nil: no output schema
+	tool    Tool              // as given; schemas as served
+	json    [numLevels][]byte // as listed, per level
+	input   *compiledSchema   // nil: no validation
+	output  *compiledSchema   // nil: no output schema
 	handler ToolHandler
 }
 
-func (t *serverTool) listKey() string  { return t.tool.Name }
-func (t *serverTool) listJSON() []byte { return t.json }
+func (t *serverTool) listKey() string         { return t.tool.Name }
+func (t *serverTool) listJSON(l level) []byte { return t.json[l] }
 
 // AddTool adds a tool, or replaces the one of the same name, whose input
 // schema is inferred from In and output schema from Out (none when Out is
@@ -133,15 +133,15 @@ func newServerTool(t *Tool, in, out reflect.Type) (*serverTool, error) {
 	if st.output != nil {
 		st.tool.OutputSchema = st.output.raw
 	}
-	if st.json, err = codec.AppendValue(nil, &st.tool); err != nil {
+	if st.json, err = encodeLevels(func(l level) any { return st.tool.at(l) }); err != nil {
 		return nil, fmt.Errorf("mcp: tool %q: %w", t.Name, err)
 	}
 	return st, nil
 }
 
 // listTools serves tools/list.
-func (s *Server) listTools(_ context.Context, _ *ServerSession, _ *router.Request, p *ListToolsParams) (any, error) {
-	return s.tools.page("tools", p.Cursor, s.opts.PageSize)
+func (s *Server) listTools(_ context.Context, ss *ServerSession, _ *router.Request, p *ListToolsParams) (any, error) {
+	return s.tools.page("tools", p.Cursor, s.opts.PageSize, ss.vlevel)
 }
 
 // maxNamesInError bounds the names an unknown-tool error lists.
@@ -214,7 +214,11 @@ func (s *Server) runTool(ctx context.Context, ss *ServerSession, st *serverTool,
 		}
 		return toolError(err.Error()), nil
 	}
-	return st.finish(res)
+	r, err := st.finish(res)
+	if err != nil {
+		return nil, err
+	}
+	return r.at(ss.vlevel), nil
 }
 
 // finish checks a tool's result and lays it out: content never null,
