@@ -214,11 +214,11 @@ func (s *Server) runTool(ctx context.Context, ss *ServerSession, st *serverTool,
 		}
 		return toolError(err.Error()), nil
 	}
-	r, err := st.finish(res)
+	out, err := st.finish(res)
 	if err != nil {
 		return nil, err
 	}
-	return r.at(ss.vlevel), nil
+	return out.at(ss.vlevel), nil
 }
 
 // finish checks a tool's result and lays it out: content never null,
