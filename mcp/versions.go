@@ -97,11 +97,7 @@ func (r *Resource) at(l level) *Resource {
 		return r
 	}
 	c := *r
-	c.Icons = nil
-	if l < level20250618 {
-		c.Title, c.Meta = "", nil
-		c.Annotations = annotationsAt(c.Annotations, l)
-	}
+	listedAt(l, &c.Icons, &c.Title, &c.Meta, &c.Annotations)
 	return &c
 }
 
@@ -110,12 +106,18 @@ func (t *ResourceTemplate) at(l level) *ResourceTemplate {
 		return t
 	}
 	c := *t
-	c.Icons = nil
-	if l < level20250618 {
-		c.Title, c.Meta = "", nil
-		c.Annotations = annotationsAt(c.Annotations, l)
-	}
+	listedAt(l, &c.Icons, &c.Title, &c.Meta, &c.Annotations)
 	return &c
+}
+
+// listedAt clears, in a copy of a resource or a template, the members
+// that level l (older than 2025-11-25) does not define.
+func listedAt(l level, icons *[]Icon, title *string, meta *Meta, ann **Annotations) {
+	*icons = nil
+	if l < level20250618 {
+		*title, *meta = "", nil
+		*ann = annotationsAt(*ann, l)
+	}
 }
 
 func (p *Prompt) at(l level) *Prompt {

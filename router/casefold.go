@@ -15,7 +15,7 @@ import (
 // a decoder can be made to act on members its validation never looked at.
 //
 // sonic's decoders match exactly when given OptionCaseSensitive, which
-// sonicDecode always passes. Where sonic has no decoder of its own (its
+// codec.UnmarshalExactString always passes. Where sonic has no decoder of its own (its
 // JIT does not cover every platform and Go version) it hands the work to
 // encoding/json and the option is lost. foldsCase finds out, once, which
 // decoder is in use; when it folds, unfold blanks out, before the decode,
@@ -23,13 +23,13 @@ import (
 // result is the one of an exact decoder: such members are unknown members,
 // ignored.
 
-// foldsCase reports whether sonicDecode matches member names without regard
+// foldsCase reports whether codec.UnmarshalExactString matches member names without regard
 // to case despite the option.
 var foldsCase = sync.OnceValue(func() bool {
 	var v struct {
 		A int `json:"a"`
 	}
-	return sonicDecode(`{"A":1}`, &v) == nil && v.A == 1
+	return codec.UnmarshalExactString(`{"A":1}`, &v) == nil && v.A == 1
 })
 
 // unfold returns a copy of params in which every member that a struct field

@@ -227,7 +227,7 @@ func probe(d []byte, s string, t reflect.Type, err error, depth int) ([]seg, str
 			return false
 		}
 		vs := s[e.off : e.off+len(e.value)]
-		if de := sonicDecode(vs, reflect.New(next).Interface()); de != nil {
+		if de := codec.UnmarshalExactString(vs, reflect.New(next).Interface()); de != nil {
 			sub, l := locate(e.value, vs, next, de, depth+1)
 			segs, leaf, found = append([]seg{sg}, sub...), l, true
 			return false

@@ -126,7 +126,7 @@ func (pl *plan) decode(params []byte, ptr any) error {
 	if positional {
 		return pl.decodePositional(params, s, reflect.ValueOf(ptr).Elem())
 	}
-	if err := sonicDecode(s, ptr); err != nil {
+	if err := codec.UnmarshalExactString(s, ptr); err != nil {
 		return explain(s, pl.typ, err)
 	}
 	if pl.need != nil {
@@ -177,7 +177,7 @@ func (pl *plan) decodePositional(params []byte, s string, v reflect.Value) error
 		f := &pl.fields[k]
 		fv := fieldValue(v, f.index)
 		es := s[it.Offset() : it.Offset()+len(it.Value())] // the element, in the copy
-		if err := sonicDecode(es, fv.Addr().Interface()); err != nil {
+		if err := codec.UnmarshalExactString(es, fv.Addr().Interface()); err != nil {
 			return elementError(k, f, es, err)
 		}
 		if nd := pl.elemNeeds[k]; nd != nil && !nd.satisfied(fv.Addr().UnsafePointer()) {
@@ -198,8 +198,3 @@ func (pl *plan) decodePositional(params []byte, s string, v reflect.Value) error
 	}
 	return nil
 }
-
-// sonicDecode decodes the JSON value s into v, a non-nil pointer, with
-// member names matched exactly (casefold.go). s must be valid JSON (sonic
-// is not made to read hostile input); decoded strings may alias it.
-func sonicDecode(s string, v any) error { return codec.UnmarshalExactString(s, v) }

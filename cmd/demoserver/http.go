@@ -38,15 +38,14 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, cfg config, log *slog.Logge
 	case <-ctx.Done():
 		log.Info("signal: shutting down")
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.grace)
-	defer cancel()
 	legacy.Close()
-	err = errors.Join(streamable.Shutdown(sctx), hs.Shutdown(sctx))
-	if errors.Is(err, context.DeadlineExceeded) {
-		log.Warn("shutdown deadline passed: sessions cut short", "timeout", cfg.grace)
-		hs.Close()
-		err = nil
-	}
+	err = shutdown(func(ctx context.Context) error {
+		err := errors.Join(streamable.Shutdown(ctx), hs.Shutdown(ctx))
+		if ctx.Err() != nil {
+			hs.Close() // past the deadline: cut what is left
+		}
+		return err
+	}, cfg.grace, log)
 	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}

@@ -163,7 +163,7 @@ func serve(cfg config, stdin io.Reader, stdout, stderr io.Writer) error {
 		case <-ctx.Done():
 			log.Info("signal: shutting down")
 		}
-		return shutdown(srv, cfg.grace, log)
+		return shutdown(srv.Shutdown, cfg.grace, log)
 	}
 	ln, err := transport.Listen(ctx, cfg.listen)
 	if err != nil {
@@ -178,20 +178,21 @@ func serve(cfg config, stdin io.Reader, stdout, stderr io.Writer) error {
 	case <-ctx.Done():
 		log.Info("signal: shutting down")
 	}
-	err = shutdown(srv, cfg.grace, log)
+	err = shutdown(srv.Shutdown, cfg.grace, log)
 	if serr := <-served; !errors.Is(serr, transport.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}
 	return err
 }
 
-// shutdown drains the server for at most grace. Past it the sessions are
-// cut short (their requests answered -32004): that is how a deadline works,
-// not a failure of the server, so it is logged and the exit stays clean.
-func shutdown(srv *transport.Server, grace time.Duration, log *slog.Logger) error {
+// shutdown drains the server (stop) for at most grace. Past it the
+// sessions are cut short (their requests answered -32004): that is how a
+// deadline works, not a failure of the server, so it is logged and the
+// exit stays clean.
+func shutdown(stop func(context.Context) error, grace time.Duration, log *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	err := srv.Shutdown(ctx)
+	err := stop(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		log.Warn("shutdown deadline passed: sessions cut short", "timeout", grace)
 		return nil
