@@ -1,0 +1,549 @@
+package pool_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpwire/mcpwire/pool"
+)
+
+// noProbe is a ProbeInterval long enough that no probe but the first (after
+// the first window) happens in a test.
+const noProbe = 1 << 30
+
+// drive runs rounds of a saturating load: each round takes every free slot,
+// then releases them all with latency lat. check, if not nil, runs after
+// every release.
+func drive(l *pool.AdaptiveLimiter, rounds int, lat time.Duration, check func()) {
+	for range rounds {
+		n := 0
+		for l.TryAcquire() {
+			n++
+		}
+		for range n {
+			l.Release(lat)
+			if check != nil {
+				check()
+			}
+		}
+	}
+}
+
+func TestAdaptiveLimiter_defaults(t *testing.T) {
+	l := pool.NewAdaptiveLimiter(nil)
+	if l.Limit() != pool.DefaultInitialLimit || l.InUse() != 0 {
+		t.Fatalf("Limit %d InUse %d", l.Limit(), l.InUse())
+	}
+	// The default initial limit is clamped into [MinLimit, MaxLimit].
+	if l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{MinLimit: 50}); l.Limit() != 50 {
+		t.Fatalf("MinLimit 50: Limit %d", l.Limit())
+	}
+	if l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{MaxLimit: 5}); l.Limit() != 5 {
+		t.Fatalf("MaxLimit 5: Limit %d", l.Limit())
+	}
+	if l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{MinLimit: 2000}); l.Limit() != 2000 {
+		t.Fatalf("MinLimit above the default MaxLimit: Limit %d", l.Limit())
+	}
+}
+
+func TestAdaptiveLimiter_badOptionsPanic(t *testing.T) {
+	for name, o := range map[string]pool.AdaptiveOptions{
+		"negative MinLimit":        {MinLimit: -1},
+		"negative Window":          {Window: -1},
+		"negative ProbeInterval":   {ProbeInterval: -1},
+		"negative Smoothing":       {Smoothing: -0.1},
+		"MaxLimit below MinLimit":  {MinLimit: 10, MaxLimit: 5},
+		"InitialLimit below Min":   {MinLimit: 10, InitialLimit: 5},
+		"InitialLimit above Max":   {MaxLimit: 10, InitialLimit: 11},
+		"Tolerance below 1":        {Tolerance: 0.9},
+		"Smoothing above 1":        {Smoothing: 1.5},
+		"negative QueueSize":       {QueueSize: -4},
+		"negative InitialLimit":    {InitialLimit: -1},
+		"negative MaxLimit":        {MaxLimit: -1},
+		"negative Tolerance":       {Tolerance: -1},
+		"MaxLimit below defaulted": {MinLimit: 30, MaxLimit: 25},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("no panic")
+				}
+			}()
+			pool.NewAdaptiveLimiter(&o)
+		})
+	}
+}
+
+func TestAdaptiveLimiter_optionsAreCopied(t *testing.T) {
+	o := &pool.AdaptiveOptions{InitialLimit: 3, MaxLimit: 3}
+	l := pool.NewAdaptiveLimiter(o)
+	o.MaxLimit, o.InitialLimit = 100, 100
+	drive(l, 100, time.Millisecond, nil)
+	if l.Limit() != 3 {
+		t.Fatalf("Limit %d after the options changed, want 3", l.Limit())
+	}
+	if *o != (pool.AdaptiveOptions{InitialLimit: 100, MaxLimit: 100}) {
+		t.Fatalf("options were modified: %+v", *o)
+	}
+}
+
+// TestAdaptiveLimiter_followsLatency: under load, the limit grows while
+// latency stays at the baseline, falls when latency rises well above it,
+// and climbs back when latency returns to it.
+func TestAdaptiveLimiter_followsLatency(t *testing.T) {
+	const base = 10 * time.Millisecond
+	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{ProbeInterval: noProbe})
+	start := l.Limit()
+
+	drive(l, 100, base, nil)
+	grown := l.Limit()
+	if grown < start+10 {
+		t.Fatalf("at the baseline latency the limit went from %d to %d, want growth", start, grown)
+	}
+
+	drive(l, 100, 4*base, nil)
+	fallen := l.Limit()
+	if fallen > grown/2 {
+		t.Fatalf("at 4x the baseline latency the limit went from %d to %d, want at least halved", grown, fallen)
+	}
+	// It settles where the gradient's cut balances the queue allowance
+	// (0.5 x limit + QueueSize = limit), not at the minimum.
+	if fallen < 2*pool.DefaultQueueSize-1 {
+		t.Fatalf("limit fell to %d, below the balance of the queue allowance", fallen)
+	}
+
+	drive(l, 100, base, nil)
+	if back := l.Limit(); back < 2*fallen {
+		t.Fatalf("back at the baseline latency the limit went from %d to %d, want it at least doubled", fallen, back)
+	}
+	if l.InUse() != 0 {
+		t.Fatalf("InUse %d after the rounds", l.InUse())
+	}
+}
+
+// TestAdaptiveLimiter_toleratesModestSlowdown: latency within Tolerance of
+// the baseline does not shrink the limit.
+func TestAdaptiveLimiter_toleratesModestSlowdown(t *testing.T) {
+	const base = 10 * time.Millisecond
+	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{ProbeInterval: noProbe})
+	drive(l, 20, base, nil)
+	before := l.Limit()
+	drive(l, 50, base*14/10, func() {
+		if l.Limit() < before {
+			t.Fatalf("limit fell from %d to %d at 1.4x the baseline (tolerance 1.5)", before, l.Limit())
+		}
+	})
+}
+
+func TestAdaptiveLimiter_staysWithinBounds(t *testing.T) {
+	const lo, hi = 5, 12
+	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{MinLimit: lo, MaxLimit: hi, InitialLimit: 8, ProbeInterval: 64})
+	var seenLo, seenHi bool
+	check := func() {
+		n := l.Limit()
+		if n < lo || n > hi {
+			t.Fatalf("Limit %d outside [%d, %d]", n, lo, hi)
+		}
+		seenLo = seenLo || n == lo
+		seenHi = seenHi || n == hi
+	}
+	drive(l, 200, time.Millisecond, check)
+	drive(l, 200, 100*time.Millisecond, check)
+	drive(l, 200, time.Millisecond, check) // a probe relearns a baseline of 100ms here
+	if !seenLo || !seenHi {
+		t.Fatalf("the limit reached MinLimit: %v, MaxLimit: %v; want both", seenLo, seenHi)
+	}
+}
+
+// TestAdaptiveLimiter_ignoresLowUtilisation: work that ran with fewer than
+// half the slots in use says nothing about the limit, whatever its latency.
+func TestAdaptiveLimiter_ignoresLowUtilisation(t *testing.T) {
+	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{InitialLimit: 20, Window: 4, ProbeInterval: 16})
+	for i := range 5000 {
+		for range 9 { // 9 of 20 in use: below half
+			if !l.TryAcquire() {
+				t.Fatal("TryAcquire failed below the limit")
+			}
+		}
+		lat := time.Millisecond
+		if i%2 == 1 {
+			lat = time.Second
+		}
+		for range 9 {
+			l.Release(lat)
+		}
+		if l.Limit() != 20 {
+			t.Fatalf("round %d: limit %d at low utilisation, want 20 unchanged", i, l.Limit())
+		}
+	}
+	// The same load at half the limit does count.
+	for range 500 {
+		n := 0
+		for range 10 {
+			if l.TryAcquire() {
+				n++
+			}
+		}
+		for range n {
+			l.Release(time.Millisecond)
+		}
+	}
+	if l.Limit() == 20 {
+		t.Fatal("the limit did not move at half utilisation")
+	}
+}
+
+// TestAdaptiveLimiter_zeroLatencyIsNoSample: Release(0) (work that never
+// ran) frees the slot and teaches nothing.
+func TestAdaptiveLimiter_zeroLatencyIsNoSample(t *testing.T) {
+	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{InitialLimit: 4, Window: 1})
+	drive(l, 1000, 0, nil)
+	if l.Limit() != 4 {
+		t.Fatalf("Limit %d after zero latencies, want 4", l.Limit())
+	}
+}
+
+// TestAdaptiveLimiter_probeRelearnsBaseline: a service that became slower
+// for good first makes the limit fall, then a probe measures the new
+// baseline and the limit recovers although latency stays high.
+func TestAdaptiveLimiter_probeRelearnsBaseline(t *testing.T) {
+	const base = 10 * time.Millisecond
+	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{ProbeInterval: 1024})
+	drive(l, 100, base, nil)
+	grown := l.Limit()
+	low := grown
+	drive(l, 40, 3*base, func() { low = min(low, l.Limit()) })
+	if low > grown/2 {
+		t.Fatalf("at 3x the latency the limit went from %d to no lower than %d", grown, low)
+	}
+	high := 0 // the limit may end cut by a probe: look at the highest
+	drive(l, 300, 3*base, func() { high = max(high, l.Limit()) })
+	if high < grown {
+		t.Fatalf("after probes at the new latency the limit rose to %d only, want back to %d or more", high, grown)
+	}
+}
+
+// TestAdaptiveLimiter_probeCutsAndRestores: a probe lowers the limit for a
+// window, then restores it.
+func TestAdaptiveLimiter_probeCutsAndRestores(t *testing.T) {
+	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{InitialLimit: 40, MaxLimit: 40, Window: 8, ProbeInterval: 64})
+	var cuts, restores int
+	prev := l.Limit()
+	drive(l, 200, time.Millisecond, func() {
+		n := l.Limit()
+		switch {
+		case n < prev:
+			cuts++
+			if n > prev/pool.DefaultQueueSize { // a quarter: probeDivisor
+				t.Fatalf("probe cut the limit from %d to %d only", prev, n)
+			}
+		case n > prev:
+			restores++
+		}
+		prev = n
+	})
+	if cuts < 10 || cuts != restores && cuts != restores+1 {
+		t.Fatalf("%d cuts, %d restores over 200 rounds", cuts, restores)
+	}
+}
+
+func TestAdaptiveLimiter_releaseWithoutAcquirePanics(t *testing.T) {
+	l := pool.NewAdaptiveLimiter(nil)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic")
+		}
+	}()
+	l.Release(time.Millisecond)
+}
+
+// fixed returns a limiter whose limit is n and stays n.
+func fixed(n int) *pool.AdaptiveLimiter {
+	return pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{InitialLimit: n, MinLimit: n, MaxLimit: n})
+}
+
+func TestAdaptiveLimiter_basics(t *testing.T) {
+	l := fixed(2)
+	if !l.TryAcquire() || l.Acquire(context.Background()) != nil {
+		t.Fatal("could not take two slots")
+	}
+	if l.TryAcquire() || l.InUse() != 2 {
+		t.Fatalf("took a third slot, or InUse %d", l.InUse())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.Acquire(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Acquire on a full limiter with a done ctx = %v", err)
+	}
+	l.Release(0)
+	// A free slot is taken even with a done ctx.
+	if err := l.Acquire(ctx); err != nil {
+		t.Fatalf("Acquire with a free slot and a done ctx = %v", err)
+	}
+	l.Release(0)
+	l.Release(0)
+	if l.InUse() != 0 {
+		t.Fatalf("InUse %d", l.InUse())
+	}
+}
+
+// waiters starts n goroutines that Acquire from l one after another (each
+// queued before the next starts; inside a synctest bubble) and record, in
+// woke, the index of each that got a slot.
+func waiters(l *pool.AdaptiveLimiter, n int, woke *[]int, mu *sync.Mutex) {
+	for i := range n {
+		go func() {
+			if err := l.Acquire(context.Background()); err != nil {
+				panic(err)
+			}
+			mu.Lock()
+			*woke = append(*woke, i)
+			mu.Unlock()
+		}()
+		synctest.Wait()
+	}
+}
+
+func TestAdaptiveLimiter_releaseWakesWaitersInOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := fixed(2)
+		l.TryAcquire()
+		l.TryAcquire()
+		var mu sync.Mutex
+		var woke []int
+		waiters(l, 4, &woke, &mu)
+		if len(woke) != 0 || l.TryAcquire() {
+			t.Fatalf("a waiter or TryAcquire got in at the limit: %v", woke)
+		}
+		for i := range 4 {
+			l.Release(0)
+			synctest.Wait()
+			mu.Lock()
+			got := slices.Clone(woke)
+			mu.Unlock()
+			if want := []int{0, 1, 2, 3}[:i+1]; !slices.Equal(got, want) {
+				t.Fatalf("after %d releases woke %v, want %v", i+1, got, want)
+			}
+			if l.InUse() != 2 {
+				t.Fatalf("InUse %d", l.InUse())
+			}
+		}
+		l.Release(0)
+		l.Release(0)
+	})
+}
+
+// TestAdaptiveLimiter_raisedLimitWakesWaiters: one release that raises the
+// limit by two wakes three waiters, the oldest ones.
+func TestAdaptiveLimiter_raisedLimitWakesWaiters(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const lat = 10 * time.Millisecond
+		// Each sample is a window; the gradient stays 1, so each window
+		// raises the limit by QueueSize.
+		l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{
+			InitialLimit: 1, MaxLimit: 10, Window: 1, Smoothing: 1, QueueSize: 2, ProbeInterval: noProbe,
+		})
+		// The first window sets the baseline and raises the limit to 3;
+		// the first probe then cuts it to 1, and its window restores 3.
+		drive(l, 2, lat, nil)
+		if l.Limit() != 3 {
+			t.Fatalf("Limit %d after the first window and probe, want 3", l.Limit())
+		}
+		for range 3 {
+			l.TryAcquire()
+		}
+		var mu sync.Mutex
+		var woke []int
+		waiters(l, 4, &woke, &mu)
+		l.Release(lat) // limit 3 -> 5: one slot freed, two added
+		synctest.Wait()
+		if l.Limit() != 5 {
+			t.Fatalf("Limit %d, want 5", l.Limit())
+		}
+		mu.Lock()
+		got := slices.Sorted(slices.Values(woke))
+		mu.Unlock()
+		if !slices.Equal(got, []int{0, 1, 2}) {
+			t.Fatalf("woke %v, want the three oldest", got)
+		}
+		for range 5 {
+			l.Release(0)
+		}
+		synctest.Wait()
+		mu.Lock()
+		n := len(woke)
+		mu.Unlock()
+		if l.InUse() != 1 || n != 4 {
+			t.Fatalf("InUse %d, %d woke", l.InUse(), n)
+		}
+		l.Release(0)
+	})
+}
+
+// TestAdaptiveLimiter_loweredLimitRevokesNothing: the slots held when the
+// limit falls stay held; new work waits until InUse is below the limit.
+func TestAdaptiveLimiter_loweredLimitRevokesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const lat = 10 * time.Millisecond
+		l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{
+			InitialLimit: 10, MaxLimit: 10, Window: 1, Smoothing: 1, QueueSize: 1, ProbeInterval: noProbe,
+		})
+		drive(l, 2, lat, nil) // baseline and first probe
+		if l.Limit() != 10 {
+			t.Fatalf("Limit %d, want 10", l.Limit())
+		}
+		for range 10 {
+			l.TryAcquire()
+		}
+		var mu sync.Mutex
+		var woke []int
+		waiters(l, 1, &woke, &mu)
+		l.Release(10 * lat) // gradient 0.5: target 10 x 0.5 + 1 = 6
+		synctest.Wait()
+		if l.Limit() != 6 || l.InUse() != 9 {
+			t.Fatalf("Limit %d InUse %d, want 6 and 9", l.Limit(), l.InUse())
+		}
+		woken := func() int {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(woke)
+		}
+		released := 0
+		for woken() == 0 {
+			if l.TryAcquire() {
+				t.Fatalf("TryAcquire admitted at InUse %d, Limit %d", l.InUse(), l.Limit())
+			}
+			l.Release(0)
+			released++
+			synctest.Wait()
+		}
+		// The waiter got a slot only when InUse fell from 9 to 5.
+		if released != 4 || l.InUse() != 6 {
+			t.Fatalf("waiter admitted after %d releases, InUse %d; want 4 and 6", released, l.InUse())
+		}
+		for range 6 {
+			l.Release(0)
+		}
+	})
+}
+
+func TestAdaptiveLimiter_cancelLeavesNothingHeld(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := fixed(1)
+		l.TryAcquire()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		done := make(chan error)
+		go func() { done <- l.Acquire(ctx) }()
+		synctest.Wait()
+		ctx2, cancel2 := context.WithCancel(context.Background())
+		go func() { done <- l.Acquire(ctx2) }()
+		synctest.Wait()
+		cancel2()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled Acquire = %v", err)
+		}
+		time.Sleep(time.Second)
+		if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Acquire past its deadline = %v", err)
+		}
+		if l.InUse() != 1 {
+			t.Fatalf("InUse %d, want 1", l.InUse())
+		}
+		l.Release(0)
+		// Nobody is left queued: the slot is free for anyone.
+		if !l.TryAcquire() {
+			t.Fatal("the slot is not free after the waiters gave up")
+		}
+		l.Release(0)
+	})
+}
+
+// TestAdaptiveLimiter_cancelRacesGrant: whatever wins between a release
+// and a cancellation, the slot is either returned to the caller (nil) or
+// not held at all.
+func TestAdaptiveLimiter_cancelRacesGrant(t *testing.T) {
+	l := fixed(1)
+	for range 2000 {
+		l.TryAcquire()
+		ctx, cancel := context.WithCancel(context.Background())
+		got := make(chan error)
+		go func() { got <- l.Acquire(ctx) }()
+		go cancel()
+		l.Release(0)
+		if err := <-got; err == nil {
+			l.Release(0)
+		} else if !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+		if l.InUse() != 0 || !l.TryAcquire() {
+			t.Fatalf("InUse %d: a slot leaked", l.InUse())
+		}
+		l.Release(0)
+	}
+}
+
+// TestAdaptiveLimiter_concurrentBound checks the bound under contention
+// (run with -race): a fixed limit is never exceeded, and a moving one never
+// exceeds its maximum.
+func TestAdaptiveLimiter_concurrentBound(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		opts     pool.AdaptiveOptions
+		moves    bool
+		maxLimit int64
+	}{
+		{"fixed", pool.AdaptiveOptions{InitialLimit: 3, MinLimit: 3, MaxLimit: 3}, false, 3},
+		{"moving", pool.AdaptiveOptions{InitialLimit: 4, MinLimit: 2, MaxLimit: 6, Window: 2, ProbeInterval: 32}, true, 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := pool.NewAdaptiveLimiter(&tc.opts)
+			var in, peak atomic.Int64
+			limits := map[int]bool{}
+			var limitsMu sync.Mutex
+			var wg sync.WaitGroup
+			for g := range 16 {
+				wg.Go(func() {
+					for i := range 300 {
+						if (g+i)%2 == 0 {
+							if err := l.Acquire(context.Background()); err != nil {
+								t.Error(err)
+								return
+							}
+						} else if !l.TryAcquire() {
+							continue
+						}
+						n := in.Add(1)
+						for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+						}
+						if n > tc.maxLimit {
+							t.Errorf("%d in flight, limit at most %d", n, tc.maxLimit)
+						}
+						in.Add(-1)
+						// Latency grows with the work in flight: the limit moves.
+						l.Release(time.Duration(n) * time.Millisecond)
+						limitsMu.Lock()
+						limits[l.Limit()] = true
+						limitsMu.Unlock()
+					}
+				})
+			}
+			wg.Wait()
+			if l.InUse() != 0 {
+				t.Fatalf("InUse %d after all released", l.InUse())
+			}
+			if peak.Load() == 0 {
+				t.Fatal("nothing ran")
+			}
+			if tc.moves && len(limits) < 2 {
+				t.Fatalf("the limit never moved: %v", limits)
+			}
+		})
+	}
+}
