@@ -163,7 +163,8 @@ func orDefault[T int | float64](v *T, def T) {
 	}
 }
 
-// Limit returns the current limit. It is a snapshot, for metrics.
+// Limit returns the current limit. It is a snapshot, for metrics; during
+// a probe of the baseline it is the reduced limit.
 func (l *AdaptiveLimiter) Limit() int { return int(l.limit.Load()) }
 
 // InUse returns the number of slots held. It is a snapshot, for metrics.
@@ -181,8 +182,9 @@ func (l *AdaptiveLimiter) TryAcquire() bool {
 }
 
 // Acquire takes a slot, waiting behind earlier Acquires until one is free
-// or ctx is done. A free slot is taken even if ctx is already done;
-// otherwise Acquire returns ctx.Err() with no slot held.
+// or ctx is done. A free slot is taken even if ctx is already done, and a
+// slot handed over just as ctx ends is kept; otherwise Acquire returns
+// ctx.Err() with no slot held and no place in the queue.
 func (l *AdaptiveLimiter) Acquire(ctx context.Context) error {
 	l.mu.Lock()
 	if l.head == nil && l.inUse.Load() < l.limit.Load() {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -293,41 +292,57 @@ func TestAdaptiveLimiter_basics(t *testing.T) {
 	}
 }
 
-// waiters starts n goroutines that Acquire from l one after another (each
-// queued before the next starts; inside a synctest bubble) and record, in
-// woke, the index of each that got a slot.
-func waiters(l *pool.AdaptiveLimiter, n int, woke *[]int, mu *sync.Mutex) {
+// wakeLog records, in order, which of a series of waiting Acquires got a
+// slot. Use it inside a synctest bubble.
+type wakeLog struct {
+	mu   sync.Mutex
+	woke []int
+}
+
+// wait starts n goroutines that Acquire from l one after another, each
+// queued before the next starts, and log their index when they get a slot.
+func (w *wakeLog) wait(l *pool.AdaptiveLimiter, n int) {
 	for i := range n {
 		go func() {
 			if err := l.Acquire(context.Background()); err != nil {
 				panic(err)
 			}
-			mu.Lock()
-			*woke = append(*woke, i)
-			mu.Unlock()
+			w.mu.Lock()
+			w.woke = append(w.woke, i)
+			w.mu.Unlock()
 		}()
 		synctest.Wait()
 	}
 }
 
+// queueBehindFull takes every free slot of l, then queues n waiting
+// Acquires behind them.
+func queueBehindFull(l *pool.AdaptiveLimiter, n int) *wakeLog {
+	for l.TryAcquire() {
+	}
+	w := new(wakeLog)
+	w.wait(l, n)
+	return w
+}
+
+// got returns the indexes logged once every goroutine has settled.
+func (w *wakeLog) got() []int {
+	synctest.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.woke)
+}
+
 func TestAdaptiveLimiter_releaseWakesWaitersInOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := fixed(2)
-		l.TryAcquire()
-		l.TryAcquire()
-		var mu sync.Mutex
-		var woke []int
-		waiters(l, 4, &woke, &mu)
-		if len(woke) != 0 || l.TryAcquire() {
-			t.Fatalf("a waiter or TryAcquire got in at the limit: %v", woke)
+		w := queueBehindFull(l, 4)
+		if got := w.got(); len(got) != 0 || l.TryAcquire() {
+			t.Fatalf("a waiter or TryAcquire got in at the limit: %v", got)
 		}
 		for i := range 4 {
 			l.Release(0)
-			synctest.Wait()
-			mu.Lock()
-			got := slices.Clone(woke)
-			mu.Unlock()
-			if want := []int{0, 1, 2, 3}[:i+1]; !slices.Equal(got, want) {
+			if got, want := w.got(), []int{0, 1, 2, 3}[:i+1]; !slices.Equal(got, want) {
 				t.Fatalf("after %d releases woke %v, want %v", i+1, got, want)
 			}
 			if l.InUse() != 2 {
@@ -339,48 +354,46 @@ func TestAdaptiveLimiter_releaseWakesWaitersInOrder(t *testing.T) {
 	})
 }
 
+// stepLimiter returns a limiter that updates on every sample and moves all
+// the way to its target (Window 1, Smoothing 1), past its first window and
+// first probe at a latency of base, so that its baseline is base and its
+// limit is initial + queue.
+func stepLimiter(t *testing.T, initial, maxLimit, queue int, base time.Duration) *pool.AdaptiveLimiter {
+	t.Helper()
+	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{
+		InitialLimit: initial, MaxLimit: maxLimit, Window: 1, Smoothing: 1, QueueSize: queue, ProbeInterval: noProbe,
+	})
+	// The first window sets the baseline and raises the limit by queue;
+	// the first probe cuts it, and the probe's window restores it.
+	drive(l, 2, base, nil)
+	if want := min(initial+queue, maxLimit); l.Limit() != want {
+		t.Fatalf("Limit %d after the first window and probe, want %d", l.Limit(), want)
+	}
+	return l
+}
+
 // TestAdaptiveLimiter_raisedLimitWakesWaiters: one release that raises the
 // limit by two wakes three waiters, the oldest ones.
 func TestAdaptiveLimiter_raisedLimitWakesWaiters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		const lat = 10 * time.Millisecond
-		// Each sample is a window; the gradient stays 1, so each window
-		// raises the limit by QueueSize.
-		l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{
-			InitialLimit: 1, MaxLimit: 10, Window: 1, Smoothing: 1, QueueSize: 2, ProbeInterval: noProbe,
-		})
-		// The first window sets the baseline and raises the limit to 3;
-		// the first probe then cuts it to 1, and its window restores 3.
-		drive(l, 2, lat, nil)
-		if l.Limit() != 3 {
-			t.Fatalf("Limit %d after the first window and probe, want 3", l.Limit())
-		}
-		for range 3 {
-			l.TryAcquire()
-		}
-		var mu sync.Mutex
-		var woke []int
-		waiters(l, 4, &woke, &mu)
-		l.Release(lat) // limit 3 -> 5: one slot freed, two added
-		synctest.Wait()
+		const base = 10 * time.Millisecond
+		l := stepLimiter(t, 1, 10, 2, base)
+		w := queueBehindFull(l, 4) // 3 slots held
+		// Gradient 1: the limit goes from 3 to 5, one slot freed, two added.
+		l.Release(base)
+		got := w.got()
 		if l.Limit() != 5 {
 			t.Fatalf("Limit %d, want 5", l.Limit())
 		}
-		mu.Lock()
-		got := slices.Sorted(slices.Values(woke))
-		mu.Unlock()
+		slices.Sort(got) // woken together, they log in any order
 		if !slices.Equal(got, []int{0, 1, 2}) {
 			t.Fatalf("woke %v, want the three oldest", got)
 		}
 		for range 5 {
 			l.Release(0)
 		}
-		synctest.Wait()
-		mu.Lock()
-		n := len(woke)
-		mu.Unlock()
-		if l.InUse() != 1 || n != 4 {
-			t.Fatalf("InUse %d, %d woke", l.InUse(), n)
+		if got := w.got(); l.InUse() != 1 || len(got) != 4 {
+			t.Fatalf("InUse %d, woke %v", l.InUse(), got)
 		}
 		l.Release(0)
 	})
@@ -390,38 +403,20 @@ func TestAdaptiveLimiter_raisedLimitWakesWaiters(t *testing.T) {
 // limit falls stay held; new work waits until InUse is below the limit.
 func TestAdaptiveLimiter_loweredLimitRevokesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		const lat = 10 * time.Millisecond
-		l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{
-			InitialLimit: 10, MaxLimit: 10, Window: 1, Smoothing: 1, QueueSize: 1, ProbeInterval: noProbe,
-		})
-		drive(l, 2, lat, nil) // baseline and first probe
-		if l.Limit() != 10 {
-			t.Fatalf("Limit %d, want 10", l.Limit())
-		}
-		for range 10 {
-			l.TryAcquire()
-		}
-		var mu sync.Mutex
-		var woke []int
-		waiters(l, 1, &woke, &mu)
-		l.Release(10 * lat) // gradient 0.5: target 10 x 0.5 + 1 = 6
-		synctest.Wait()
+		const base = 10 * time.Millisecond
+		l := stepLimiter(t, 10, 10, 1, base)
+		w := queueBehindFull(l, 1) // 10 slots held
+		l.Release(10 * base)       // gradient 0.5: target 10 x 0.5 + 1 = 6
 		if l.Limit() != 6 || l.InUse() != 9 {
 			t.Fatalf("Limit %d InUse %d, want 6 and 9", l.Limit(), l.InUse())
 		}
-		woken := func() int {
-			mu.Lock()
-			defer mu.Unlock()
-			return len(woke)
-		}
 		released := 0
-		for woken() == 0 {
+		for len(w.got()) == 0 {
 			if l.TryAcquire() {
 				t.Fatalf("TryAcquire admitted at InUse %d, Limit %d", l.InUse(), l.Limit())
 			}
 			l.Release(0)
 			released++
-			synctest.Wait()
 		}
 		// The waiter got a slot only when InUse fell from 9 to 5.
 		if released != 4 || l.InUse() != 6 {
@@ -493,57 +488,45 @@ func TestAdaptiveLimiter_cancelRacesGrant(t *testing.T) {
 // (run with -race): a fixed limit is never exceeded, and a moving one never
 // exceeds its maximum.
 func TestAdaptiveLimiter_concurrentBound(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		opts     pool.AdaptiveOptions
-		moves    bool
-		maxLimit int64
-	}{
-		{"fixed", pool.AdaptiveOptions{InitialLimit: 3, MinLimit: 3, MaxLimit: 3}, false, 3},
-		{"moving", pool.AdaptiveOptions{InitialLimit: 4, MinLimit: 2, MaxLimit: 6, Window: 2, ProbeInterval: 32}, true, 6},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			l := pool.NewAdaptiveLimiter(&tc.opts)
-			var in, peak atomic.Int64
-			limits := map[int]bool{}
-			var limitsMu sync.Mutex
-			var wg sync.WaitGroup
-			for g := range 16 {
-				wg.Go(func() {
-					for i := range 300 {
-						if (g+i)%2 == 0 {
-							if err := l.Acquire(context.Background()); err != nil {
-								t.Error(err)
-								return
-							}
-						} else if !l.TryAcquire() {
-							continue
-						}
-						n := in.Add(1)
-						for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-						}
-						if n > tc.maxLimit {
-							t.Errorf("%d in flight, limit at most %d", n, tc.maxLimit)
-						}
-						in.Add(-1)
-						// Latency grows with the work in flight: the limit moves.
-						l.Release(time.Duration(n) * time.Millisecond)
-						limitsMu.Lock()
-						limits[l.Limit()] = true
-						limitsMu.Unlock()
-					}
-				})
-			}
-			wg.Wait()
-			if l.InUse() != 0 {
-				t.Fatalf("InUse %d after all released", l.InUse())
-			}
-			if peak.Load() == 0 {
-				t.Fatal("nothing ran")
-			}
-			if tc.moves && len(limits) < 2 {
-				t.Fatalf("the limit never moved: %v", limits)
-			}
+	t.Run("fixed", func(t *testing.T) {
+		l := fixed(3)
+		hammer(t, l, 3, nil)
+		if l.InUse() != 0 {
+			t.Fatalf("InUse %d after all released", l.InUse())
+		}
+	})
+	t.Run("moving", func(t *testing.T) {
+		l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{InitialLimit: 2, MaxLimit: 6, Window: 2, ProbeInterval: 32})
+		var mu sync.Mutex
+		limits := map[int]bool{}
+		hammer(t, l, 6, func() {
+			mu.Lock()
+			limits[l.Limit()] = true
+			mu.Unlock()
 		})
-	}
+		if l.InUse() != 0 {
+			t.Fatalf("InUse %d after all released", l.InUse())
+		}
+		if len(limits) < 2 {
+			t.Fatalf("the limit never moved: %v", limits)
+		}
+	})
+}
+
+func BenchmarkAdaptiveLimiter(b *testing.B) {
+	b.Run("uncontended", func(b *testing.B) {
+		l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{InitialLimit: 1})
+		b.ReportAllocs()
+		for b.Loop() {
+			if !l.TryAcquire() {
+				b.Fatal("TryAcquire failed")
+			}
+			l.Release(time.Millisecond) // every sample counts: limit 1, one in use
+		}
+		if l.InUse() != 0 {
+			b.Fatalf("InUse %d", l.InUse())
+		}
+	})
+	b.Run("parallel", func(b *testing.B) { benchParallel(b, fixed(4)) })
+	b.Run("waiting", func(b *testing.B) { benchParallel(b, fixed(1)) }) // Acquires queue
 }

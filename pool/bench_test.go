@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/pool"
 )
@@ -67,16 +68,26 @@ func BenchmarkLimiter(b *testing.B) {
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
-		l := pool.NewLimiter(4)
-		ctx := context.Background()
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if err := l.Acquire(ctx); err != nil {
-					b.Fatal(err)
-				}
-				l.Release(0)
-			}
-		})
+		benchParallel(b, pool.NewLimiter(4))
 	})
+}
+
+// benchParallel measures Acquire and Release of a from every P at once.
+func benchParallel(b *testing.B, a interface {
+	pool.Admission
+	InUse() int
+}) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := a.Acquire(ctx); err != nil {
+				b.Fatal(err)
+			}
+			a.Release(time.Millisecond)
+		}
+	})
+	if a.InUse() != 0 {
+		b.Fatalf("InUse %d after the run", a.InUse())
+	}
 }

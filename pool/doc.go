@@ -37,5 +37,22 @@
 // requests in flight, one shared bounds a server, and an adaptive limit
 // (fed the latencies) can take its place.
 //
+// # Adaptive limit
+//
+// An AdaptiveLimiter is the Admission whose limit follows measured latency,
+// so that a server admits about as much work as it can do without queueing
+// it: a gradient controller in the spirit of Netflix's concurrency-limits.
+// Every AdaptiveOptions.Window latencies fed to Release (those of work that
+// ran with at least half the limit in use; the others say nothing about
+// the limit), it compares their mean with a baseline: within
+// AdaptiveOptions.Tolerance of it the limit grows by a small allowance for
+// queueing, beyond it the limit shrinks in proportion, smoothed, and always
+// within [MinLimit, MaxLimit]. The baseline is measured by periodic probes
+// that briefly cut the limit to a quarter, so that it is the latency of a
+// lightly loaded server and does not drift up under a sustained overload.
+// The limiter adapts only on the samples it is given (no timer, no
+// goroutine), waiters are served first come, first served, and a lowered
+// limit revokes no slot. Limit and InUse are snapshots for metrics.
+//
 // This package imports nothing of the project.
 package pool

@@ -3,6 +3,7 @@ package pool_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -80,40 +81,49 @@ func TestLimiter_badSizePanics(t *testing.T) {
 
 // TestLimiter_concurrent checks the bound under contention (run with -race).
 func TestLimiter_concurrent(t *testing.T) {
-	const limit = 3
-	l := pool.NewLimiter(limit)
+	l := pool.NewLimiter(3)
+	hammer(t, l, 3, nil)
+	if l.InUse() != 0 {
+		t.Fatalf("InUse %d after all released", l.InUse())
+	}
+}
+
+// hammer has 16 goroutines take and release slots of a, half of the time
+// by Acquire and half by TryAcquire, and fails t if more than bound are
+// ever held at once. Each release reports the number that were in flight
+// as its latency, in milliseconds, so that an adaptive limit moves; after
+// each, after runs if not nil.
+func hammer(t *testing.T, a pool.Admission, bound int64, after func()) {
+	t.Helper()
 	var in, peak atomic.Int64
 	var wg sync.WaitGroup
 	for g := range 16 {
 		wg.Go(func() {
-			for i := range 200 {
+			for i := range 300 {
 				if (g+i)%2 == 0 {
-					if err := l.Acquire(context.Background()); err != nil {
+					if err := a.Acquire(context.Background()); err != nil {
 						t.Error(err)
 						return
 					}
-				} else if !l.TryAcquire() {
+				} else if !a.TryAcquire() {
 					continue
 				}
 				n := in.Add(1)
-				for {
-					p := peak.Load()
-					if n <= p || peak.CompareAndSwap(p, n) {
-						break
-					}
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 				}
-				if n > limit {
-					t.Errorf("%d in flight, limit %d", n, limit)
+				if n > bound {
+					t.Errorf("%d in flight, bound %d", n, bound)
 				}
+				runtime.Gosched() // let others in while the slot is held
 				in.Add(-1)
-				l.Release(0)
+				a.Release(time.Duration(n) * time.Millisecond)
+				if after != nil {
+					after()
+				}
 			}
 		})
 	}
 	wg.Wait()
-	if l.InUse() != 0 {
-		t.Fatalf("InUse %d after all released", l.InUse())
-	}
 	if peak.Load() == 0 {
 		t.Fatal("nothing ran")
 	}
