@@ -78,10 +78,12 @@ const (
 //
 // While latency stays within Tolerance of the baseline the gradient is 1
 // and the limit grows by Smoothing × QueueSize per window; when latency
-// rises beyond it the limit shrinks, by at most half per window toward
-// the target. Under a steady overload it settles where the queueing delay
-// balances QueueSize: about Tolerance × capacity + QueueSize, for a server
-// whose latency grows in proportion to the work queued in it.
+// rises beyond it the limit shrinks, by at most Smoothing / 2 of itself
+// per window (the target is never below half the limit, so one slow
+// window is no collapse). Under a steady overload it settles where the
+// queueing delay balances QueueSize: about Tolerance × capacity +
+// QueueSize, for a server that runs capacity calls at once and queues the
+// rest.
 //
 // The baseline is the latency of a lightly loaded server, and it is
 // measured, not inferred: the first window sets it, and then every
