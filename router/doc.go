@@ -22,6 +22,25 @@
 // is the fully wrapped handler, built when the method is registered or the
 // middleware changes, so dispatch pays nothing to assemble the chain.
 //
+// # Response cache
+//
+// MethodOptions.Cache puts a Cache (package cache provides one) in front
+// of a method. Register makes it the method's interceptor, so a stored
+// result is answered on the connection's reader before admission and
+// hand-off, and wraps the handler, under the router's middleware: a call
+// that misses runs through the cache's Do, which folds identical
+// concurrent calls into one run of the handler; the handler's result is
+// encoded once (a codec.Raw is copied: it may be a view into the
+// request), stored, and answered verbatim as a codec.Raw. A result that
+// cannot be encoded fails the call (-32603) and is not stored; neither is
+// an error. Notifications go straight to the handler.
+//
+// Middleware sees every call that reaches the handler side, those that
+// wait for another call's run included, and never a hit. A cached method
+// cannot also be Inline (a miss may wait for another call's run, which
+// the reader must never do) nor have an Intercept of its own: Register
+// refuses both with ErrCacheConflict.
+//
 // # Typed handlers
 //
 // Func adapts a function func(ctx, P) (R, error) to a Handler. Params are

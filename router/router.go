@@ -60,6 +60,11 @@ type MethodOptions struct {
 	// Intercept, if set, sees every request for the method before its
 	// handler and may answer it itself.
 	Intercept Interceptor
+	// Cache, if set, answers repeated calls from stored results and folds
+	// identical concurrent calls into one run of the handler (see the
+	// package documentation). It cannot be combined with Inline or
+	// Intercept (ErrCacheConflict).
+	Cache Cache
 }
 
 // Entry is one registered method. Read-only: the router never changes an
@@ -68,9 +73,9 @@ type Entry struct {
 	Method    string
 	Handler   Handler // with the router's middleware applied
 	Inline    bool
-	Intercept Interceptor // nil: none
+	Intercept Interceptor // nil: none; a cached method's is its cache
 
-	base Handler // as registered, before middleware
+	base Handler // as registered (behind its cache, if any), before middleware
 }
 
 // Registration errors. Compare with errors.Is.
@@ -82,6 +87,10 @@ var (
 	ErrEmptyName = errors.New("router: empty method name")
 	// ErrNilHandler refuses a nil handler.
 	ErrNilHandler = errors.New("router: nil handler")
+	// ErrCacheConflict refuses MethodOptions.Cache together with Inline
+	// (a miss may wait for another call's fill, which the reader must
+	// never do) or Intercept (the cache is the method's interceptor).
+	ErrCacheConflict = errors.New("router: a cached method can be neither Inline nor intercepted")
 )
 
 // Router maps method names to handlers. Lookup takes no lock; Register,
@@ -99,7 +108,8 @@ type Router struct {
 func New() *Router { return new(Router) }
 
 // Register adds or replaces method. Names beginning with "rpc." are reserved
-// and refused, as is the empty name. opts may be nil.
+// and refused, as is the empty name. opts may be nil; a Cache together with
+// Inline or Intercept is refused (ErrCacheConflict).
 func (r *Router) Register(method string, h Handler, opts *MethodOptions) error {
 	switch {
 	case method == "":
@@ -112,11 +122,18 @@ func (r *Router) Register(method string, h Handler, opts *MethodOptions) error {
 	e := &Entry{Method: method, base: h}
 	if opts != nil {
 		e.Inline, e.Intercept = opts.Inline, opts.Intercept
+		if opts.Cache != nil {
+			if opts.Inline || opts.Intercept != nil {
+				return ErrCacheConflict
+			}
+			ch := &cached{c: opts.Cache, next: h}
+			e.base, e.Intercept = ch, ch
+		}
 	}
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e.Handler = chain(r.mw, h)
+	e.Handler = chain(r.mw, e.base)
 	r.tab.Store(r.tab.Load().with(e))
 	return nil
 }
