@@ -114,7 +114,7 @@ func New(reg prometheus.Registerer, opts *Options) (*Collector, error) {
 // Answered counts a request answered after its handler or an interceptor
 // ran, and observes its latency (conn.Metrics).
 func (c *Collector) Answered(method string, code codec.Code, d time.Duration) {
-	m := c.method(method)
+	m := c.served(method)
 	m.count(code)
 	m.duration.Observe(d.Seconds())
 }
@@ -122,11 +122,13 @@ func (c *Collector) Answered(method string, code codec.Code, d time.Duration) {
 // Refused counts a request answered before any handler ran; -32000 counts
 // as a rejection too (conn.Metrics).
 func (c *Collector) Refused(method string, code codec.Code) {
-	m := c.method(method)
-	m.count(code)
-	if code == codec.CodeOverloaded {
-		m.rejected.Inc()
+	if code != codec.CodeOverloaded {
+		c.method(method).count(code)
+		return
 	}
+	m := c.served(method) // a registered method: it will be served too
+	m.count(code)
+	m.rejected.Inc()
 }
 
 // InFlight adds delta to mcpwire_in_flight (conn.Metrics).

@@ -14,8 +14,8 @@
 //	http.Handle("/metrics", metrics.Handler(reg))
 //
 // One Collector serves every session of a server; a second Collector on
-// the same registry is refused (its metric names are taken), unless
-// Options.ConstLabels tell them apart.
+// the same registry is refused (its metric names are taken), unless every
+// Collector there has Options.ConstLabels that tell it apart.
 //
 // # Metrics
 //

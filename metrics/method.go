@@ -16,6 +16,13 @@ import (
 // is done once per method, and once per code of a method, and the children
 // are kept in maps that are replaced on addition and never modified: a
 // request reads them with one atomic load and one lookup, taking no lock.
+//
+// A method first seen in a refusal has its codes only; the first request a
+// handler answers (or the first -32000) gives it its latency histogram,
+// its code "0" and its rejection counter, from then on present at 0 when
+// unused. So "(unknown)" and "(invalid)", which no handler answers, show
+// no empty histogram. A methodStats is immutable once published: gaining
+// those children replaces it in the map.
 
 // maxCodes bounds the distinct codes counted apart for one method; later
 // ones share the code label "other" (and take a lock: a slow path that a
@@ -28,40 +35,63 @@ const otherCode = "other"
 
 // methodStats holds one method's children.
 type methodStats struct {
+	served   bool               // the three below are set
 	result   prometheus.Counter // requests_total{code="0"}: the common case
 	duration prometheus.Observer
 	rejected prometheus.Counter
-	vec      *prometheus.CounterVec // requests_total, for further codes
-	name     string
+	codes    *codeCounters // shared by every version of the method's stats
+}
 
-	mu    sync.Mutex                                        // serialises additions to codes
-	codes atomic.Pointer[map[codec.Code]prometheus.Counter] // replaced, never modified
+// codeCounters holds a method's requests_total children by code.
+type codeCounters struct {
+	vec  *prometheus.CounterVec
+	name string // the method
+
+	mu    sync.Mutex                                        // serialises additions
+	m     atomic.Pointer[map[codec.Code]prometheus.Counter] // replaced, never modified
 	other prometheus.Counter                                // code="other", once needed; under mu
 }
 
-// method returns the children of method, made on its first request.
+// method returns the children of method, made bare on its first report.
 func (c *Collector) method(method string) *methodStats {
 	if m, ok := (*c.methods.Load())[method]; ok {
 		return m
 	}
-	return c.addMethod(method)
+	return c.grow(method, false)
 }
 
-func (c *Collector) addMethod(method string) *methodStats {
+// served returns the children of method with those of a method a handler
+// answers.
+func (c *Collector) served(method string) *methodStats {
+	if m, ok := (*c.methods.Load())[method]; ok && m.served {
+		return m
+	}
+	return c.grow(method, true)
+}
+
+// grow adds method's children, or the served ones, and returns them.
+func (c *Collector) grow(method string, served bool) *methodStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := *c.methods.Load()
-	if m, ok := old[method]; ok {
+	m, ok := old[method]
+	if ok && (m.served || !served) {
 		return m
 	}
-	m := &methodStats{
-		result:   c.requests.WithLabelValues(method, "0"),
-		duration: c.duration.WithLabelValues(method),
-		rejected: c.rejected.WithLabelValues(method),
-		vec:      c.requests,
-		name:     method,
+	if !ok {
+		codes := &codeCounters{vec: c.requests, name: method}
+		codes.m.Store(&map[codec.Code]prometheus.Counter{})
+		m = &methodStats{codes: codes}
 	}
-	m.codes.Store(&map[codec.Code]prometheus.Counter{})
+	if served {
+		m = &methodStats{
+			served:   true,
+			result:   c.requests.WithLabelValues(method, "0"),
+			duration: c.duration.WithLabelValues(method),
+			rejected: c.rejected.WithLabelValues(method),
+			codes:    m.codes,
+		}
+	}
 	next := maps.Clone(old)
 	next[method] = m
 	c.methods.Store(&next)
@@ -70,33 +100,33 @@ func (c *Collector) addMethod(method string) *methodStats {
 
 // count adds one request answered with code.
 func (m *methodStats) count(code codec.Code) {
-	if code == 0 {
+	if code == 0 && m.served {
 		m.result.Inc()
 		return
 	}
-	if ctr, ok := (*m.codes.Load())[code]; ok {
+	if ctr, ok := (*m.codes.m.Load())[code]; ok {
 		ctr.Inc()
 		return
 	}
-	m.addCode(code).Inc()
+	m.codes.add(code).Inc()
 }
 
-func (m *methodStats) addCode(code codec.Code) prometheus.Counter {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	old := *m.codes.Load()
+func (k *codeCounters) add(code codec.Code) prometheus.Counter {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	old := *k.m.Load()
 	if ctr, ok := old[code]; ok {
 		return ctr
 	}
 	if len(old) >= maxCodes { // past the bound: the map stops growing
-		if m.other == nil {
-			m.other = m.vec.WithLabelValues(m.name, otherCode)
+		if k.other == nil {
+			k.other = k.vec.WithLabelValues(k.name, otherCode)
 		}
-		return m.other
+		return k.other
 	}
-	ctr := m.vec.WithLabelValues(m.name, strconv.Itoa(int(code)))
+	ctr := k.vec.WithLabelValues(k.name, strconv.Itoa(int(code)))
 	next := maps.Clone(old)
 	next[code] = ctr
-	m.codes.Store(&next)
+	k.m.Store(&next)
 	return ctr
 }
