@@ -18,7 +18,9 @@ import (
 
 // Metrics observes what a session serves: one report per request answered
 // (Answered or Refused, never both), and the handlers in flight.
-// Notifications are not reported, except in InFlight.
+// Notifications are not reported, except in InFlight. A batch's elements
+// are reported one by one (even when the batch's array is then replaced by
+// -32003 for its size).
 //
 // The method names given are the router's registered names, or
 // UnknownMethod or InvalidMessage: a bounded set, fit for a metric label,

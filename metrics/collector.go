@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,7 +21,7 @@ var DefaultBuckets = []float64{
 }
 
 // Options configure a Collector. A nil *Options gives the defaults; New
-// copies what it uses.
+// copies them, so later changes have no effect.
 type Options struct {
 	// Buckets are the upper bounds of mcpwire_request_duration_seconds, in
 	// seconds, increasing (nil: DefaultBuckets).
@@ -85,6 +87,7 @@ func New(reg prometheus.Registerer, opts *Options) (*Collector, error) {
 	if o.Buckets == nil {
 		o.Buckets = DefaultBuckets
 	}
+	o.Buckets, o.ConstLabels = slices.Clone(o.Buckets), maps.Clone(o.ConstLabels)
 	c := &Collector{reg: reg, constLabels: o.ConstLabels}
 	c.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name:        "mcpwire_requests_total",
