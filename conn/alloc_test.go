@@ -8,7 +8,6 @@ import (
 	"net"
 	"testing"
 
-	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/pool"
 	"github.com/mcpwire/mcpwire/router"
@@ -44,26 +43,37 @@ const (
 	pooledEchoBudget = 1
 )
 
-func TestAllocs_echoRequestEndToEnd(t *testing.T) {
-	inline := roundTripAllocs(t, &conn.Options{Router: echoRouter()})
-	if inline > inlineEchoBudget {
-		t.Errorf("inline echo: %.1f allocs per request, budget %d", inline, inlineEchoBudget)
-	}
+// meters are the Options.Metrics every budget holds with: none, and the
+// Prometheus Collector of package metrics.
+func meters(t *testing.T) []struct {
+	name string
+	m    conn.Metrics
+} {
+	return []struct {
+		name string
+		m    conn.Metrics
+	}{{"metrics=none", nil}, {"metrics=prometheus", prometheusMetrics(t)}}
+}
 
+func TestAllocs_echoRequestEndToEnd(t *testing.T) {
 	p, err := pool.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close(context.Background())
-	r := router.New()
-	r.Register("echo", router.HandlerFunc(func(_ context.Context, req *router.Request) (any, error) {
-		return codec.Raw(req.Params), nil
-	}), nil)
-	pooled := roundTripAllocs(t, &conn.Options{Router: r, Pool: p})
-	if pooled > pooledEchoBudget {
-		t.Errorf("pooled echo: %.1f allocs per request, budget %d", pooled, pooledEchoBudget)
+	for _, m := range meters(t) {
+		t.Run(m.name, func(t *testing.T) {
+			inline := roundTripAllocs(t, &conn.Options{Router: echoRouter(), Metrics: m.m})
+			if inline > inlineEchoBudget {
+				t.Errorf("inline echo: %.1f allocs per request, budget %d", inline, inlineEchoBudget)
+			}
+			pooled := roundTripAllocs(t, &conn.Options{Router: pooledEchoRouter(), Pool: p, Metrics: m.m})
+			if pooled > pooledEchoBudget {
+				t.Errorf("pooled echo: %.1f allocs per request, budget %d", pooled, pooledEchoBudget)
+			}
+			t.Logf("allocs per echo request: inline %.1f, pooled %.1f", inline, pooled)
+		})
 	}
-	t.Logf("allocs per echo request: inline %.1f, pooled %.1f", inline, pooled)
 }
 
 // An interceptor's hit is answered with no allocation at all: no handler,
@@ -74,7 +84,11 @@ func TestAllocs_interceptorHit(t *testing.T) {
 		t.Error("the handler ran on a hit")
 		return nil, nil
 	}), &router.MethodOptions{Intercept: cacheHit{[]byte(echoParams)}})
-	if n := roundTripAllocs(t, &conn.Options{Router: r, Pool: &countingPool{}}); n != 0 {
-		t.Errorf("interceptor hit: %.1f allocs per request, want 0", n)
+	for _, m := range meters(t) {
+		t.Run(m.name, func(t *testing.T) {
+			if n := roundTripAllocs(t, &conn.Options{Router: r, Pool: &countingPool{}, Metrics: m.m}); n != 0 {
+				t.Errorf("interceptor hit: %.1f allocs per request, want 0", n)
+			}
+		})
 	}
 }

@@ -40,26 +40,37 @@ func echoRouter() *router.Router {
 	return r
 }
 
-// server is what the benchmarks drive: something serving one end of a pipe.
-type server func(b *testing.B, nc net.Conn) (stop func())
-
-func mcpwireServer(b *testing.B, nc net.Conn) func() {
-	c := conn.New(nc, &conn.Options{Router: echoRouter()})
-	return func() { c.Close() }
-}
-
-// mcpwirePooledServer runs echo on an ants pool instead of inline: the
-// cost of the hand-off to a worker and back.
-func mcpwirePooledServer(b *testing.B, nc net.Conn) func() {
-	p, err := pool.New(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+// pooledEchoRouter serves echo on the pool.
+func pooledEchoRouter() *router.Router {
 	r := router.New()
 	r.Register("echo", router.HandlerFunc(func(_ context.Context, req *router.Request) (any, error) {
 		return codec.Raw(req.Params), nil
 	}), nil)
-	c := conn.New(nc, &conn.Options{Router: r, Pool: p})
+	return r
+}
+
+// server is what the benchmarks drive: something serving one end of a pipe.
+type server func(b *testing.B, nc net.Conn) (stop func())
+
+func mcpwireServer(b *testing.B, nc net.Conn) func() { return mcpwireEcho(nc, nil) }
+
+// mcpwirePooledServer runs echo on an ants pool instead of inline: the
+// cost of the hand-off to a worker and back.
+func mcpwirePooledServer(b *testing.B, nc net.Conn) func() { return mcpwirePooledEcho(b, nc, nil) }
+
+// mcpwireEcho serves echo inline with m as Options.Metrics (nil: none).
+func mcpwireEcho(nc net.Conn, m conn.Metrics) func() {
+	c := conn.New(nc, &conn.Options{Router: echoRouter(), Metrics: m})
+	return func() { c.Close() }
+}
+
+// mcpwirePooledEcho serves echo on a pool with m as Options.Metrics.
+func mcpwirePooledEcho(b *testing.B, nc net.Conn, m conn.Metrics) func() {
+	p, err := pool.New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := conn.New(nc, &conn.Options{Router: pooledEchoRouter(), Pool: p, Metrics: m})
 	return func() {
 		c.Close()
 		p.Close(context.Background())
@@ -139,7 +150,9 @@ var servers = []struct {
 	start server
 }{
 	{"impl=mcpwire", mcpwireServer},
+	{"impl=mcpwire+prometheus", mcpwirePrometheusServer},
 	{"impl=mcpwire-pooled", mcpwirePooledServer},
+	{"impl=mcpwire-pooled+prometheus", mcpwirePooledPrometheusServer},
 	{"impl=minimal", minimalServer},
 }
 

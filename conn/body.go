@@ -67,7 +67,7 @@ type BodySink struct {
 func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) error {
 	r := &bodyReply{c: c, fn: sink.Answer, related: sink.Related, done: make(chan struct{})}
 	if len(body) > c.opts.Limits.MaxFrameBytes {
-		c.answer(replyTo{body: r}, errorResponse(nil, errBodyTooLarge), false)
+		c.answer(replyTo{body: r}, errorResponse(nil, c.invalid(errBodyTooLarge)), false)
 	} else {
 		s := getScanner(c.opts.Limits)
 		c.serveFrame(body, s, r, false)

@@ -23,7 +23,7 @@ func (c *Conn) serveMessage(frame []byte, m *codec.Message, to replyTo, reader b
 	case codec.KindRequest, codec.KindNotification:
 		c.dispatch(frame, m, to, reader, ref)
 	case codec.KindInvalid:
-		c.answer(to, errorResponse(m.ID, m.Err), reader)
+		c.answer(to, errorResponse(m.ID, c.invalid(m.Err)), reader)
 	case codec.KindResult, codec.KindError:
 		c.calls.deliver(m, c.opts.Logger)
 		c.answer(to, nil, reader)
@@ -48,9 +48,9 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, reader bool,
 		if isCall { // rare path: say which name was not found
 			err = codec.ErrMethodNotFound.WithData(map[string]string{"method": string(name)})
 		}
-		c.answerError(to, reader, isCall, m.ID, err)
+		c.refuse(to, reader, isCall, UnknownMethod, m.ID, err)
 	case c.stopping.Load():
-		c.answerError(to, reader, isCall, m.ID, c.shuttingDown)
+		c.refuse(to, reader, isCall, e.Method, m.ID, c.shuttingDown)
 	case isCall && e.Intercept != nil && c.intercept(e, m, to, reader):
 	case e.Inline:
 		c.serveInline(e, m, to, reader)
@@ -85,7 +85,7 @@ func (c *Conn) doneRequest(reader bool) {
 // it did. Alone on the reader, the answer is encoded straight into the
 // held output: no allocation, no hand-off.
 func (c *Conn) intercept(e *router.Entry, m *codec.Message, to replyTo, reader bool) bool {
-	result, ok := e.Intercept.Intercept(c.request(e, m, reader))
+	result, ok := c.interceptTimed(e, c.request(e, m, reader))
 	c.doneRequest(reader)
 	switch {
 	case !ok:
@@ -109,7 +109,7 @@ func (c *Conn) serveInline(e *router.Entry, m *codec.Message, to replyTo, reader
 	req := c.request(e, m, reader)
 	if m.Kind == codec.KindRequest && to.held(reader) {
 		start := len(c.held.B)
-		c.run(c.ctx, e.Handler, req, &c.held)
+		c.runInline(c.ctx, e.Handler, req, &c.held)
 		c.held.B = c.s.FrameInPlace(c.held.B, start)
 		c.heldFull()
 	} else {
@@ -117,7 +117,7 @@ func (c *Conn) serveInline(e *router.Entry, m *codec.Message, to replyTo, reader
 		if m.Kind == codec.KindRequest {
 			resp = respBufs.Get()
 		}
-		c.run(c.ctx, e.Handler, req, resp)
+		c.runInline(c.ctx, e.Handler, req, resp)
 		c.answer(to, resp, reader)
 	}
 	c.doneRequest(reader)
@@ -129,12 +129,13 @@ func (c *Conn) serveInline(e *router.Entry, m *codec.Message, to replyTo, reader
 func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to replyTo, reader bool, ref **frameRef) {
 	isCall := m.Kind == codec.KindRequest
 	if err := c.acquire(reader); err != nil {
-		c.answerError(to, reader, isCall, m.ID, err)
+		c.refuse(to, reader, isCall, e.Method, m.ID, err)
 		return
 	}
+	c.inFlight(1)
 	if !c.admit() { // stopping began while this one waited
 		c.release(time.Time{})
-		c.answerError(to, reader, isCall, m.ID, c.shuttingDown)
+		c.refuse(to, reader, isCall, e.Method, m.ID, c.shuttingDown)
 		return
 	}
 	if *ref == nil {
@@ -217,6 +218,7 @@ func (c *Conn) wait(a pool.Admission, reader bool) *codec.Error {
 // handed off (zero: it never was).
 func (c *Conn) release(start time.Time) {
 	c.limit.Release(0)
+	c.inFlight(-1)
 	if a := c.opts.Admission; a != nil {
 		var d time.Duration
 		if !start.IsZero() {

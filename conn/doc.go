@@ -72,6 +72,17 @@
 // call abandoned by its context fails with a *CanceledCallError naming the
 // id it went out under.
 //
+// # Metrics
+//
+// Options.Metrics, if set, is told of every request the session answers —
+// its registered method (UnknownMethod, InvalidMessage for the rest), its
+// JSON-RPC code (0 for a result) and its latency — whether a handler, an
+// interceptor or the session on a handler's behalf answered it, of every
+// request refused before a handler ran, and of handlers taken in and out
+// of flight (see Metrics). Package metrics implements it for Prometheus.
+// Unset, it costs a nil test at each of those points; neither it nor the
+// Prometheus one allocates per request.
+//
 // # Lifecycle
 //
 // Shutdown stops reading, answers requests already received but not

@@ -99,6 +99,7 @@ func (c *Conn) Cancel(id []byte) bool {
 	}
 	rc.cancelWith(context.Canceled)
 	if silent {
+		c.answeredCtx(rc, codec.CodeCancelled)
 		c.answer(to, nil, false)
 	}
 	return true
@@ -123,6 +124,7 @@ func (c *Conn) abandonAll() {
 	l.mu.Unlock()
 	for _, a := range all {
 		a.ctx.cancelWith(context.Canceled)
+		c.answeredCtx(a.ctx, errAbandoned.Code)
 		c.answer(a.to, a.resp, false)
 	}
 }

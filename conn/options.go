@@ -99,6 +99,12 @@ type Options struct {
 	// Logger receives protocol errors, handler errors and panics (default:
 	// discard).
 	Logger *slog.Logger
+	// Metrics, if set, is told of every request the session answers or
+	// refuses, with its method, code and latency, and of the handlers in
+	// flight (see Metrics; package metrics has a Prometheus one). Nil
+	// costs a nil test at each observation point. One Metrics may be
+	// shared by every session of a server.
+	Metrics Metrics
 	// OnClose, if set, is called once when the connection has ended, with
 	// the connection and the error that ended it (nil for a clean end of
 	// stream, Shutdown or Close): after every handler has returned and

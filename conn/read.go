@@ -38,7 +38,7 @@ func (c *Conn) readLoop() {
 			var fe *codec.FrameError
 			if errors.As(err, &fe) {
 				c.opts.Logger.Debug("jsonrpc: bad frame", "err", err)
-				c.answer(replyTo{}, errorResponse(nil, fe.RPCError()), true)
+				c.answer(replyTo{}, errorResponse(nil, c.invalid(fe.RPCError())), true)
 				continue
 			}
 			switch {
@@ -64,9 +64,9 @@ func (c *Conn) serveFrame(frame []byte, scan *codec.Scanner, body *bodyReply, re
 	switch {
 	case err != nil:
 		c.opts.Logger.Debug("jsonrpc: parse error", "err", err)
-		c.answer(to, errorResponse(nil, codec.ErrParse), reader)
+		c.answer(to, errorResponse(nil, c.invalid(codec.ErrParse)), reader)
 	case isBatch && c.refuseBatch.Load():
-		c.answer(to, errorResponse(nil, errBatchRefused), reader)
+		c.answer(to, errorResponse(nil, c.invalid(errBatchRefused)), reader)
 	case isBatch:
 		c.serveBatch(frame, msgs, body, reader)
 	default:

@@ -10,9 +10,10 @@ import (
 )
 
 // run calls h and appends the response for req to out.B (not for a
-// notification, whose out may be nil). It never panics: a handler panic is
-// logged with its stack and answered -32603.
-func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request, out *codec.Buffer) {
+// notification, whose out may be nil), and returns the response's code: 0
+// for a result (and for a notification). It never panics: a handler panic
+// is logged with its stack and answered -32603.
+func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request, out *codec.Buffer) (code codec.Code) {
 	start := -1 // where the response begins, once the handler returned
 	defer func() {
 		if r := recover(); r != nil {
@@ -22,6 +23,7 @@ func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request, o
 					out.B = out.B[:start] // the panic was in encoding
 				}
 				out.B = codec.AppendError(out.B, req.ID, codec.ErrInternal)
+				code = codec.CodeInternalError
 			}
 		}
 	}()
@@ -30,17 +32,20 @@ func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request, o
 		if err != nil { // nobody to tell; the peer may provoke it: debug only
 			c.opts.Logger.Debug("jsonrpc: notification handler error", "method", req.Method, "err", err)
 		}
-		return
+		return 0
 	}
 	start = len(out.B)
 	if err != nil {
-		out.B = codec.AppendError(out.B, req.ID, c.rpcError(ctx, req, err))
-		return
+		e := c.rpcError(ctx, req, err)
+		out.B = codec.AppendError(out.B, req.ID, e)
+		return e.Code
 	}
 	if out.B, err = codec.AppendResultValue(out.B, req.ID, res); err != nil {
 		c.opts.Logger.Error("jsonrpc: cannot encode result", "method", req.Method, "err", err)
 		out.B = codec.AppendError(out.B[:start], req.ID, errUnencodable)
+		return errUnencodable.Code
 	}
+	return 0
 }
 
 var errCancelled = codec.NewError(codec.CodeCancelled, codec.CodeCancelled.String())

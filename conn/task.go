@@ -86,6 +86,7 @@ func (c *Conn) newTask(e *router.Entry, m codec.Message, ref *frameRef, reader b
 	if c.opts.Admission != nil {
 		t.start = time.Now()
 	}
+	c.track(rc, e.Method)
 	return t
 }
 
@@ -102,10 +103,11 @@ func (t *task) Run() {
 	if isCall {
 		resp = respBufs.Get()
 	}
-	c.run(t.ctx, t.h, &t.req, resp)
+	code := c.run(t.ctx, t.h, &t.req, resp)
 	switch {
 	case !isCall:
 	case c.inflight.claim(t):
+		c.answeredCtx(t.ctx, code)
 		c.answer(t.to, resp, false)
 	default:
 		respBufs.Put(resp) // answered already: timeout, cancellation or shutdown
@@ -119,6 +121,7 @@ func (t *task) Run() {
 func (t *task) expire(rc *reqCtx) {
 	rc.cancelWith(context.DeadlineExceeded)
 	if resp, to, ok := rc.c.inflight.claimAnswer(t, rc, errTimeout); ok {
+		rc.c.answeredCtx(rc, errTimeout.Code)
 		rc.c.answer(to, resp, false)
 	}
 }
@@ -126,6 +129,7 @@ func (t *task) expire(rc *reqCtx) {
 // abandon answers a task that could not be started and finishes it.
 func (t *task) abandon(e *codec.Error, reader bool) {
 	if resp, to, ok := t.c.inflight.claimAnswer(t, t.ctx, e); ok {
+		t.c.refusedCtx(t.ctx, e.Code)
 		t.c.answer(to, resp, reader)
 	}
 	t.finish()

@@ -20,6 +20,8 @@ type reqCtx struct {
 	err        error
 	stopParent func() bool // unregisters the parent's AfterFunc
 	deadline   time.Time
+	method     string        // for Options.Metrics: the request's method,
+	since      time.Duration // and its hand-off (Conn.clock)
 }
 
 func (t *reqCtx) setDeadline(d time.Time) {

@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"transport":      {"conn", "codec"},
 	"client":         {"conn", "transport"},
 	"mcp":            {"conn", "router", "codec", "transport"},
+	"metrics":        {"conn", "codec"},
 	"bench":          {all},
 	"fuzz":           {all},
 	"cmd/loadgen":    {"conn", "transport", "mcp"},

@@ -1,0 +1,44 @@
+// Package metrics exports what mcpwire sessions serve as Prometheus
+// metrics: a Collector implements conn.Metrics, and reads the worker
+// pool, the admission limit and the response cache when scraped. A server
+// without Prometheus does not import this package, and its sessions pay a
+// nil test per observation point.
+//
+// # Use
+//
+//	reg := prometheus.NewRegistry()
+//	col, err := metrics.New(reg, nil)
+//	…
+//	opts := &conn.Options{Router: r, Pool: p, Metrics: col}
+//	col.WatchWorkers(p)
+//	http.Handle("/metrics", metrics.Handler(reg))
+//
+// One Collector serves every session of a server; a second Collector on
+// the same registry is refused (its metric names are taken), unless every
+// Collector there has Options.ConstLabels that tell it apart.
+//
+// # Metrics
+//
+// Requests, by method and code (the decimal JSON-RPC code, "0" for a
+// result): mcpwire_requests_total, the latency histogram
+// mcpwire_request_duration_seconds, mcpwire_rejected_total for -32000
+// refusals. Methods are the router's registered names; "(unknown)" stands
+// for every unregistered name a peer sends, "(invalid)" for messages that
+// are no valid request, so a peer cannot grow the label set. A method
+// counts at most 32 distinct codes apart; further ones share code
+// "other". Handlers in flight: mcpwire_in_flight.
+//
+// Read when scraped, from what the Watch methods were given:
+// mcpwire_queue_depth (WatchQueue), mcpwire_workers_busy and
+// mcpwire_workers (WatchWorkers), mcpwire_concurrency_limit and
+// mcpwire_concurrency_in_use (WatchLimit), mcpwire_cache_hits_total,
+// mcpwire_cache_misses_total, mcpwire_cache_evictions_total,
+// mcpwire_cache_bytes and mcpwire_cache_entries (WatchCache).
+//
+// # Cost
+//
+// A request costs a map lookup for its method's metrics (label values are
+// resolved once per method and code, not per request), two atomic counter
+// additions and a histogram observation, and no allocation;
+// mcpwire_in_flight is one atomic addition per hand-off and per return.
+package metrics
