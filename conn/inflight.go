@@ -47,18 +47,21 @@ func (l *inflightList) claim(t *task) bool {
 	return true
 }
 
-// claimAnswer claims t if it is still listed as the request of context rc
-// (a task is recycled once its worker is done: a late timer must not claim
-// the next request it carries), and encodes the error response e for it
-// while its request bytes are sure to be alive.
-func (l *inflightList) claimAnswer(t *task, rc *reqCtx, e *codec.Error) (*codec.Buffer, replyTo, bool) {
+// claimAnswer claims the listed request whose context is rc, if it is
+// still listed, and encodes the error response e for it while its request
+// bytes are sure to be alive. It finds the task under the lock, from the
+// newest: a task is recycled once its worker is done, so a late timer
+// holding only rc must not read a task it no longer owns.
+func (l *inflightList) claimAnswer(rc *reqCtx, e *codec.Error) (*codec.Buffer, replyTo, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !t.listed || t.ctx != rc {
-		return nil, replyTo{}, false
+	for t := l.head.prev; t != &l.head; t = t.prev {
+		if t.ctx == rc {
+			l.unlinkLocked(t)
+			return errorResponse(t.req.ID, e), t.to, true
+		}
 	}
-	l.unlinkLocked(t)
-	return errorResponse(t.req.ID, e), t.to, true
+	return nil, replyTo{}, false
 }
 
 // find returns the context and reply target of the listed request whose

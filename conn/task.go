@@ -96,7 +96,7 @@ func (t *task) Run() {
 	if d := c.opts.HandlerTimeout; d > 0 {
 		rc := t.ctx // t may be recycled by the time the timer fires
 		rc.setDeadline(time.Now().Add(d))
-		t.timer = time.AfterFunc(d, func() { t.expire(rc) })
+		t.timer = time.AfterFunc(d, func() { expire(rc) })
 	}
 	isCall := t.req.ID != nil
 	var resp *codec.Buffer
@@ -117,10 +117,10 @@ func (t *task) Run() {
 
 // expire answers a request whose handler outlived HandlerTimeout -32012,
 // and cancels its context rc. The timer may fire as the worker finishes:
-// t is then no longer listed under rc, and only rc is cancelled.
-func (t *task) expire(rc *reqCtx) {
+// the request is then no longer listed, and only rc is cancelled.
+func expire(rc *reqCtx) {
 	rc.cancelWith(context.DeadlineExceeded)
-	if resp, to, ok := rc.c.inflight.claimAnswer(t, rc, errTimeout); ok {
+	if resp, to, ok := rc.c.inflight.claimAnswer(rc, errTimeout); ok {
 		rc.c.answeredCtx(rc, errTimeout.Code)
 		rc.c.answer(to, resp, false)
 	}
@@ -128,7 +128,7 @@ func (t *task) expire(rc *reqCtx) {
 
 // abandon answers a task that could not be started and finishes it.
 func (t *task) abandon(e *codec.Error, reader bool) {
-	if resp, to, ok := t.c.inflight.claimAnswer(t, t.ctx, e); ok {
+	if resp, to, ok := t.c.inflight.claimAnswer(t.ctx, e); ok {
 		t.c.refusedCtx(t.ctx, e.Code)
 		t.c.answer(to, resp, reader)
 	}

@@ -4,24 +4,28 @@
 // # Pool
 //
 // A Pool is an executor on ants/v2 (github.com/panjf2000/ants/v2) with at
-// most Options.Workers goroutines. Submit hands a Task (an interface value,
-// normally a pointer the caller recycles) to an idle worker, starting one if
-// fewer than Workers are running; no closure is made per task, and in steady
-// state Submit does not allocate. When every worker is busy, Submit either
-// blocks until one is free (the default: a connection's reader then stops
-// reading and the peer feels backpressure) or, with Options.Overload set to Reject,
-// fails at once with an *OverloadedError carrying a retry hint, for the
-// connection to answer -32000 with data.retryAfterMs.
+// most Options.Workers goroutines and a bounded queue (Options.Queue) in
+// front of them. Submit queues a Task (an interface value, normally a
+// pointer the caller recycles); no closure is made per task, and in steady
+// state Submit does not allocate. Each worker drains the queue, so a burst
+// of tasks costs one worker wake-up rather than one per task, and more
+// workers are started while tasks wait, so tasks that block still run side
+// by side. When the queue is full, Submit either blocks until there is
+// room (the default: a connection's reader then stops reading and the peer
+// feels backpressure) or, with Options.Overload set to Reject, fails at
+// once with an *OverloadedError carrying a retry hint, for the connection
+// to answer -32000 with data.retryAfterMs. QueueLen reports the queue's
+// depth, for metrics.
 //
 // Idle workers exit after Options.IdleTimeout. Close stops accepting tasks
-// (Submit returns ErrClosed afterwards, and a Submit blocked on a full pool
-// is woken with ErrClosed), then waits until the tasks already running have
-// returned and every goroutine the pool started has exited, or until its ctx
+// (Submit returns ErrClosed afterwards, and a Submit blocked on a full queue
+// is woken with ErrClosed), then waits until the tasks already accepted,
+// running or queued, have returned and every goroutine the pool started has exited, or until its ctx
 // is done.
 //
 // A Task that panics does not take the process down: the worker recovers,
-// reports the value to Options.PanicHandler (if set) and exits; the pool
-// starts another when needed. The connection recovers in its own tasks too,
+// reports the value to Options.PanicHandler (if set) and goes on with the
+// queue. The connection recovers in its own tasks too,
 // so that it can answer the request with -32603; the pool's recovery is the
 // last line of defence. ants' own logger is never used.
 //

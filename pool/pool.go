@@ -22,6 +22,9 @@ const (
 	// above the CPU count, yet low enough that a flood of requests meets
 	// backpressure instead of a million goroutines.
 	DefaultWorkersPerCPU = 64
+	// DefaultQueuePerWorker × Workers is the default bound on tasks
+	// waiting for a worker.
+	DefaultQueuePerWorker = 16
 	// DefaultRetryAfter is the default hint carried by *OverloadedError.
 	DefaultRetryAfter = 50 * time.Millisecond
 	// DefaultIdleTimeout is how long an idle worker waits for a task before
@@ -35,8 +38,10 @@ type Options struct {
 	// Workers bounds the goroutines running tasks (default 64 × GOMAXPROCS
 	// at the time New is called).
 	Workers int
-	// Overload says what Submit does when every worker is busy: wait for
-	// one (Block, the default) or fail at once with an *OverloadedError
+	// Queue bounds the tasks waiting for a worker (default 16 × Workers).
+	Queue int
+	// Overload says what Submit does when the queue is full: wait for room
+	// (Block, the default) or fail at once with an *OverloadedError
 	// (Reject).
 	Overload Overload
 	// RetryAfter is the hint every refusal carries (default 50ms): the
@@ -83,22 +88,40 @@ type errorString string
 
 func (e errorString) Error() string { return string(e) }
 
-// Pool is a bounded executor on ants/v2. Safe for concurrent use.
+// Pool is a bounded executor on ants/v2 with a bounded queue in front of
+// its workers. Safe for concurrent use.
 //
-// Besides ants' own state, the pool counts active work: Submits under way
-// plus tasks accepted and not yet returned. Close waits for that count to
-// reach zero, so that a Submit racing Close either fails with ErrClosed or
-// has its task finished before Close returns (ants alone would let such a
-// task start on a fresh worker after Close returned).
+// Hand-off. A task is pushed on the queue; each ants worker runs a drain
+// loop that takes tasks from the queue until it is empty, so a burst of
+// tasks costs one worker wake-up, not one per task. A drain loop that
+// takes a task while more wait, and no other loop is starting, starts one
+// more (so blocking tasks still get a worker each, up to Workers, within a
+// few microseconds of one another). A loop that finds the queue empty
+// returns its worker to ants at once: spinning there for more work made a
+// pooled round trip about twice as slow on a 2-CPU machine (the CPU it
+// burns is the one the peer and the reader need).
+//
+// Invariants, under mu: 0 <= drainers <= workers; q.len() <= queueCap;
+// queued mirrors q.len() for readers of QueueLen, without the lock.
 type Pool struct {
-	ap         *ants.PoolWithFuncGeneric[Task]
+	ap         *ants.PoolWithFuncGeneric[*Pool]
 	overloaded *OverloadedError // shared, read-only: no allocation per refusal
 	workers    int
+	queueCap   int
+	reject     bool
 	retryAfter time.Duration
+	panics     func(any)
 
-	active    atomic.Int64  // Submits under way + tasks accepted and not returned
-	closed    atomic.Bool   // set once, by the first Close
-	idle      chan struct{} // cap 1: nudged when active drops to 0 after close
+	queued atomic.Int32 // q.len(), for QueueLen
+
+	mu       sync.Mutex
+	q        ring          // tasks waiting for a worker
+	drainers int           // drain loops started and not returned
+	starting bool          // a drain loop was started and has not yet run
+	notFull  sync.Cond     // Submits waiting for room in the queue (Block)
+	closed   bool          // set once, by the first Close
+	idle     chan struct{} // closed when closed, no drainer left and q empty
+
 	closeOnce sync.Once
 	done      chan struct{} // closed when all work is done and every worker gone
 	closeErr  error         // set before done is closed
@@ -114,27 +137,30 @@ func New(opts *Options) (*Pool, error) {
 	if o.Workers <= 0 {
 		o.Workers = DefaultWorkersPerCPU * runtime.GOMAXPROCS(0)
 	}
+	if o.Queue <= 0 {
+		o.Queue = DefaultQueuePerWorker * o.Workers
+	}
 	if o.RetryAfter <= 0 {
 		o.RetryAfter = DefaultRetryAfter
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	ph := o.PanicHandler
-	if ph == nil {
-		ph = func(any) {}
-	}
 	p := &Pool{
 		overloaded: &OverloadedError{RetryAfter: o.RetryAfter},
 		workers:    o.Workers,
+		queueCap:   o.Queue,
+		reject:     o.Overload == Reject,
 		retryAfter: o.RetryAfter,
-		idle:       make(chan struct{}, 1),
+		panics:     o.PanicHandler,
+		idle:       make(chan struct{}),
 		done:       make(chan struct{}),
 	}
-	ap, err := ants.NewPoolWithFuncGeneric(o.Workers, p.run,
-		ants.WithNonblocking(o.Overload == Reject),
+	p.notFull.L = &p.mu
+	// ants blocks, never refuses: the pool starts at most Workers drain
+	// loops, so an Invoke waits at most for a worker that is returning.
+	ap, err := ants.NewPoolWithFuncGeneric(o.Workers, (*Pool).drain,
 		ants.WithExpiryDuration(o.IdleTimeout),
-		ants.WithPanicHandler(ph),
 		ants.WithLogger(quiet{}),
 	)
 	if err != nil {
@@ -144,47 +170,95 @@ func New(opts *Options) (*Pool, error) {
 	return p, nil
 }
 
-// run is the function every worker calls, once per task.
+// Submit queues t to run on a worker. When the queue is full it waits for
+// room, or with Overload set to Reject returns an *OverloadedError at once
+// (shared: do not modify it). After Close it returns ErrClosed.
+func (p *Pool) Submit(t Task) error {
+	p.mu.Lock()
+	for !p.closed && p.q.len() >= p.queueCap {
+		if p.reject {
+			p.mu.Unlock()
+			return p.overloaded
+		}
+		p.notFull.Wait()
+	}
+	if p.closed {
+		p.mu.Unlock()
+		return ErrClosed
+	}
+	p.q.push(t)
+	p.queued.Add(1)
+	start := p.startLocked()
+	p.mu.Unlock()
+	if start {
+		p.start()
+	}
+	return nil
+}
+
+// startLocked reports whether a drain loop must be started for the tasks
+// queued, and counts it: none is starting (it will take the queue's head),
+// and fewer than Workers run.
+func (p *Pool) startLocked() bool {
+	if p.starting || p.drainers >= p.workers {
+		return false
+	}
+	p.drainers++
+	p.starting = true
+	return true
+}
+
+// start hands a drain loop to an ants worker.
+func (p *Pool) start() {
+	if err := p.ap.Invoke(p); err != nil {
+		go p.drain() // not expected (ants is released only after the last loop); never strand the queue
+	}
+}
+
+// drain is the loop every ants worker runs: take tasks until the queue is
+// empty, then return the worker.
+func (p *Pool) drain() {
+	p.mu.Lock()
+	p.starting = false
+	for {
+		t, ok := p.q.pop()
+		if !ok {
+			break
+		}
+		p.queued.Add(-1)
+		p.notFull.Signal()
+		more := p.q.len() > 0 && p.startLocked()
+		p.mu.Unlock()
+		if more {
+			p.start()
+		}
+		p.run(t)
+		p.mu.Lock()
+	}
+	p.drainers--
+	if p.closed && p.drainers == 0 && p.q.len() == 0 {
+		close(p.idle)
+	}
+	p.mu.Unlock()
+}
+
+// run runs one task; a panic is reported to the PanicHandler and the
+// drain loop goes on.
 func (p *Pool) run(t Task) {
-	defer p.finish() // also when t panics; ants recovers after this
+	defer func() {
+		if r := recover(); r != nil && p.panics != nil {
+			p.panics(r)
+		}
+	}()
 	t.Run()
 }
 
-// finish ends one unit of active work.
-func (p *Pool) finish() {
-	if p.active.Add(-1) == 0 && p.closed.Load() {
-		select {
-		case p.idle <- struct{}{}:
-		default: // a nudge is already pending
-		}
-	}
-}
+// QueueLen returns the number of tasks waiting for a worker: a snapshot,
+// for metrics.
+func (p *Pool) QueueLen() int { return int(p.queued.Load()) }
 
-// Submit runs t on a worker. It blocks while the pool is full unless its
-// Overload is Reject, in which case it returns an *OverloadedError. After Close
-// it returns ErrClosed. The *OverloadedError is shared: do not modify it.
-func (p *Pool) Submit(t Task) error {
-	// Count first, then check: Close sets closed first, then reads the
-	// count, so one of the two sees the other.
-	p.active.Add(1)
-	if p.closed.Load() {
-		p.finish()
-		return ErrClosed
-	}
-	err := p.ap.Invoke(t)
-	if err == nil {
-		return nil // the task owns the count now; run releases it
-	}
-	p.finish()
-	switch err {
-	case ants.ErrPoolOverload:
-		return p.overloaded
-	case ants.ErrPoolClosed:
-		return ErrClosed
-	default:
-		return err
-	}
-}
+// QueueCap returns the bound on tasks waiting for a worker.
+func (p *Pool) QueueCap() int { return p.queueCap }
 
 // Running returns the number of workers alive (busy or idle).
 func (p *Pool) Running() int { return p.ap.Running() }
@@ -195,14 +269,22 @@ func (p *Pool) RetryAfter() time.Duration { return p.retryAfter }
 // Cap returns the bound on workers.
 func (p *Pool) Cap() int { return p.workers }
 
-// Close stops accepting tasks and waits for running ones until ctx is done.
-// It returns nil once every task has returned and every goroutine the pool
-// started has exited, or ctx's error if ctx is done first; the tasks still
-// running then go on, and their workers exit when they return. Close may be
-// called again (to wait longer) and from several goroutines.
+// Close stops accepting tasks (Submit returns ErrClosed, a Submit waiting
+// for room is woken with it) and waits until ctx is done for the tasks
+// already accepted — running or queued — to return. It returns nil once
+// they have and every goroutine the pool started has exited, or ctx's
+// error if ctx is done first; the tasks go on, and their workers exit when
+// they are done. Close may be called again (to wait longer) and from
+// several goroutines.
 func (p *Pool) Close(ctx context.Context) error {
 	p.closeOnce.Do(func() {
-		p.closed.Store(true)
+		p.mu.Lock()
+		p.closed = true
+		p.notFull.Broadcast()
+		if p.drainers == 0 && p.q.len() == 0 {
+			close(p.idle)
+		}
+		p.mu.Unlock()
 		// ants waits for its goroutines only inside ReleaseContext; run it on
 		// a goroutine of ours so that every Close, whatever its ctx, can wait
 		// on done. That goroutine ends when the last task returns.
@@ -219,19 +301,13 @@ func (p *Pool) Close(ctx context.Context) error {
 	}
 }
 
-// shutdown releases ants' pool and waits for all work to end.
+// shutdown waits for the accepted tasks, then releases ants' pool.
 func (p *Pool) shutdown() {
-	// Release wakes blocked Submits (they fail with ErrClosed), stops idle
-	// workers, ants' clock and reaper, and waits for them and for running
-	// tasks. In one rare interleaving (a Submit inside ants at the moment
-	// of release, onto a pool with no worker left) ants polls without
-	// sleeping until that late task returns; it does not affect correctness.
+	<-p.idle
+	// Release stops idle workers, ants' clock and reaper, and waits for
+	// them: a worker whose drain loop has just returned may still be on its
+	// way back to ants.
 	err := p.ap.ReleaseContext(context.Background())
-	// Submits that raced the release, and their tasks.
-	for p.active.Load() != 0 {
-		<-p.idle
-	}
-	// A worker started by such a Submit exits right after its task.
 	for p.ap.Running() != 0 {
 		time.Sleep(time.Millisecond)
 	}

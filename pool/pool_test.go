@@ -75,11 +75,41 @@ func TestPool_runs(t *testing.T) {
 	}
 }
 
-func TestPool_blockingWaitsForAWorker(t *testing.T) {
+// Tasks that block until all of them have started finish only if each
+// gets a worker of its own: draining the queue must not serialise them.
+func TestPool_blockingTasksRunSideBySide(t *testing.T) {
+	const n = 64
+	p := newPool(t, &pool.Options{Workers: n})
+	var all sync.WaitGroup
+	all.Add(n)
+	done := make(chan struct{}, n)
+	for range n {
+		if err := p.Submit(fn(func() { all.Done(); all.Wait(); done <- struct{}{} })); err != nil {
+			t.Fatal(err)
+		}
+	}
+	timeout := time.After(10 * time.Second)
+	for range n {
+		select {
+		case <-done:
+		case <-timeout:
+			t.Fatal("tasks waiting for each other never all started")
+		}
+	}
+}
+
+func TestPool_blockingWaitsForRoomInTheQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := newPool(t, &pool.Options{Workers: 2})
+		p := newPool(t, &pool.Options{Workers: 2, Queue: 1})
 		release := fill(t, p, 2)
 		defer release()
+		queued := make(chan struct{})
+		if err := p.Submit(fn(func() { close(queued) })); err != nil {
+			t.Fatalf("Submit with room in the queue = %v", err)
+		}
+		if p.QueueLen() != 1 {
+			t.Fatalf("QueueLen = %d, want 1", p.QueueLen())
+		}
 
 		submitted := make(chan error, 1)
 		ran := make(chan struct{})
@@ -94,14 +124,18 @@ func TestPool_blockingWaitsForAWorker(t *testing.T) {
 		if err := <-submitted; err != nil {
 			t.Fatal(err)
 		}
+		<-queued
 		<-ran
 	})
 }
 
 func TestPool_nonBlockingOverloaded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := newPool(t, &pool.Options{Workers: 1, Overload: pool.Reject, RetryAfter: 120 * time.Millisecond})
+		p := newPool(t, &pool.Options{Workers: 1, Queue: 1, Overload: pool.Reject, RetryAfter: 120 * time.Millisecond})
 		release := fill(t, p, 1)
+		if err := p.Submit(fn(func() {})); err != nil {
+			t.Fatalf("Submit with room in the queue = %v", err)
+		}
 		err := p.Submit(fn(func() {}))
 		var oe *pool.OverloadedError
 		if !errors.As(err, &oe) {
@@ -114,8 +148,8 @@ func TestPool_nonBlockingOverloaded(t *testing.T) {
 			t.Fatalf("Error() = %q", got)
 		}
 		release()
-		synctest.Wait() // the worker is back, idle
-		// Once the worker is free again, Submit succeeds.
+		synctest.Wait() // the queue is drained
+		// Once the queue has room again, Submit succeeds.
 		done := make(chan struct{})
 		if err := p.Submit(fn(func() { close(done) })); err != nil {
 			t.Fatalf("Submit on a free pool = %v", err)
@@ -125,9 +159,12 @@ func TestPool_nonBlockingOverloaded(t *testing.T) {
 }
 
 func TestPool_defaultRetryAfter(t *testing.T) {
-	p := newPool(t, &pool.Options{Workers: 1, Overload: pool.Reject})
+	p := newPool(t, &pool.Options{Workers: 1, Queue: 1, Overload: pool.Reject})
 	release := fill(t, p, 1)
 	defer release()
+	if err := p.Submit(fn(func() {})); err != nil {
+		t.Fatal(err)
+	}
 	var oe *pool.OverloadedError
 	if err := p.Submit(fn(func() {})); !errors.As(err, &oe) || oe.RetryAfter != pool.DefaultRetryAfter {
 		t.Fatalf("got %v", err)
@@ -197,11 +234,15 @@ func TestPool_closeTimesOut(t *testing.T) {
 
 func TestPool_closeWakesBlockedSubmit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, err := pool.New(&pool.Options{Workers: 1})
+		p, err := pool.New(&pool.Options{Workers: 1, Queue: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		release := fill(t, p, 1)
+		queued := make(chan struct{})
+		if err := p.Submit(fn(func() { close(queued) })); err != nil {
+			t.Fatal(err)
+		}
 		blocked := make(chan error, 1)
 		go func() { blocked <- p.Submit(fn(func() { t.Error("task ran after Close") })) }()
 		synctest.Wait() // Submit blocks for a worker
@@ -215,6 +256,7 @@ func TestPool_closeWakesBlockedSubmit(t *testing.T) {
 		if err := <-closed; err != nil {
 			t.Fatal(err)
 		}
+		<-queued // accepted before Close: it ran
 	})
 }
 
