@@ -228,13 +228,14 @@ func TestMetrics_answersOnAHandlersBehalfAreReportedOnce(t *testing.T) {
 
 func TestMetrics_refusalsBeforeAHandlerRan(t *testing.T) {
 	// A second request while the first holds what opts bounds.
-	overloaded := func(t *testing.T, opts conn.Options) {
+	overloaded := func(t *testing.T, opts conn.Options, filled func()) {
 		ml := newMetricsLog()
 		opts.Metrics = ml
 		r, started := startedRouter(t)
 		_, p := serve(t, r, &opts)
 		p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep_started","params":[100]}`)
 		<-started
+		filled()
 		p.send(`{"jsonrpc":"2.0","id":2,"method":"sleep","params":[1]}`)
 		for range 2 {
 			p.recv()
@@ -243,15 +244,21 @@ func TestMetrics_refusalsBeforeAHandlerRan(t *testing.T) {
 		ml.want(t, map[string]int{"sleep_started 0": 1}, map[string]int{"sleep -32000": 1})
 	}
 	t.Run("MaxInFlight", func(t *testing.T) {
-		overloaded(t, conn.Options{MaxInFlight: 1, Overload: pool.Reject})
+		overloaded(t, conn.Options{MaxInFlight: 1, Overload: pool.Reject}, func() {})
 	})
 	t.Run("pool refuses", func(t *testing.T) {
-		p0, err := pool.New(&pool.Options{Workers: 1, Overload: pool.Reject})
+		p0, err := pool.New(&pool.Options{Workers: 1, Queue: 1, Overload: pool.Reject})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer p0.Close(context.Background())
-		overloaded(t, conn.Options{Pool: p0})
+		// The first request holds the one worker; a task of the test's
+		// fills the queue.
+		overloaded(t, conn.Options{Pool: p0}, func() {
+			if err := p0.Submit(taskFunc(func() {})); err != nil {
+				t.Fatal(err)
+			}
+		})
 	})
 	t.Run("bodies", func(t *testing.T) {
 		ml := newMetricsLog()
@@ -273,3 +280,8 @@ func TestMetrics_refusalsBeforeAHandlerRan(t *testing.T) {
 		ml.want(t, map[string]int{"echo 0": 1}, map[string]int{"(invalid) -32600": 2, "echo -32000": 1})
 	})
 }
+
+// taskFunc adapts a function to pool.Task.
+type taskFunc func()
+
+func (f taskFunc) Run() { f() }
