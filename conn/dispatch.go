@@ -124,8 +124,8 @@ func (c *Conn) serveInline(e *router.Entry, m *codec.Message, to replyTo, reader
 }
 
 // handOff runs the handler of e on the pool, with a copy of the frame
-// (shared through ref by the elements of a batch): the frame itself is
-// reused for the next read.
+// (shared through ref by the elements of a batch, the task's own for a
+// message alone): the frame itself is reused for the next read.
 func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to replyTo, reader bool, ref **frameRef) {
 	isCall := m.Kind == codec.KindRequest
 	if err := c.acquire(reader); err != nil {
@@ -138,10 +138,11 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 		c.refuse(to, reader, isCall, e.Method, m.ID, c.shuttingDown)
 		return
 	}
-	if *ref == nil {
-		*ref = copyFrame(frame)
+	var shared **frameRef // a batch's elements share one copy of the frame
+	if to.b != nil {
+		shared = ref
 	}
-	t := c.newTask(e, m.Rebase(frame, (*ref).buf.B), *ref, reader)
+	t := c.newTask(e, frame, m, shared, reader)
 	t.ctx.body = to.bodyOf()
 	if isCall {
 		t.to = to

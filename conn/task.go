@@ -49,12 +49,14 @@ func (r *frameRef) release() {
 type task struct {
 	c     *Conn
 	h     router.Handler
-	req   router.Request // spans into ref's copy of the frame
+	req   router.Request // spans into ref's copy of the frame, or into own
 	to    replyTo        // requests only
-	ref   *frameRef
-	ctx   *reqCtx     // the handler's context
-	start time.Time   // when handed off, for a shared Admission
-	timer *time.Timer // HandlerTimeout's; the worker's only
+	ref   *frameRef      // a batch's shared copy of its frame; nil: own
+	own   []byte         // the copy of a frame holding this message alone
+	out   codec.Buffer   // the response of a message alone in its frame
+	ctx   *reqCtx        // the handler's context
+	start time.Time      // when handed off, for a shared Admission
+	timer *time.Timer    // HandlerTimeout's; the worker's only
 
 	prev, next *task // in Conn.inflight while a request is unanswered
 	listed     bool
@@ -66,9 +68,11 @@ var taskPool = sync.Pool{New: func() any { return new(task) }}
 // context kept past its handler keeps its slab alive: a few KiB at most.
 const ctxSlab = 32
 
-// newTask makes the task for the request or notification m of e, whose
-// spans point into ref's copy of the frame.
-func (c *Conn) newTask(e *router.Entry, m codec.Message, ref *frameRef, reader bool) *task {
+// newTask makes the task for the request or notification m of e, read
+// from frame. A message alone in its frame (ref nil) is copied into the
+// task's own buffer, recycled with the task; the elements of a batch share
+// the copy *ref, made by the first of them.
+func (c *Conn) newTask(e *router.Entry, frame []byte, m *codec.Message, ref **frameRef, reader bool) *task {
 	var rc *reqCtx
 	if reader {
 		if len(c.ctxs) == 0 {
@@ -80,9 +84,21 @@ func (c *Conn) newTask(e *router.Entry, m codec.Message, ref *frameRef, reader b
 	}
 	rc.c = c
 	t := taskPool.Get().(*task)
-	ref.refs.Add(1)
-	t.c, t.h, t.ref, t.ctx = c, e.Handler, ref, rc
-	t.req = router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
+	var copied []byte
+	if ref == nil {
+		t.own = append(t.own[:0], frame...)
+		copied = t.own
+	} else {
+		if *ref == nil {
+			*ref = copyFrame(frame)
+		}
+		t.ref = *ref
+		t.ref.refs.Add(1)
+		copied = t.ref.buf.B
+	}
+	r := m.Rebase(frame, copied)
+	t.c, t.h, t.ctx = c, e.Handler, rc
+	t.req = router.Request{Method: e.Method, ID: r.ID, Params: r.Params}
 	if c.opts.Admission != nil {
 		t.start = time.Now()
 	}
@@ -99,8 +115,13 @@ func (t *task) Run() {
 		t.timer = time.AfterFunc(d, func() { expire(rc) })
 	}
 	isCall := t.req.ID != nil
+	alone := t.to.b == nil // a batch keeps its elements' responses: pooled buffers
 	var resp *codec.Buffer
-	if isCall {
+	switch {
+	case !isCall:
+	case alone:
+		resp = &t.out
+	default:
 		resp = respBufs.Get()
 	}
 	code := c.run(t.ctx, t.h, &t.req, resp)
@@ -108,8 +129,12 @@ func (t *task) Run() {
 	case !isCall:
 	case c.inflight.claim(t):
 		c.answeredCtx(t.ctx, code)
-		c.answer(t.to, resp, false)
-	default:
+		if alone {
+			c.emit(t.to.body, t.out.B, false)
+		} else {
+			c.answer(t.to, resp, false)
+		}
+	case !alone:
 		respBufs.Put(resp) // answered already: timeout, cancellation or shutdown
 	}
 	t.finish()
@@ -143,7 +168,15 @@ func (t *task) finish() {
 	t.ctx.cancelWith(context.Canceled) // the context ends with the handler
 	c.release(t.start)
 	t.ref.release()
+	own, out := t.own, t.out.B
 	*t = task{}
+	if cap(own) <= maxKeptBuffer && cap(out) <= maxKeptBuffer { // let a large one go
+		t.own, t.out.B = own[:0], out[:0]
+	}
 	taskPool.Put(t)
 	c.workers.Done()
 }
+
+// maxKeptBuffer bounds the buffers a recycled task keeps for its next
+// frame and response.
+const maxKeptBuffer = 16 << 10

@@ -2,6 +2,10 @@ package pool
 
 import (
 	"context"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,11 +26,23 @@ type Admission interface {
 // Limiter bounds work in flight (one per connection, or one shared): the
 // plain Admission, with a fixed limit. Safe for concurrent use.
 //
-// It is a buffered channel of n slots: Acquire sends, Release receives, so
-// waiting Acquires are served in the order the runtime wakes channel senders
-// (first come, first served in practice).
+// Fast path: TryAcquire and Release are one atomic operation each on the
+// count of slots in use (no lock, no channel). Slow path: an Acquire that
+// finds no free slot queues under mu, and a Release that sees waiters
+// hands its slot to the oldest one. Waiters are served first come, first
+// served.
+//
+// Invariant: 0 <= used <= n. A waiter counted in waiting has either taken
+// a slot itself (its retry under mu succeeded) or is in the queue, where
+// a releaser finds it: the releaser's decrement and the waiter's count
+// are both atomic, so one of them sees the other.
 type Limiter struct {
-	slots chan struct{}
+	n       int32
+	used    atomic.Int32
+	waiting atomic.Int32 // Acquires queued or about to queue
+
+	mu    sync.Mutex
+	queue []chan struct{} // oldest first; each buffered 1: a granted slot
 }
 
 // NewLimiter returns a limiter admitting n at once. It panics if n < 1.
@@ -34,50 +50,107 @@ func NewLimiter(n int) *Limiter {
 	if n < 1 {
 		panic("pool: NewLimiter needs n >= 1")
 	}
-	return &Limiter{slots: make(chan struct{}, n)}
+	return &Limiter{n: int32(min(n, math.MaxInt32))}
+}
+
+// TryAcquire takes a slot if one is free.
+func (l *Limiter) TryAcquire() bool {
+	for {
+		u := l.used.Load()
+		if u >= l.n {
+			return false
+		}
+		if l.used.CompareAndSwap(u, u+1) {
+			return true
+		}
+	}
 }
 
 // Acquire waits for a slot until ctx is done. A free slot is taken even if
 // ctx is already done; otherwise Acquire returns ctx.Err() with no slot held.
 func (l *Limiter) Acquire(ctx context.Context) error {
-	select {
-	case l.slots <- struct{}{}:
+	if l.TryAcquire() {
 		return nil
-	default:
 	}
-	select {
-	case l.slots <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return l.acquireSlow(ctx)
 }
 
-// TryAcquire takes a slot if one is free.
-func (l *Limiter) TryAcquire() bool {
-	select {
-	case l.slots <- struct{}{}:
-		return true
-	default:
-		return false
+func (l *Limiter) acquireSlow(ctx context.Context) error {
+	l.mu.Lock()
+	l.waiting.Add(1)
+	if l.TryAcquire() { // a Release between the fast path and here
+		l.waiting.Add(-1)
+		l.mu.Unlock()
+		return nil
 	}
+	granted := make(chan struct{}, 1)
+	l.queue = append(l.queue, granted)
+	l.mu.Unlock()
+	select {
+	case <-granted:
+		return nil
+	case <-ctx.Done():
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i := slices.Index(l.queue, granted); i >= 0 {
+		l.queue = slices.Delete(l.queue, i, i+1)
+		l.waiting.Add(-1)
+		return ctx.Err()
+	}
+	// A Release granted the slot as ctx ended: pass it on.
+	l.releaseLocked()
+	return ctx.Err()
 }
 
 // Release frees a slot taken by Acquire or TryAcquire; a Limiter ignores
 // the latency. It panics if no slot is held: that is a bug in the caller,
 // which would otherwise let more work in than the limit allows.
 func (l *Limiter) Release(time.Duration) {
-	select {
-	case <-l.slots:
-	default:
+	if l.waiting.Load() == 0 {
+		if l.used.Add(-1) < 0 {
+			panic("pool: Limiter.Release called more times than Acquire/TryAcquire succeeded")
+		}
+		if l.waiting.Load() == 0 {
+			return
+		}
+		// A waiter queued meanwhile: it may have missed the freed slot.
+		l.mu.Lock()
+		if len(l.queue) > 0 && l.TryAcquire() {
+			l.grantLocked()
+		}
+		l.mu.Unlock()
+		return
+	}
+	l.mu.Lock()
+	l.releaseLocked()
+	l.mu.Unlock()
+}
+
+// releaseLocked frees a held slot: to the oldest waiter if there is one.
+func (l *Limiter) releaseLocked() {
+	if len(l.queue) > 0 {
+		l.grantLocked() // the slot changes hands: used does not move
+		return
+	}
+	if l.used.Add(-1) < 0 {
 		panic("pool: Limiter.Release called more times than Acquire/TryAcquire succeeded")
 	}
 }
 
+// grantLocked gives a slot already counted in used to the oldest waiter.
+func (l *Limiter) grantLocked() {
+	w := l.queue[0]
+	l.queue[0] = nil
+	l.queue = l.queue[1:]
+	l.waiting.Add(-1)
+	w <- struct{}{}
+}
+
 // InUse returns the number of slots held. It is a snapshot, for metrics.
-func (l *Limiter) InUse() int { return len(l.slots) }
+func (l *Limiter) InUse() int { return int(l.used.Load()) }
 
 // Cap returns the number of slots.
-func (l *Limiter) Cap() int { return cap(l.slots) }
+func (l *Limiter) Cap() int { return int(l.n) }
 
 var _ Admission = (*Limiter)(nil)
