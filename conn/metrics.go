@@ -124,16 +124,16 @@ func (c *Conn) runInline(ctx context.Context, h router.Handler, req *router.Requ
 
 // track records in rc, a pooled request's context, what its report needs:
 // rc outlives the task, so timers, Cancel and Shutdown can report it too.
-func (c *Conn) track(rc *reqCtx, method string) {
+func (c *Conn) track(rc *reqCtx, e *router.Entry) {
 	if c.opts.Metrics != nil {
-		rc.method, rc.since = method, c.clock()
+		rc.entry, rc.since = e, c.clock()
 	}
 }
 
 // answeredCtx reports the answer code to the pooled request of context rc.
 func (c *Conn) answeredCtx(rc *reqCtx, code codec.Code) {
 	if m := c.opts.Metrics; m != nil {
-		m.Answered(rc.method, code, c.clock()-rc.since)
+		m.Answered(rc.entry.Method, code, c.clock()-rc.since)
 	}
 }
 
@@ -141,6 +141,6 @@ func (c *Conn) answeredCtx(rc *reqCtx, code codec.Code) {
 // before its handler started (the executor would not take it).
 func (c *Conn) refusedCtx(rc *reqCtx, code codec.Code) {
 	if m := c.opts.Metrics; m != nil {
-		m.Refused(rc.method, code)
+		m.Refused(rc.entry.Method, code)
 	}
 }

@@ -102,7 +102,7 @@ func (c *Conn) newTask(e *router.Entry, frame []byte, m *codec.Message, ref **fr
 	if c.opts.Admission != nil {
 		t.start = time.Now()
 	}
-	c.track(rc, e.Method)
+	c.track(rc, e)
 	return t
 }
 

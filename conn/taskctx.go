@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/mcpwire/mcpwire/router"
 )
 
 // reqCtx is a pooled request's context: the connection's context, plus the
@@ -19,14 +21,14 @@ type reqCtx struct {
 	done       chan struct{} // made on the first call to Done
 	err        error
 	stopParent func() bool // unregisters the parent's AfterFunc
-	deadline   time.Time
-	method     string        // for Options.Metrics: the request's method,
+	deadline   int64         // HandlerTimeout's, in Unix nanoseconds; 0: none
+	entry      *router.Entry // for Options.Metrics: the request's method,
 	since      time.Duration // and its hand-off (Conn.clock)
 }
 
 func (t *reqCtx) setDeadline(d time.Time) {
 	t.mu.Lock() // Deadline may be asked from any goroutine the handler starts
-	t.deadline = d
+	t.deadline = d.UnixNano()
 	t.mu.Unlock()
 }
 
@@ -34,13 +36,13 @@ func (t *reqCtx) setDeadline(d time.Time) {
 // parent's if that is earlier.
 func (t *reqCtx) Deadline() (time.Time, bool) {
 	t.mu.Lock()
-	d := t.deadline
+	ns := t.deadline
 	t.mu.Unlock()
 	pd, ok := t.c.ctx.Deadline()
-	if d.IsZero() || (ok && pd.Before(d)) {
+	if ns == 0 || (ok && pd.UnixNano() < ns) {
 		return pd, ok
 	}
-	return d, true
+	return time.Unix(0, ns), true
 }
 
 // Done returns a channel closed when the request is cancelled, times out,
