@@ -20,7 +20,7 @@ type reqCtx struct {
 	mu         sync.Mutex
 	done       chan struct{} // made on the first call to Done
 	err        error
-	stopParent func() bool // unregisters the parent's AfterFunc
+	stopParent func() bool   // unregisters the parent's AfterFunc
 	deadline   int64         // HandlerTimeout's, in Unix nanoseconds; 0: none
 	entry      *router.Entry // for Options.Metrics: the request's method,
 	since      time.Duration // and its hand-off (Conn.clock)
