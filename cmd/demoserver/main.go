@@ -185,10 +185,11 @@ func serve(cfg config, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	}
 	defer e.close()
 	if cfg.metrics != "" {
-		ms, err := serveMetrics(cfg.metrics, e, log)
-		if err != nil {
-			return err
+		ms, merr := serveMetrics(cfg.metrics, e, log)
+		if merr != nil {
+			return merr
 		}
+		// Before newDemo: mcp.NewServer copies the connection options.
 		e.conn.Metrics = ms.col
 		defer func() { err = errors.Join(err, ms.stop(cfg.grace)) }()
 	}

@@ -8,21 +8,6 @@ import (
 	"time"
 )
 
-// startMetered starts the built demo server on TCP loopback with its
-// metrics on loopback too, plus args; it returns the server's address and
-// the metrics' URL.
-func startMetered(t *testing.T, args ...string) (addr, metricsURL string, logs *lockedBuffer) {
-	t.Helper()
-	args = append([]string{"-listen", "tcp://127.0.0.1:0", "-metrics", "127.0.0.1:0"}, args...)
-	_, found, logs := startLogging(t, build(t), []string{"addr", "metrics"}, args...)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("demoserver's stderr:\n%s", logs)
-		}
-	})
-	return found["addr"], found["metrics"], logs
-}
-
 // cachedSleep decodes cached_sleep's result.
 func cachedSleep(t *testing.T, a *answer) cachedSleepResult {
 	t.Helper()
