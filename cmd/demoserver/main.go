@@ -4,9 +4,12 @@
 // progress, sampling, elicitation, list changes, subscriptions) plus echo,
 // and, on the same stream, the JSON-RPC 2.0 specification's example
 // methods (subtract, sum, get_data, echo and the notifications update,
-// notify_hello, notify_sum), which answer with or without initialize.
-// It serves stdio, TCP or a Unix socket, each connection an MCP session of
-// its own, in newline or Content-Length framing. It logs to stderr only.
+// notify_hello, notify_sum), which answer with or without initialize,
+// and two methods for load tests (sleep.go): sleep, and cached_sleep
+// behind the response cache.
+// It serves stdio, TCP, a Unix socket or HTTP, each connection an MCP
+// session of its own, in newline or Content-Length framing. It logs to
+// stderr only.
 //
 //	demoserver                                  # stdio, newline framing (MCP's stdio transport)
 //	demoserver -framing header                  # stdio, LSP-style headers
@@ -14,6 +17,13 @@
 //	demoserver -listen unix:///tmp/demo.sock
 //	demoserver -listen http://127.0.0.1:8080    # MCP Streamable HTTP at /mcp, HTTP+SSE (2024-11-05) at /sse
 //	demoserver -page-size 3                     # lists in pages of 3 (to test pagination)
+//	demoserver -overload reject -max-inflight 8 # answer -32000 past 8 requests in flight per connection
+//	demoserver -inline=false                    # every method of the demo on the pool (to measure the hand-off)
+//	demoserver -metrics 127.0.0.1:9090          # Prometheus metrics at http://127.0.0.1:9090/metrics
+//
+// Every session shares one worker pool, one response cache and one
+// admission limit (engine.go): a fixed one the size of the pool and its
+// queue, or with -adaptive one that follows measured latency.
 //
 // It exits cleanly when stdin closes (stdio) or on
 // SIGINT/SIGTERM, letting requests in flight finish first.
@@ -51,12 +61,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demoserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {} // printed below: on stdout when asked for, after the error otherwise
-	listen := fs.String("listen", "stdio", "stdio, tcp://HOST:PORT or unix://PATH")
+	listen := fs.String("listen", "stdio", "stdio, tcp://HOST:PORT, unix://PATH or http://HOST:PORT")
 	framing := fs.String("framing", "newline", "newline or header")
 	verbose := fs.Bool("v", false, "log at debug level")
 	grace := fs.Duration("shutdown-timeout", 5*time.Second, "how long requests in flight may run on after SIGINT/SIGTERM")
 	pageSize := fs.Int("page-size", mcp.DefaultPageSize, "the most items of one MCP list answer (tools, resources, templates, prompts)")
 	watch := fs.Duration("watch-interval", defaultWatchInterval, "how often test://watched-resource changes while a session is subscribed")
+	inline := fs.Bool("inline", true, "run the cheap plain methods (the specification's examples, echo) inline on the reader;\nfalse puts them on the pool like every other method, to measure the hand-off\n(MCP's own inline methods, initialize and ping among them, stay inline)")
+	maxInFlight := fs.Int("max-inflight", conn.DefaultMaxInFlight, "`N` requests one connection may have on the pool at once, queued or running;\npast it -overload applies")
+	overload := fs.String("overload", "block", "when a connection's -max-inflight (or the server's limit) is full, `block|reject`:\nstop reading that connection, or answer -32000 with data.retryAfterMs at once")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (HOST:PORT; port 0 picks one,\nlogged as metrics=URL)")
+	adaptive := fs.Bool("adaptive", false, "limit the requests of all connections together by an adaptive limit that follows\nmeasured latency, instead of a fixed one the size of the pool and its queue")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(fs, stdout)
@@ -78,6 +93,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil && (*pageSize <= 0 || *watch <= 0) {
 		err = fmt.Errorf("-page-size and -watch-interval must be positive")
 	}
+	if err == nil && *maxInFlight <= 0 {
+		err = fmt.Errorf("-max-inflight must be positive")
+	}
+	var ov pool.Overload
+	if err == nil {
+		ov, err = parseOverload(*overload)
+	}
+	if err == nil && *metricsAddr != "" {
+		if _, _, serr := net.SplitHostPort(*metricsAddr); serr != nil {
+			err = fmt.Errorf("-metrics %s: want HOST:PORT: %w", *metricsAddr, serr)
+		}
+	}
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
@@ -85,7 +112,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "demoserver: %v\nRun demoserver -h for usage.\n", err)
 		return 2
 	}
-	cfg := config{listen: *listen, framing: f, verbose: *verbose, grace: *grace, pageSize: *pageSize, watch: *watch}
+	cfg := config{
+		listen: *listen, framing: f, verbose: *verbose, grace: *grace, pageSize: *pageSize, watch: *watch,
+		inline: *inline, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
+	}
 	if err := serve(cfg, stdin, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "demoserver:", err)
 		return 1
@@ -99,7 +129,13 @@ func usage(fs *flag.FlagSet, w io.Writer) {
 
 Serves MCP (the conformance suite's fixtures and echo) and, on the same
 stream, the JSON-RPC 2.0 specification's example methods, over stdio (the
-default), TCP or a Unix socket. Logs go to stderr.
+default), TCP, a Unix socket or HTTP. Logs go to stderr.
+
+For load tests, two plain JSON-RPC methods hold a worker on the pool:
+  sleep        {"ms": N}                sleeps N ms (0..10000), returns N
+  cached_sleep {"ms": N, "key": STRING} the same behind the response cache
+               (60 s), returns {"ms": N, "key": KEY, "runs": R}, R counting
+               the handler's runs: single flight and hits show in it
 
 Flags:
 `)
@@ -109,33 +145,60 @@ Flags:
 	fs.SetOutput(out)
 }
 
+// parseOverload reads -overload.
+func parseOverload(s string) (pool.Overload, error) {
+	switch s {
+	case "block":
+		return pool.Block, nil
+	case "reject":
+		return pool.Reject, nil
+	}
+	return 0, fmt.Errorf("-overload %s: want block or reject", s)
+}
+
 // config is what the flags chose.
 type config struct {
-	listen   string // "stdio" or an address for transport.Listen
-	framing  codec.Framing
-	verbose  bool
-	grace    time.Duration // -shutdown-timeout
-	pageSize int           // -page-size
-	watch    time.Duration // -watch-interval
+	listen      string // "stdio" or an address for transport.Listen
+	framing     codec.Framing
+	verbose     bool
+	grace       time.Duration // -shutdown-timeout
+	pageSize    int           // -page-size
+	watch       time.Duration // -watch-interval
+	inline      bool          // -inline
+	maxInFlight int           // -max-inflight
+	overload    pool.Overload // -overload
+	metrics     string        // -metrics: HOST:PORT, or "" for none
+	adaptive    bool          // -adaptive
 }
 
 // serve runs the server until stdin closes (stdio) or SIGINT/SIGTERM.
-func serve(cfg config, stdin io.Reader, stdout, stderr io.Writer) error {
+func serve(cfg config, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	level := slog.LevelInfo
 	if cfg.verbose {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	p, err := pool.New(nil)
+	e, err := newEngine(cfg, log)
 	if err != nil {
 		return err
 	}
-	defer p.Close(context.Background())
+	defer e.close()
+	if cfg.metrics != "" {
+		ms, merr := serveMetrics(cfg.metrics, e, log)
+		if merr != nil {
+			return merr
+		}
+		// Before newDemo: mcp.NewServer copies the connection options.
+		e.conn.Metrics = ms.col
+		defer func() { err = errors.Join(err, ms.stop(cfg.grace)) }()
+	}
 	d, err := newDemo(demoOptions{
-		conn:          &conn.Options{Framing: cfg.framing, Pool: p, Logger: log},
+		conn:          e.conn,
 		pageSize:      cfg.pageSize,
 		watchInterval: cfg.watch,
+		pooled:        !cfg.inline,
+		cache:         e.cache,
 		log:           log,
 	})
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"testing"
@@ -16,32 +15,10 @@ import (
 // missing operand rather than subtracting a zero it was never given.
 func TestSubtract_requiresBothOperands(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	if err := registerSpecMethods(srv, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+	if err := registerSpecMethods(srv, slog.New(slog.NewTextHandler(io.Discard, nil)), true); err != nil {
 		t.Fatal(err)
 	}
-	ss, err := srv.Connect(context.Background(), nil) // served body by body
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	call := func(params string) (any, error) {
-		var answer []byte
-		body := `{"jsonrpc":"2.0","id":1,"method":"subtract","params":` + params + `}`
-		if err := ss.Conn().ServeBody(context.Background(), []byte(body), func(m []byte) { answer = append(answer, m...) }); err != nil {
-			return nil, err
-		}
-		var resp struct {
-			Result any          `json:"result"`
-			Error  *codec.Error `json:"error"`
-		}
-		if err := json.Unmarshal(answer, &resp); err != nil {
-			return nil, err
-		}
-		if resp.Error != nil {
-			return nil, resp.Error
-		}
-		return resp.Result, nil
-	}
+	call := bodyCaller(t, srv)
 	for params, field := range map[string]string{
 		`[1]`:                            "subtrahend",
 		`{"minuend":1}`:                  "subtrahend",
@@ -49,13 +26,39 @@ func TestSubtract_requiresBothOperands(t *testing.T) {
 		`{"Minuend":3,"subtrahend":1}`:   "minuend",
 		`{"minuend":3,"SUBTRAHEND":1.5}`: "subtrahend",
 	} {
-		res, err := call(params)
-		var ce *codec.Error
-		if !errors.As(err, &ce) || ce.Code != codec.CodeInvalidParams || ce.Data.(map[string]any)["field"] != field {
-			t.Errorf("subtract %s = %v, %v; want -32602 naming %s", params, res, err, field)
+		res, e := call("subtract", params)
+		if e == nil || e.Code != codec.CodeInvalidParams || e.Data.(map[string]any)["field"] != field {
+			t.Errorf("subtract %s = %s, %v; want -32602 naming %s", params, res, e, field)
 		}
 	}
-	if res, err := call(`{"minuend":0,"subtrahend":0}`); err != nil || res != float64(0) {
-		t.Errorf("subtract of zeros = %v, %v", res, err)
+	if res, e := call("subtract", `{"minuend":0,"subtrahend":0}`); e != nil || string(res) != "0" {
+		t.Errorf("subtract of zeros = %s, %v", res, e)
+	}
+}
+
+// bodyCaller connects a session of srv served body by body, closed when
+// the test ends, and returns a function that sends it one request with
+// id 1 and returns the result or the error of its answer.
+func bodyCaller(t *testing.T, srv *mcp.Server) func(method, params string) (json.RawMessage, *codec.Error) {
+	t.Helper()
+	ss, err := srv.Connect(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	return func(method, params string) (json.RawMessage, *codec.Error) {
+		t.Helper()
+		var answer []byte
+		if err := ss.Conn().ServeBody(context.Background(), []byte(request("1", method, params)), func(m []byte) { answer = append(answer, m...) }); err != nil {
+			t.Fatal(err)
+		}
+		var resp struct {
+			Result json.RawMessage `json:"result"`
+			Error  *codec.Error    `json:"error"`
+		}
+		if err := json.Unmarshal(answer, &resp); err != nil {
+			t.Fatalf("%s %s: %q: %v", method, params, answer, err)
+		}
+		return resp.Result, resp.Error
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpwire/mcpwire/cache"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/mcp"
 )
@@ -21,7 +22,13 @@ type demoOptions struct {
 	// watchInterval is how often test://watched-resource changes while a
 	// session is subscribed to it (0: defaultWatchInterval).
 	watchInterval time.Duration
-	log           *slog.Logger
+	// pooled puts every method of the demo's own on the pool, the cheap
+	// ones the JSON-RPC specification's examples are too (-inline=false).
+	pooled bool
+	// cache holds cached_sleep's answers (nil: a cache of its own with
+	// the defaults).
+	cache *cache.Cache
+	log   *slog.Logger
 }
 
 const defaultWatchInterval = time.Second
@@ -36,6 +43,8 @@ type demo struct {
 	// watched is the version of test://watched-resource: it grows each
 	// time the resource changes.
 	watched atomic.Int64
+	// runs counts the runs of cached_sleep's handler.
+	runs atomic.Int64
 }
 
 // newDemo builds the demo server. Nothing runs until watch is started and
@@ -48,12 +57,15 @@ func newDemo(o demoOptions) (*demo, error) {
 	if d.every <= 0 {
 		d.every = defaultWatchInterval
 	}
+	if o.cache == nil {
+		o.cache = cache.New(nil)
+	}
 	d.srv = mcp.NewServer(&mcp.Implementation{
 		Name:    "mcpwire-demoserver",
 		Title:   "mcpwire demo server",
 		Version: "0.1.0",
 	}, &mcp.ServerOptions{
-		Instructions: "The MCP conformance suite's fixtures, echo, and the JSON-RPC 2.0 specification's example methods.",
+		Instructions: "The MCP conformance suite's fixtures, echo, the JSON-RPC 2.0 specification's example methods, and sleep and cached_sleep for load tests.",
 		// Declared in full from the start, so every session is promised
 		// the list changes (test_dynamic_tool is added later).
 		Capabilities: &mcp.ServerCapabilities{
@@ -68,7 +80,8 @@ func newDemo(o demoOptions) (*demo, error) {
 		Conn:              o.conn,
 	})
 	err := errors.Join(
-		registerSpecMethods(d.srv, d.log),
+		registerSpecMethods(d.srv, d.log, !o.pooled),
+		registerLoadMethods(d.srv, o.cache, &d.runs),
 		d.addTools(),
 		d.addResources(),
 		addPrompts(d.srv),

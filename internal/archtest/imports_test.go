@@ -49,9 +49,13 @@ var until = map[string][]string{
 	// conn.Binder it wraps around mcp.Server's) itself, and serves the
 	// JSON-RPC specification's methods as router handlers
 	// (mcp.Server.AddPlainMethod takes a router.Handler; get_data and
-	// echo answer codec.Raw). They go once mcp offers those as options of
-	// its own, or DESIGN.md §2 lets an example server import them.
-	"cmd/demoserver": {"codec", "conn", "pool", "router"},
+	// echo answer codec.Raw). It also builds the engine every session
+	// shares: a response cache for cached_sleep (cache.New, given to
+	// router.MethodOptions.Cache) and, for -metrics, the Prometheus
+	// collector put in conn.Options.Metrics (metrics.New), which watches
+	// that pool, limit and cache. They go once mcp offers those as options
+	// of its own, or DESIGN.md §2 lets an example server import them.
+	"cmd/demoserver": {"cache", "codec", "conn", "metrics", "pool", "router"},
 }
 
 // rowOf returns the table row that governs pkg: its own, or examples/… for
