@@ -674,3 +674,21 @@ func TestConn_namesTheUnknownMethodInErrorData(t *testing.T) {
 		t.Fatalf("%v", m)
 	}
 }
+
+// A request's slot is free before its answer is sent: a peer that sends
+// its next request as soon as it reads an answer is never refused for the
+// one it has just been answered.
+func TestConn_slotIsFreeBeforeTheAnswerIsSent(t *testing.T) {
+	p0, err := pool.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p0.Close(context.Background())
+	_, p := serve(t, testRouter(t), &conn.Options{Pool: p0, MaxInFlight: 1, Overload: pool.Reject})
+	for i := range 200 {
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"echo_async","params":{"n":%d}}`, i, i))
+		if m := p.recvObj(); m["error"] != nil {
+			t.Fatalf("request %d of a sequential peer refused: %v", i, m)
+		}
+	}
+}

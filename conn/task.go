@@ -125,6 +125,9 @@ func (t *task) Run() {
 		resp = respBufs.Get()
 	}
 	code := c.run(t.ctx, t.h, &t.req, resp)
+	// The handler is done: its slots are free before the peer can see its
+	// answer, so a peer that sends again at once is not refused for it.
+	c.release(t.start)
 	switch {
 	case !isCall:
 	case c.inflight.claim(t):
@@ -153,6 +156,7 @@ func expire(rc *reqCtx) {
 
 // abandon answers a task that could not be started and finishes it.
 func (t *task) abandon(e *codec.Error, reader bool) {
+	t.c.release(t.start)
 	if resp, to, ok := t.c.inflight.claimAnswer(t.ctx, e); ok {
 		t.c.refusedCtx(t.ctx, e.Code)
 		t.c.answer(to, resp, reader)
@@ -166,7 +170,6 @@ func (t *task) finish() {
 		t.timer.Stop()
 	}
 	t.ctx.cancelWith(context.Canceled) // the context ends with the handler
-	c.release(t.start)
 	t.ref.release()
 	own, out := t.own, t.out.B
 	*t = task{}

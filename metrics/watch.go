@@ -16,8 +16,8 @@ type Queue interface {
 // Workers is a worker pool's goroutines (*pool.Pool has both methods).
 // They must be safe for concurrent use.
 type Workers interface {
-	Running() int // workers running a task
-	Cap() int     // the most that may run at once
+	Busy() int // workers running tasks
+	Cap() int  // the most that may run at once
 }
 
 // Cache is a response cache's running totals and present size (package
@@ -41,7 +41,7 @@ func (c *Collector) WatchQueue(q Queue) error {
 // Collector).
 func (c *Collector) WatchWorkers(w Workers) error {
 	return register(c.reg,
-		c.gauge("mcpwire_workers_busy", "Workers of the pool running a task.", w.Running),
+		c.gauge("mcpwire_workers_busy", "Workers of the pool running tasks.", w.Busy),
 		c.gauge("mcpwire_workers", "Workers the pool may run at once.", w.Cap))
 }
 

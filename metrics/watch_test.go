@@ -28,7 +28,7 @@ func (c *fakeCache) Len() int          { return int(c.entries.Load()) }
 type fakePool struct{ queued, running, cap atomic.Int64 }
 
 func (p *fakePool) QueueLen() int { return int(p.queued.Load()) }
-func (p *fakePool) Running() int  { return int(p.running.Load()) }
+func (p *fakePool) Busy() int     { return int(p.running.Load()) }
 func (p *fakePool) Cap() int      { return int(p.cap.Load()) }
 
 // The watched parts are read when scraped, each scrape anew.

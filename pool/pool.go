@@ -113,6 +113,7 @@ type Pool struct {
 	panics     func(any)
 
 	queued atomic.Int32 // q.len(), for QueueLen
+	busy   atomic.Int32 // drainers, for Busy
 
 	mu       sync.Mutex
 	q        ring          // tasks waiting for a worker
@@ -204,6 +205,7 @@ func (p *Pool) startLocked() bool {
 		return false
 	}
 	p.drainers++
+	p.busy.Add(1)
 	p.starting = true
 	return true
 }
@@ -236,6 +238,7 @@ func (p *Pool) drain() {
 		p.mu.Lock()
 	}
 	p.drainers--
+	p.busy.Add(-1)
 	if p.closed && p.drainers == 0 && p.q.len() == 0 {
 		close(p.idle)
 	}
@@ -259,6 +262,10 @@ func (p *Pool) QueueLen() int { return int(p.queued.Load()) }
 
 // QueueCap returns the bound on tasks waiting for a worker.
 func (p *Pool) QueueCap() int { return p.queueCap }
+
+// Busy returns the number of workers running tasks (draining the queue):
+// a snapshot, for metrics.
+func (p *Pool) Busy() int { return int(p.busy.Load()) }
 
 // Running returns the number of workers alive (busy or idle).
 func (p *Pool) Running() int { return p.ap.Running() }

@@ -82,19 +82,26 @@ func TestPool_blockingTasksRunSideBySide(t *testing.T) {
 	p := newPool(t, &pool.Options{Workers: n})
 	var all sync.WaitGroup
 	all.Add(n)
+	gate := make(chan struct{})
 	done := make(chan struct{}, n)
 	for range n {
-		if err := p.Submit(fn(func() { all.Done(); all.Wait(); done <- struct{}{} })); err != nil {
+		if err := p.Submit(fn(func() { all.Done(); all.Wait(); <-gate; done <- struct{}{} })); err != nil {
 			t.Fatal(err)
 		}
 	}
-	timeout := time.After(10 * time.Second)
+	started := make(chan struct{})
+	go func() { all.Wait(); close(started) }()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("tasks waiting for each other never all started")
+	}
+	if got := p.Busy(); got != n {
+		t.Errorf("Busy = %d with %d tasks running, want %d", got, n, n)
+	}
+	close(gate)
 	for range n {
-		select {
-		case <-done:
-		case <-timeout:
-			t.Fatal("tasks waiting for each other never all started")
-		}
+		<-done
 	}
 }
 
