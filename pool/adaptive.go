@@ -105,16 +105,8 @@ type AdaptiveLimiter struct {
 	mu      sync.Mutex
 	inUse   atomic.Int64 // written under mu
 	limit   atomic.Int64 // written under mu
-	head    *waiter      // oldest waiter
-	tail    *waiter      // newest waiter
+	waiters waitQueue    // guarded by mu
 	control control
-	waiters sync.Pool // of *waiter
-}
-
-// waiter is an Acquire blocked for a slot, queued under mu.
-type waiter struct {
-	prev, next *waiter
-	ready      chan struct{} // capacity 1: the slot, handed over by grantLocked
 }
 
 // NewAdaptiveLimiter returns an adaptive limiter; opts may be nil (every
@@ -127,7 +119,6 @@ func NewAdaptiveLimiter(opts *AdaptiveOptions) *AdaptiveLimiter {
 	o.setDefaults()
 	l := &AdaptiveLimiter{control: newControl(&o)}
 	l.limit.Store(int64(l.control.limit()))
-	l.waiters.New = func() any { return &waiter{ready: make(chan struct{}, 1)} }
 	return l
 }
 
@@ -175,7 +166,7 @@ func (l *AdaptiveLimiter) InUse() int { return int(l.inUse.Load()) }
 // TryAcquire takes a slot if one is free and nobody is waiting.
 func (l *AdaptiveLimiter) TryAcquire() bool {
 	l.mu.Lock()
-	ok := l.head == nil && l.inUse.Load() < l.limit.Load()
+	ok := l.waiters.empty() && l.inUse.Load() < l.limit.Load()
 	if ok {
 		l.inUse.Add(1)
 	}
@@ -189,30 +180,14 @@ func (l *AdaptiveLimiter) TryAcquire() bool {
 // ctx.Err() with no slot held and no place in the queue.
 func (l *AdaptiveLimiter) Acquire(ctx context.Context) error {
 	l.mu.Lock()
-	if l.head == nil && l.inUse.Load() < l.limit.Load() {
+	if l.waiters.empty() && l.inUse.Load() < l.limit.Load() {
 		l.inUse.Add(1)
 		l.mu.Unlock()
 		return nil
 	}
-	w := l.waiters.Get().(*waiter)
-	l.pushLocked(w)
+	w := l.waiters.pushLocked()
 	l.mu.Unlock()
-
-	var err error
-	select {
-	case <-w.ready:
-	case <-ctx.Done():
-		l.mu.Lock()
-		select {
-		case <-w.ready: // granted as ctx ended: the slot is ours
-		default:
-			l.removeLocked(w)
-			err = ctx.Err()
-		}
-		l.mu.Unlock()
-	}
-	l.waiters.Put(w)
-	return err
+	return l.waiters.wait(ctx, &l.mu, w)
 }
 
 // Release frees a slot taken by Acquire or TryAcquire and feeds latency,
@@ -234,36 +209,10 @@ func (l *AdaptiveLimiter) Release(latency time.Duration) {
 
 // grantLocked hands free slots to the waiters, oldest first.
 func (l *AdaptiveLimiter) grantLocked() {
-	for l.head != nil && l.inUse.Load() < l.limit.Load() {
-		w := l.head
-		l.removeLocked(w)
+	for !l.waiters.empty() && l.inUse.Load() < l.limit.Load() {
 		l.inUse.Add(1)
-		w.ready <- struct{}{}
+		l.waiters.grantLocked()
 	}
-}
-
-func (l *AdaptiveLimiter) pushLocked(w *waiter) {
-	w.prev, w.next = l.tail, nil
-	if l.tail == nil {
-		l.head = w
-	} else {
-		l.tail.next = w
-	}
-	l.tail = w
-}
-
-func (l *AdaptiveLimiter) removeLocked(w *waiter) {
-	if w.prev == nil {
-		l.head = w.next
-	} else {
-		w.prev.next = w.next
-	}
-	if w.next == nil {
-		l.tail = w.prev
-	} else {
-		w.next.prev = w.prev
-	}
-	w.prev, w.next = nil, nil
 }
 
 var _ Admission = (*AdaptiveLimiter)(nil)

@@ -3,7 +3,6 @@ package pool
 import (
 	"context"
 	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,8 +40,8 @@ type Limiter struct {
 	used    atomic.Int32
 	waiting atomic.Int32 // Acquires queued or about to queue
 
-	mu    sync.Mutex
-	queue []chan struct{} // oldest first; each buffered 1: a granted slot
+	mu      sync.Mutex
+	waiters waitQueue // guarded by mu
 }
 
 // NewLimiter returns a limiter admitting n at once. It panics if n < 1.
@@ -83,68 +82,47 @@ func (l *Limiter) acquireSlow(ctx context.Context) error {
 		l.mu.Unlock()
 		return nil
 	}
-	granted := make(chan struct{}, 1)
-	l.queue = append(l.queue, granted)
+	w := l.waiters.pushLocked()
 	l.mu.Unlock()
-	select {
-	case <-granted:
-		return nil
-	case <-ctx.Done():
+	err := l.waiters.wait(ctx, &l.mu, w)
+	if err != nil {
+		l.waiting.Add(-1) // left the queue ungranted
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if i := slices.Index(l.queue, granted); i >= 0 {
-		l.queue = slices.Delete(l.queue, i, i+1)
-		l.waiting.Add(-1)
-		return ctx.Err()
-	}
-	// A Release granted the slot as ctx ended: pass it on.
-	l.releaseLocked()
-	return ctx.Err()
+	return err
 }
 
 // Release frees a slot taken by Acquire or TryAcquire; a Limiter ignores
 // the latency. It panics if no slot is held: that is a bug in the caller,
 // which would otherwise let more work in than the limit allows.
 func (l *Limiter) Release(time.Duration) {
-	if l.waiting.Load() == 0 {
-		if l.used.Add(-1) < 0 {
-			panic("pool: Limiter.Release called more times than Acquire/TryAcquire succeeded")
-		}
-		if l.waiting.Load() == 0 {
+	if l.waiting.Load() > 0 {
+		l.mu.Lock()
+		if !l.waiters.empty() {
+			l.grant() // the slot changes hands: used does not move
+			l.mu.Unlock()
 			return
 		}
-		// A waiter queued meanwhile: it may have missed the freed slot.
-		l.mu.Lock()
-		if len(l.queue) > 0 && l.TryAcquire() {
-			l.grantLocked()
-		}
 		l.mu.Unlock()
-		return
-	}
-	l.mu.Lock()
-	l.releaseLocked()
-	l.mu.Unlock()
-}
-
-// releaseLocked frees a held slot: to the oldest waiter if there is one.
-func (l *Limiter) releaseLocked() {
-	if len(l.queue) > 0 {
-		l.grantLocked() // the slot changes hands: used does not move
-		return
 	}
 	if l.used.Add(-1) < 0 {
 		panic("pool: Limiter.Release called more times than Acquire/TryAcquire succeeded")
 	}
+	if l.waiting.Load() == 0 {
+		return
+	}
+	// A waiter queued meanwhile: it may have missed the freed slot.
+	l.mu.Lock()
+	if !l.waiters.empty() && l.TryAcquire() {
+		l.grant()
+	}
+	l.mu.Unlock()
 }
 
-// grantLocked gives a slot already counted in used to the oldest waiter.
-func (l *Limiter) grantLocked() {
-	w := l.queue[0]
-	l.queue[0] = nil
-	l.queue = l.queue[1:]
+// grant gives a slot already counted in used to the oldest waiter; mu is
+// held.
+func (l *Limiter) grant() {
 	l.waiting.Add(-1)
-	w <- struct{}{}
+	l.waiters.grantLocked()
 }
 
 // InUse returns the number of slots held. It is a snapshot, for metrics.

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/panjf2000/ants/v2"
@@ -101,8 +100,7 @@ func (e errorString) Error() string { return string(e) }
 // pooled round trip about twice as slow on a 2-CPU machine (the CPU it
 // burns is the one the peer and the reader need).
 //
-// Invariants, under mu: 0 <= drainers <= workers; q.len() <= queueCap;
-// queued mirrors q.len() for readers of QueueLen, without the lock.
+// Invariants, under mu: 0 <= drainers <= workers; q.len() <= queueCap.
 type Pool struct {
 	ap         *ants.PoolWithFuncGeneric[*Pool]
 	overloaded *OverloadedError // shared, read-only: no allocation per refusal
@@ -111,9 +109,6 @@ type Pool struct {
 	reject     bool
 	retryAfter time.Duration
 	panics     func(any)
-
-	queued atomic.Int32 // q.len(), for QueueLen
-	busy   atomic.Int32 // drainers, for Busy
 
 	mu       sync.Mutex
 	q        ring          // tasks waiting for a worker
@@ -188,7 +183,6 @@ func (p *Pool) Submit(t Task) error {
 		return ErrClosed
 	}
 	p.q.push(t)
-	p.queued.Add(1)
 	start := p.startLocked()
 	p.mu.Unlock()
 	if start {
@@ -205,7 +199,6 @@ func (p *Pool) startLocked() bool {
 		return false
 	}
 	p.drainers++
-	p.busy.Add(1)
 	p.starting = true
 	return true
 }
@@ -227,7 +220,6 @@ func (p *Pool) drain() {
 		if !ok {
 			break
 		}
-		p.queued.Add(-1)
 		p.notFull.Signal()
 		more := p.q.len() > 0 && p.startLocked()
 		p.mu.Unlock()
@@ -238,7 +230,6 @@ func (p *Pool) drain() {
 		p.mu.Lock()
 	}
 	p.drainers--
-	p.busy.Add(-1)
 	if p.closed && p.drainers == 0 && p.q.len() == 0 {
 		close(p.idle)
 	}
@@ -258,14 +249,21 @@ func (p *Pool) run(t Task) {
 
 // QueueLen returns the number of tasks waiting for a worker: a snapshot,
 // for metrics.
-func (p *Pool) QueueLen() int { return int(p.queued.Load()) }
+func (p *Pool) QueueLen() int { return p.locked(p.q.len) }
+
+// locked returns f() read under mu.
+func (p *Pool) locked(f func() int) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return f()
+}
 
 // QueueCap returns the bound on tasks waiting for a worker.
 func (p *Pool) QueueCap() int { return p.queueCap }
 
 // Busy returns the number of workers running tasks (draining the queue):
 // a snapshot, for metrics.
-func (p *Pool) Busy() int { return int(p.busy.Load()) }
+func (p *Pool) Busy() int { return p.locked(func() int { return p.drainers }) }
 
 // Running returns the number of workers alive (busy or idle).
 func (p *Pool) Running() int { return p.ap.Running() }
