@@ -701,3 +701,43 @@ func TestConn_slotIsFreeBeforeTheAnswerIsSent(t *testing.T) {
 		}
 	}
 }
+
+// Inline elements of a batch are encoded one after another into the
+// batch's own buffer; a panicking one must leave the others intact and in
+// request order, between pooled elements that finish later.
+func TestConn_inlineBatchElementsKeepTheirOwnResponses(t *testing.T) {
+	r := router.New()
+	r.Register("twice", router.Func(func(_ context.Context, p []int) (int, error) {
+		return 2 * p[0], nil
+	}), &router.MethodOptions{Inline: true})
+	r.Register("boom", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		panic("boom")
+	}), &router.MethodOptions{Inline: true})
+	r.Register("pooled", router.Func(func(_ context.Context, p []int) (int, error) {
+		return p[0], nil
+	}), nil)
+	_, p := serve(t, r, nil)
+	p.send(`[{"jsonrpc":"2.0","id":1,"method":"twice","params":[1]},` +
+		`{"jsonrpc":"2.0","id":2,"method":"pooled","params":[20]},` +
+		`{"jsonrpc":"2.0","id":3,"method":"boom"},` +
+		`{"jsonrpc":"2.0","id":4,"method":"twice","params":[4]}]`)
+	arr, ok := p.recv().([]any)
+	if !ok || len(arr) != 4 {
+		t.Fatalf("want an array of 4, got %v", arr)
+	}
+	for i, want := range []float64{2, 20, 0, 8} {
+		m := arr[i].(map[string]any)
+		if m["id"].(float64) != float64(i+1) {
+			t.Fatalf("element %d out of order: %v", i, m)
+		}
+		if i == 2 {
+			if errCode(t, m) != -32603 {
+				t.Fatalf("panicking element: %v", m)
+			}
+			continue
+		}
+		if m["result"].(float64) != want {
+			t.Fatalf("element %d: %v", i, m)
+		}
+	}
+}

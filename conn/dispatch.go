@@ -112,6 +112,10 @@ func (c *Conn) serveInline(e *router.Entry, m *codec.Message, to replyTo, reader
 		c.runInline(c.ctx, e.Handler, req, &c.held)
 		c.held.B = c.s.FrameInPlace(c.held.B, start)
 		c.heldFull()
+	} else if m.Kind == codec.KindRequest && to.b != nil {
+		out, start := to.b.inArena()
+		c.runInline(c.ctx, e.Handler, req, out)
+		to.b.completeInArena(to.slot, start, reader)
 	} else {
 		var resp *codec.Buffer
 		if m.Kind == codec.KindRequest {
