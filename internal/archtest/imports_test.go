@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"client":         {"conn", "transport"},
 	"mcp":            {"conn", "router", "codec", "transport"},
 	"metrics":        {"conn", "codec"},
+	"middleware":     {"router", "codec", "conn", "transport"},
 	"bench":          {all},
 	"fuzz":           {all},
 	"cmd/loadgen":    {"conn", "transport", "mcp"},
