@@ -11,9 +11,9 @@
 // order this package is made for is
 //
 //	srv.Use(middleware.Chain(
-//		middleware.TraceContext(extract), // 1
-//		middleware.Logging(logger, nil),  // 2
-//		middleware.RateLimit(100, 200, nil), // 3
+//		middleware.TraceContext(extract),                      // 1
+//		middleware.Logging(logger, nil),                       // 2
+//		middleware.RateLimit(100, 200, nil),                   // 3
 //		middleware.Auth(middleware.BearerToken(token), authz), // 4
 //	))
 //
@@ -54,7 +54,11 @@
 // carry no header, so there they come from the request's params, in MCP's
 // _meta object: {"_meta": {"authorization": "Bearer …", "traceparent":
 // "00-…", "tracestate": "…"}}. Logging never writes the authorization
-// member's value.
+// member's value. An endpoint whose sessions outlive one HTTP request
+// (MCP's Streamable HTTP) cannot show each request's header to Auth:
+// HTTPAuth checks the token of every request and answers 401 before the
+// session sees it. In front of a WebSocket handler it refuses the upgrade
+// with 401 instead of answering every message -32009.
 //
 // A peer, for RateLimit, is the session (conn.FromContext) on stream
 // transports and WebSocket, and the remote IP address for HTTP POST, whose

@@ -27,7 +27,8 @@ type RateOptions struct {
 	// long (default: the time its burst takes to refill, at least a
 	// minute; never less than that refill time, since a limiter dropped
 	// earlier would forget calls it still counts). A session's limiter
-	// also goes, within 10 seconds, once the session has ended.
+	// goes sooner, at the first sweep after the session ended (a part of
+	// the table is swept at most every 10 seconds, as calls reach it).
 	IdleTimeout time.Duration
 	// MaxPeers bounds the peers tracked at once (default DefaultMaxPeers):
 	// past it the one least recently seen is dropped (it starts afresh
