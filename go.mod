@@ -10,6 +10,7 @@ require (
 	github.com/valyala/bytebufferpool v1.0.0
 	github.com/yosida95/uritemplate/v3 v3.0.2
 	go.uber.org/goleak v1.3.0
+	golang.org/x/time v0.16.0
 )
 
 require (

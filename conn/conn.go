@@ -58,6 +58,11 @@ func FromContext(ctx context.Context) *Conn {
 	return c
 }
 
+// Peer returns the other end of the session as its transport described it
+// (Options.Peer): for per-peer policies such as rate limits. It is the
+// zero Peer when the session was started without one.
+func (c *Conn) Peer() Peer { return c.opts.Peer }
+
 // New starts a session on a byte stream framed by opts.Framing: it reads
 // and serves requests until the stream ends, Shutdown or Close. The
 // connection owns rwc and closes it.

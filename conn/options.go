@@ -105,6 +105,10 @@ type Options struct {
 	// costs a nil test at each observation point. One Metrics may be
 	// shared by every session of a server.
 	Metrics Metrics
+	// Peer is the other end of the session as its transport described it
+	// to the Binder; Conn.Peer returns it. Transports set it on the
+	// options the Binder chose (a Binder need not).
+	Peer Peer
 	// OnClose, if set, is called once when the connection has ended, with
 	// the connection and the error that ended it (nil for a clean end of
 	// stream, Shutdown or Close): after every handler has returned and

@@ -64,3 +64,10 @@ func (s *Server) RemoveMethod(name string) bool {
 	}
 	return s.router.Unregister(name)
 }
+
+// Use wraps every method the server serves — the protocol's own
+// (initialize, tools/call…) and those added by AddMethod and
+// AddPlainMethod, present and future — in middleware, the first given
+// outermost (router.Router.Use): package middleware has logging,
+// authentication, rate limiting and trace context.
+func (s *Server) Use(mw ...router.Middleware) { s.router.Use(mw...) }

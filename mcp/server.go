@@ -145,6 +145,9 @@ func (s *Server) Bind(ctx context.Context, p *conn.Peer) (*conn.Options, error) 
 	o.Router = s.router
 	o.Cancel = conn.CancelSilent
 	o.RefuseBatches = true // until a version that has them is negotiated
+	if p != nil {
+		o.Peer = *p
+	}
 	parent := o.Context
 	if parent == nil {
 		parent = context.Background()

@@ -152,6 +152,7 @@ func (s *Server) serve(rwc io.ReadWriteCloser, peer *conn.Peer) (*conn.Conn, err
 	if o != nil {
 		opts = *o
 	}
+	opts.Peer = *peer
 	if opts.IdleTimeout == 0 {
 		opts.IdleTimeout = s.IdleTimeout
 		if opts.IdleTimeout == 0 {

@@ -171,3 +171,33 @@ type pipeAddr struct{}
 
 func (pipeAddr) Network() string { return "pipe" }
 func (pipeAddr) String() string  { return "pipe" }
+
+// A session knows the peer its Binder was told of (conn.Conn.Peer), even
+// when the Binder's options do not say.
+func TestServer_sessionsKnowTheirPeer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := router.New()
+		r.Register("peer", router.HandlerFunc(func(ctx context.Context, _ *router.Request) (any, error) {
+			p := conn.FromContext(ctx).Peer()
+			return []string{p.Transport, p.Addr}, nil
+		}), nil)
+		var bound conn.Peer
+		srv := transport.NewServer(conn.BinderFunc(func(_ context.Context, p *conn.Peer) (*conn.Options, error) {
+			bound = *p
+			return &conn.Options{Router: r}, nil
+		}))
+		ln := newPipeListener()
+		go srv.Serve(ln)
+		defer srv.Close()
+
+		c := conn.New(ln.dial(), nil)
+		defer c.Close()
+		var got []string
+		if err := c.Call(context.Background(), "peer", nil, &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0] != "pipe" || got[1] == "" || got[0] != bound.Transport || got[1] != bound.Addr {
+			t.Errorf("the session's peer %q, bound with %+v", got, bound)
+		}
+	})
+}

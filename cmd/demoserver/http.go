@@ -15,8 +15,10 @@ import (
 // methods) over Streamable HTTP at /mcp, and over the HTTP+SSE transport
 // of 2024-11-05 at /sse, on the address of cfg.listen ("http://HOST:PORT";
 // port 0 picks one, logged as "listening addr=http://…") until ctx is done
-// (SIGINT/SIGTERM); then it shuts down within cfg.grace.
-func serveHTTP(ctx context.Context, srv *mcp.Server, cfg config, log *slog.Logger) error {
+// (SIGINT/SIGTERM); then it shuts down within cfg.grace. g's token, if
+// any, is checked on every request (the sessions' calls go through g's
+// middleware too).
+func serveHTTP(ctx context.Context, srv *mcp.Server, g *guard, cfg config, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", strings.TrimPrefix(cfg.listen, "http://"))
 	if err != nil {
 		return err
@@ -24,8 +26,9 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, cfg config, log *slog.Logge
 	streamable := mcp.NewStreamableHTTPHandler(srv, nil)
 	legacy := mcp.NewSSEHandler(srv, nil)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", streamable)
-	mux.Handle("/sse", legacy)
+	// With -auth-token, every request to them needs it (401 otherwise).
+	mux.Handle("/mcp", g.http(streamable))
+	mux.Handle("/sse", g.http(legacy))
 	hs := mcp.NewHTTPServer(ln.Addr().String(), mux)
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	log.Info("listening", "addr", "http://"+ln.Addr().String(), "endpoint", "/mcp", "legacy", "/sse")

@@ -20,6 +20,8 @@
 //	demoserver -overload reject -max-inflight 8 # answer -32000 past 8 requests in flight per connection
 //	demoserver -inline=false                    # every method of the demo on the pool (to measure the hand-off)
 //	demoserver -metrics 127.0.0.1:9090          # Prometheus metrics at http://127.0.0.1:9090/metrics
+//	demoserver -auth-token s3cret               # every call needs the token (-32009 / HTTP 401 without it)
+//	demoserver -rate 100                        # 100 calls per second per peer (-32011 / HTTP 429 past it)
 //
 // Every session shares one worker pool, one response cache and one
 // admission limit (engine.go): a fixed one the size of the pool and its
@@ -36,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -71,6 +74,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	maxInFlight := fs.Int("max-inflight", conn.DefaultMaxInFlight, "`N` requests one connection may have on the pool at once, queued or running;\npast it -overload applies")
 	overload := fs.String("overload", "block", "when a connection's -max-inflight (or the server's limit) is full, `block|reject`:\nstop reading that connection, or answer -32000 with data.retryAfterMs at once")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (HOST:PORT; port 0 picks one,\nlogged as metrics=URL)")
+	authToken := fs.String("auth-token", "", "require `TOKEN` on every call: \"Authorization: Bearer TOKEN\" over HTTP and WebSocket,\nparams._meta.authorization \"Bearer TOKEN\" on stdio, TCP and Unix sockets;\nwithout it -32009 (HTTP 401)")
+	forbid := fs.String("forbid", "", "refuse the comma-separated `METHODS` to every caller with -32010 (HTTP 403)")
+	rateFlag := fs.Float64("rate", 0, "allow each peer `N` calls per second, in bursts of N (a session; over HTTP POST\nan IP address); past it -32011 with data.retryAfterMs (HTTP 429). 0: no limit")
 	adaptive := fs.Bool("adaptive", false, "limit the requests of all connections together by an adaptive limit that follows\nmeasured latency, instead of a fixed one the size of the pool and its queue")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -105,6 +111,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			err = fmt.Errorf("-metrics %s: want HOST:PORT: %w", *metricsAddr, serr)
 		}
 	}
+	if err == nil && (*rateFlag < 0 || math.IsNaN(*rateFlag) || math.IsInf(*rateFlag, 0)) {
+		err = fmt.Errorf("-rate %v: want a number of calls per second, 0 for no limit", *rateFlag)
+	}
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
@@ -115,6 +124,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg := config{
 		listen: *listen, framing: f, verbose: *verbose, grace: *grace, pageSize: *pageSize, watch: *watch,
 		inline: *inline, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
+		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag,
 	}
 	if err := serve(cfg, stdin, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "demoserver:", err)
@@ -169,6 +179,20 @@ type config struct {
 	overload    pool.Overload // -overload
 	metrics     string        // -metrics: HOST:PORT, or "" for none
 	adaptive    bool          // -adaptive
+	authToken   string        // -auth-token: "" for none
+	forbid      []string      // -forbid
+	rate        float64       // -rate: 0 for no limit
+}
+
+// splitList reads a comma-separated flag: its non-empty items.
+func splitList(s string) []string {
+	var out []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // serve runs the server until stdin closes (stdio) or SIGINT/SIGTERM.
@@ -193,8 +217,10 @@ func serve(cfg config, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 		e.conn.Metrics = ms.col
 		defer func() { err = errors.Join(err, ms.stop(cfg.grace)) }()
 	}
+	g := &guard{token: cfg.authToken, forbid: cfg.forbid, rate: cfg.rate, log: log, debug: cfg.verbose}
 	d, err := newDemo(demoOptions{
 		conn:          e.conn,
+		guard:         g,
 		pageSize:      cfg.pageSize,
 		watchInterval: cfg.watch,
 		pooled:        !cfg.inline,
@@ -212,7 +238,7 @@ func serve(cfg config, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	go d.watch(wctx)
 
 	if isHTTP(cfg.listen) {
-		return serveHTTP(ctx, d.srv, cfg, log)
+		return serveHTTP(ctx, d.srv, g, cfg, log)
 	}
 	srv := transport.NewServer(d)
 

@@ -196,9 +196,10 @@ func dropMessages(v any) any {
 	return v
 }
 
-func startStdio(t *testing.T, bin string, f codec.Framing) (*exec.Cmd, *client, io.WriteCloser, *bytes.Buffer) {
+// startStdio starts bin on stdio in framing f, with args besides.
+func startStdio(t *testing.T, bin string, f codec.Framing, args ...string) (*exec.Cmd, *client, io.WriteCloser, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(bin, "-framing", f.String())
+	cmd := exec.Command(bin, append([]string{"-framing", f.String()}, args...)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -25,9 +25,12 @@ type demoOptions struct {
 	// pooled puts every method of the demo's own on the pool, the cheap
 	// ones the JSON-RPC specification's examples are too (-inline=false).
 	pooled bool
-	// cache holds cached_sleep's answers (nil: a cache of its own with
-	// the defaults).
+	// cache holds cached_sleep's answers (nil: none, cached_sleep runs
+	// every call).
 	cache *cache.Cache
+	// guard is the middleware every call goes through (-auth-token,
+	// -forbid, -rate, -v); nil: none.
+	guard *guard
 	log   *slog.Logger
 }
 
@@ -57,9 +60,6 @@ func newDemo(o demoOptions) (*demo, error) {
 	if d.every <= 0 {
 		d.every = defaultWatchInterval
 	}
-	if o.cache == nil {
-		o.cache = cache.New(nil)
-	}
 	d.srv = mcp.NewServer(&mcp.Implementation{
 		Name:    "mcpwire-demoserver",
 		Title:   "mcpwire demo server",
@@ -79,6 +79,14 @@ func newDemo(o demoOptions) (*demo, error) {
 		CompletionHandler: complete,
 		Conn:              o.conn,
 	})
+	if o.guard != nil {
+		d.srv.Use(o.guard.middleware()...)
+		if o.guard.authenticates() {
+			// A cache hit is answered before any middleware runs: it
+			// would skip the token check. cached_sleep goes uncached.
+			o.cache = nil
+		}
+	}
 	err := errors.Join(
 		registerSpecMethods(d.srv, d.log, !o.pooled),
 		registerLoadMethods(d.srv, o.cache, &d.runs),

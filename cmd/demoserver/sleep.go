@@ -46,8 +46,8 @@ type cachedSleepResult struct {
 }
 
 // registerLoadMethods adds sleep (on the pool) and cached_sleep (on the
-// pool, behind c with a TTL of cachedSleepTTL) to s as plain JSON-RPC
-// methods; runs counts cached_sleep's runs. Both stop sleeping when their
+// pool, behind c with a TTL of cachedSleepTTL; with a nil c it runs every
+// call) to s as plain JSON-RPC methods; runs counts cached_sleep's runs. Both stop sleeping when their
 // context ends (the peer cancelled the request, its session ended, the
 // server shut down past its deadline) and return its error, which the
 // connection answers -32005, or not at all under MCP's cancellation.
@@ -60,6 +60,10 @@ func registerLoadMethods(s *mcp.Server, c *cache.Cache, runs *atomic.Int64) erro
 		return ms, pause(ctx, time.Duration(ms)*time.Millisecond)
 	}), nil); err != nil {
 		return err
+	}
+	var opts *router.MethodOptions
+	if c != nil {
+		opts = &router.MethodOptions{Cache: c.Method(cachedSleepTTL)}
 	}
 	return s.AddPlainMethod("cached_sleep", router.Func(func(ctx context.Context, p cachedSleepParams) (*cachedSleepResult, error) {
 		ms, err := sleepMS(p.MS)
@@ -74,7 +78,7 @@ func registerLoadMethods(s *mcp.Server, c *cache.Cache, runs *atomic.Int64) erro
 			return nil, err // an error is never stored: the next call runs again
 		}
 		return r, nil
-	}), &router.MethodOptions{Cache: c.Method(cachedSleepTTL)})
+	}), opts)
 }
 
 // sleepMS checks the ms member: present, not null, within 0..maxSleepMS.

@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"client":         {"conn", "transport"},
 	"mcp":            {"conn", "router", "codec", "transport"},
 	"metrics":        {"conn", "codec"},
+	"middleware":     {"router", "codec", "conn", "transport"},
 	"bench":          {all},
 	"fuzz":           {all},
 	"cmd/loadgen":    {"conn", "transport", "mcp"},
@@ -55,7 +56,12 @@ var until = map[string][]string{
 	// collector put in conn.Options.Metrics (metrics.New), which watches
 	// that pool, limit and cache. They go once mcp offers those as options
 	// of its own, or DESIGN.md §2 lets an example server import them.
-	"cmd/demoserver": {"cache", "codec", "conn", "metrics", "pool", "router"},
+	// -auth-token, -forbid and -rate put package middleware's
+	// authentication and rate limit in front of every method
+	// (mcp.Server.Use), and its token check in front of the MCP HTTP
+	// handlers (middleware.HTTPAuth); the sessions those handlers open are
+	// told apart by their conn.Peer.
+	"cmd/demoserver": {"cache", "codec", "conn", "metrics", "middleware", "pool", "router"},
 }
 
 // rowOf returns the table row that governs pkg: its own, or examples/… for

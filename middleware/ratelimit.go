@@ -1,0 +1,147 @@
+package middleware
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// DefaultMaxPeers bounds the peers RateLimit tracks at once, unless
+// RateOptions.MaxPeers says otherwise.
+const DefaultMaxPeers = 1 << 16
+
+// RateOptions configure RateLimit. A nil *RateOptions gives the defaults;
+// RateLimit copies the value.
+type RateOptions struct {
+	// Key returns the peer a call counts against: any comparable value
+	// (default PeerKey). Calls with the same key share one limiter.
+	Key func(ctx context.Context) any
+	// IdleTimeout drops the limiter of a peer that made no call for that
+	// long (default: the time its burst takes to refill, at least a
+	// minute; never less than that refill time, since a limiter dropped
+	// earlier would forget calls it still counts). A session's limiter
+	// goes sooner, at the first sweep after the session ended (a part of
+	// the table is swept at most every 10 seconds, as calls reach it).
+	IdleTimeout time.Duration
+	// MaxPeers bounds the peers tracked at once (default DefaultMaxPeers):
+	// past it the one least recently seen is dropped (it starts afresh
+	// with a full burst when it comes back).
+	MaxPeers int
+}
+
+// RateLimit returns middleware that allows each peer r calls per second
+// with bursts of burst (a token bucket: golang.org/x/time/rate; burst is at
+// least 1). A call past the limit is answered at once — never queued —
+// with -32011 "Too many requests", whose data.retryAfterMs says when the
+// peer's next call would be allowed (the limiter's reservation delay,
+// rounded up to a millisecond); a notification past it is dropped. The
+// peer is PeerKey's unless RateOptions.Key says otherwise. At rate.Inf the
+// middleware returns the handler it wraps as it is.
+//
+// The limiters of all the methods it wraps are shared: a peer's calls to
+// any of them count against one budget. The idle peers' limiters are
+// dropped (RateOptions.IdleTimeout), and at most MaxPeers are kept, so
+// memory stays bounded whatever the number of peers.
+func RateLimit(r rate.Limit, burst int, opts *RateOptions) router.Middleware {
+	var o RateOptions
+	if opts != nil {
+		o = *opts
+	}
+	burst = max(burst, 1)
+	refill := time.Duration(1<<63 - 1) // r <= 0 never refills: keep every peer's
+	if secs := float64(burst) / float64(r); r > 0 && secs < refill.Seconds() {
+		refill = time.Duration(secs * float64(time.Second))
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = max(refill, time.Minute)
+	}
+	o.IdleTimeout = max(o.IdleTimeout, refill)
+	if o.MaxPeers <= 0 {
+		o.MaxPeers = DefaultMaxPeers
+	}
+	t := newPeerTable(r, burst, o.IdleTimeout, o.MaxPeers)
+	return func(next router.Handler) router.Handler {
+		if r == rate.Inf {
+			return next
+		}
+		return &rateLimit{key: o.Key, peers: t, next: next}
+	}
+}
+
+type rateLimit struct {
+	key   func(context.Context) any // nil: peerOf
+	peers *peerTable
+	next  router.Handler
+}
+
+func (l *rateLimit) Handle(ctx context.Context, req *router.Request) (any, error) {
+	now := time.Now()
+	var p peer
+	if l.key != nil {
+		p.other = l.key(ctx)
+	} else {
+		p = peerOf(ctx)
+	}
+	lim := l.peers.limiter(p, now)
+	if lim.AllowN(now, 1) {
+		return l.next.Handle(ctx, req)
+	}
+	return nil, tooManyRequests(lim, now)
+}
+
+// tooManyRequests is the -32011 for a call lim refused at now: its
+// retryAfterMs is the delay a reservation made now would have to wait
+// (the reservation is cancelled: a refused call costs the peer nothing).
+func tooManyRequests(lim *rate.Limiter, now time.Time) *codec.Error {
+	res := lim.ReserveN(now, 1)
+	wait := res.DelayFrom(now)
+	res.CancelAt(now)
+	if !res.OK() || wait == rate.InfDuration {
+		wait = time.Hour // a limit of 0: never; say an hour rather than forever
+	}
+	ms := max(1, (wait+time.Millisecond-1)/time.Millisecond)
+	data := strconv.AppendInt([]byte(`{"retryAfterMs":`), int64(ms), 10)
+	return errTooMany.WithData(codec.Raw(append(data, '}')))
+}
+
+var errTooMany = codec.NewError(codec.CodeTooManyRequests, "Too many requests: rate limit exceeded")
+
+// PeerKey is RateLimit's default peer: for a session of HTTP POST bodies
+// (conn.Peer.Transport "http") the remote IP address without the port,
+// since one client's requests come over many connections; for any other
+// session (stdio, TCP, Unix, WebSocket) the session itself (its *conn.Conn).
+// Outside of a session (a handler called directly) it is nil: all such
+// calls share one limiter.
+func PeerKey(ctx context.Context) any {
+	switch p := peerOf(ctx); {
+	case p.c != nil:
+		return p.c
+	case p.ip != "":
+		return p.ip
+	}
+	return nil
+}
+
+// peerOf is PeerKey without an interface to allocate.
+func peerOf(ctx context.Context) peer {
+	c := conn.FromContext(ctx)
+	if c == nil {
+		return peer{}
+	}
+	if p := c.Peer(); p.Transport == "http" {
+		if host, _, err := net.SplitHostPort(p.Addr); err == nil {
+			return peer{ip: host}
+		}
+		if p.Addr != "" {
+			return peer{ip: p.Addr}
+		}
+	}
+	return peer{c: c}
+}
