@@ -54,10 +54,10 @@ func rpcRouter(notes chan<- string) *router.Router {
 // peers records the Peers a Binder was asked about and the Authorization
 // header its context carried.
 type peers struct {
-	mu    sync.Mutex
-	seen  []conn.Peer
-	auth  []string
-	opts  *conn.Options
+	mu   sync.Mutex
+	seen []conn.Peer
+	auth []string
+	opts *conn.Options
 }
 
 func (p *peers) Bind(ctx context.Context, peer *conn.Peer) (*conn.Options, error) {

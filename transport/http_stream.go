@@ -228,4 +228,3 @@ func (c *httpConn) post(msg *codec.Buffer) {
 		c.errorStatus(res, msg.B, body)
 	}
 }
-
