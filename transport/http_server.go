@@ -31,9 +31,9 @@ const (
 // DefaultMaxHeaderBytes. Change its fields before serving; set Addr for
 // ListenAndServe, or call Serve with a listener.
 //
-// HTTPHandler works within these bounds. WebSocketHandler clears both
-// deadlines on the connections it takes over, which live on under their
-// own keep-alive. Endpoints that hold a response open for long (MCP's
+// HTTPHandler works within these bounds. The connections WebSocketHandler
+// takes over leave them behind (net/http clears a connection's deadlines
+// when it is taken over) and live on under their own keep-alive. Endpoints that hold a response open for long (MCP's
 // event streams) do not fit a server-wide ReadTimeout and WriteTimeout:
 // serve those with a server of their own, or without the two and with
 // HTTPOptions.ReadTimeout and WriteTimeout set on the JSON-RPC handler.

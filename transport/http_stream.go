@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"net"
 	"net/http"
 	"net/textproto"
@@ -81,7 +82,9 @@ func NewHTTPStream(url string, opts *HTTPClientOptions) conn.Stream {
 		c.hc, c.own = &http.Client{Transport: tr}, true
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	return conn.NewMessageStream(c, &lim)
+	// ReadMessage bounds what the server sends itself; what it makes up
+	// (the errors of failed POSTs) may exceed a small limit and must pass.
+	return conn.NewMessageStream(c, &codec.Limits{MaxFrameBytes: math.MaxInt})
 }
 
 // canonicalHeader copies h with its keys in canonical form, so that they

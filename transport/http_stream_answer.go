@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"math"
 	"net/http"
 	"strconv"
 
@@ -20,8 +21,7 @@ func (c *httpConn) errorStatus(res *http.Response, sent []byte, body *codec.Buff
 	defer c.bodies.Put(body)
 	errObj := errorObject(statusError(res, ""))
 	if isJSONType(res.Header.Get("Content-Type")) {
-		lim := codec.Limits{MaxFrameBytes: c.max}
-		msgs, batch, err := codec.NewScanner(&lim).Scan(body.B)
+		msgs, batch, err := scanner(len(body.B)).Scan(body.B)
 		switch {
 		case err != nil:
 		case batch:
@@ -40,8 +40,7 @@ func (c *httpConn) errorStatus(res *http.Response, sent []byte, body *codec.Buff
 // answerEach delivers an error response with errObj to each request of
 // sent, a message or batch this stream sent.
 func (c *httpConn) answerEach(sent, errObj []byte) {
-	lim := codec.Limits{MaxFrameBytes: len(sent) + 1}
-	msgs, _, err := codec.NewScanner(&lim).Scan(sent)
+	msgs, _, err := scanner(len(sent)).Scan(sent)
 	if err != nil {
 		return // not a message of ours: nothing awaits an answer
 	}
@@ -57,6 +56,15 @@ func (c *httpConn) answerEach(sent, errObj []byte) {
 		b.B = append(b.B, '}')
 		c.deliver(b)
 	}
+}
+
+// scanner returns a scanner for a message of n bytes, however long a
+// batch it holds: this rare path scans what the stream sent, or what a
+// server sent with an error status.
+func scanner(n int) *codec.Scanner {
+	lim := codec.Limits{MaxFrameBytes: n + 1, MaxBatch: math.MaxInt32}
+	lim = lim.WithDefaults()
+	return codec.NewScanner(&lim)
 }
 
 func (c *httpConn) copyOf(msg []byte) *codec.Buffer {

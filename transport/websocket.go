@@ -89,9 +89,9 @@ func (o *WebSocketOptions) withDefaults() WebSocketOptions {
 // connection alive with pings (WebSocketOptions.PingInterval).
 //
 // The connections it takes over outlive ServeHTTP and are not tracked by
-// http.Server: their deadlines (the server's ReadTimeout and
-// WriteTimeout) are cleared, and Shutdown or Close ends them. It is safe
-// for concurrent use.
+// http.Server: the server's ReadTimeout and WriteTimeout no longer apply
+// to them (net/http clears a connection's deadlines when it is taken
+// over), and Shutdown or Close ends them. It is safe for concurrent use.
 type WebSocketHandler struct {
 	b      conn.Binder
 	opts   WebSocketOptions
@@ -136,9 +136,6 @@ func (h *WebSocketHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.Debug("transport: ws upgrade failed", "remote", r.RemoteAddr, "err", err)
 		return
 	}
-	// http.Server's ReadTimeout and WriteTimeout were set on the
-	// connection for the upgrade request; the session has its own bounds.
-	_ = hw.nc.SetDeadline(time.Time{})
 	mc := newWSConn(ws, hw.nc, opts.Limits.MaxFrameBytes, h.opts.PingInterval, h.opts.PingTimeout)
 	onClose := opts.OnClose
 	opts.OnClose = func(c *conn.Conn, err error) {
@@ -227,7 +224,7 @@ func (h *WebSocketHandler) Close() error {
 }
 
 // hijackWriter records the connection websocket.Accept takes over, so that
-// its deadlines can be cleared and a stuck closing handshake cut short.
+// a stuck closing handshake can be cut short.
 type hijackWriter struct {
 	http.ResponseWriter
 	nc net.Conn
