@@ -205,14 +205,7 @@ func (h *WebSocketHandler) stop() []*conn.Conn {
 // handshake. Call it beside http.Server.Shutdown, which does not know the
 // connections taken over.
 func (h *WebSocketHandler) Shutdown(ctx context.Context) error {
-	all := h.stop()
-	errs := make([]error, len(all))
-	var wg sync.WaitGroup
-	for i, c := range all {
-		wg.Go(func() { errs[i] = c.Shutdown(ctx) })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return errors.Join(shutdownAll(ctx, h.stop())...)
 }
 
 // Close refuses new connections and closes every session at once.
