@@ -1,6 +1,6 @@
 // Package transport carries JSON-RPC connections over stdio, TCP and Unix
 // sockets, in either framing (codec.Newline or codec.Header, chosen by
-// conn.Options.Framing).
+// conn.Options.Framing), over plain HTTP POST, and over WebSocket.
 //
 // Addresses are written as URLs: "tcp://127.0.0.1:7000", "tcp://[::1]:0",
 // "unix:///run/app.sock". A Server accepts on any number of listeners and
@@ -8,4 +8,32 @@
 // connection. Listen removes a stale Unix socket file (nobody accepts on
 // it) before binding, and refuses a path where a server accepts with
 // ErrAddrInUse.
+//
+// # HTTP and WebSocket
+//
+// NewHTTPHandler and NewWebSocketHandler are http.Handlers to mount on a
+// mux of one's own (at /rpc and /ws, say); NewHTTPServer returns an
+// http.Server for them with every timeout set. Both ask a conn.Binder
+// for each session's options, with a conn.Peer of Transport "http" or
+// "ws" and the remote address, and put the request's header in the
+// context the session's handlers see (HeaderFromContext), for credentials
+// and trace context.
+//
+//   - HTTP POST: one message or batch per body, one session per request.
+//     405 for a method other than POST, 415 without Content-Type
+//     application/json, 413 for a body over the frame limit, 204 for a
+//     body of only notifications; otherwise 200 with the answer, except a
+//     single error response coded unauthorized (401, WWW-Authenticate:
+//     Bearer), forbidden (403), too many requests (429) or overloaded with
+//     a retry hint (503), the last two with Retry-After. See HTTPHandler.
+//   - WebSocket (github.com/coder/websocket): one session per connection,
+//     one message or batch per WebSocket message; a message over the
+//     frame limit is skipped and answered -32600; both sides ping, and a
+//     peer that does not answer is cut off. See WebSocketHandler.
+//
+// On the client side, DialWebSocket and NewHTTPStream return conn.Streams
+// for conn.NewStream: a client session over WebSocket (calls both ways),
+// or over HTTP POST (each message one POST, concurrently; every request
+// answered, by the server or, for an error status without a JSON-RPC
+// answer, by an error made from the status).
 package transport

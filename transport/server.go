@@ -234,17 +234,7 @@ func (s *Server) snapshot() []*conn.Conn {
 // Shutdown stops accepting, then shuts every session down gracefully (see
 // conn.Conn.Shutdown) in parallel until ctx is done.
 func (s *Server) Shutdown(ctx context.Context) error {
-	conns := s.stop()
-	var wg sync.WaitGroup
-	errs := make([]error, len(conns))
-	for i, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = c.Shutdown(ctx)
-		}()
-	}
-	wg.Wait()
+	errs := shutdownAll(ctx, s.stop())
 	waited := make(chan struct{})
 	go func() {
 		s.wg.Wait()
@@ -258,6 +248,18 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		errs = append(errs, ctx.Err())
 	}
 	return errors.Join(errs...)
+}
+
+// shutdownAll shuts every session of conns down in parallel until ctx is
+// done, and returns their errors.
+func shutdownAll(ctx context.Context, conns []*conn.Conn) []error {
+	errs := make([]error, len(conns))
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Go(func() { errs[i] = c.Shutdown(ctx) })
+	}
+	wg.Wait()
+	return errs
 }
 
 // Close stops accepting and closes every session at once.

@@ -1,8 +1,3 @@
-//go:build wshttp
-
-// This file needs the wshttp branch (/rpc, /ws, transport.DialWebSocket):
-// the lead removes the build tag when merging it.
-
 package main
 
 import (
@@ -22,19 +17,6 @@ import (
 // Retry-After (whole seconds, rounded up); a batch is always 200. A
 // WebSocket (/ws) carries the token in its upgrade's header: without it
 // the upgrade is refused with 401; inside, the codes come as messages.
-
-// startHTTP starts the built server on HTTP loopback with args; it
-// returns its base URL ("http://127.0.0.1:PORT").
-func startHTTP(t *testing.T, args ...string) string {
-	t.Helper()
-	_, addr, logs := startListening(t, build(t), append([]string{"-listen", "http://127.0.0.1:0"}, args...)...)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("demoserver's stderr:\n%s", logs)
-		}
-	})
-	return addr
-}
 
 // httpAnswer is one POST's outcome.
 type httpAnswer struct {

@@ -15,7 +15,8 @@
 //	demoserver -framing header                  # stdio, LSP-style headers
 //	demoserver -listen tcp://127.0.0.1:7000
 //	demoserver -listen unix:///tmp/demo.sock
-//	demoserver -listen http://127.0.0.1:8080    # MCP Streamable HTTP at /mcp, HTTP+SSE (2024-11-05) at /sse
+//	demoserver -listen http://127.0.0.1:8080    # MCP Streamable HTTP at /mcp, HTTP+SSE (2024-11-05) at /sse,
+//	                                            # JSON-RPC over HTTP POST at /rpc, WebSocket at /ws
 //	demoserver -page-size 3                     # lists in pages of 3 (to test pagination)
 //	demoserver -overload reject -max-inflight 8 # answer -32000 past 8 requests in flight per connection
 //	demoserver -inline=false                    # every method of the demo on the pool (to measure the hand-off)
@@ -139,7 +140,9 @@ func usage(fs *flag.FlagSet, w io.Writer) {
 
 Serves MCP (the conformance suite's fixtures and echo) and, on the same
 stream, the JSON-RPC 2.0 specification's example methods, over stdio (the
-default), TCP, a Unix socket or HTTP. Logs go to stderr.
+default), TCP, a Unix socket or HTTP. Logs go to stderr. Over HTTP:
+  /mcp  MCP Streamable HTTP        /sse  MCP HTTP+SSE (2024-11-05)
+  /rpc  JSON-RPC over HTTP POST    /ws   JSON-RPC over WebSocket
 
 For load tests, two plain JSON-RPC methods hold a worker on the pool:
   sleep        {"ms": N}                sleeps N ms (0..10000), returns N
@@ -238,7 +241,7 @@ func serve(cfg config, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	go d.watch(wctx)
 
 	if isHTTP(cfg.listen) {
-		return serveHTTP(ctx, d.srv, g, cfg, log)
+		return serveHTTP(ctx, d, g, cfg, log)
 	}
 	srv := transport.NewServer(d)
 

@@ -1,0 +1,127 @@
+package transport
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// What a client stream over HTTP answers requests with when the server's
+// answer is not a JSON-RPC response (NewHTTPStream).
+
+// errAnswerTooLarge answers each request whose answer exceeded the limit.
+var errAnswerTooLarge = errorObject(codec.NewError(codec.CodeResponseTooLarge, "Response too large: the answer exceeds the frame limit"))
+
+// errorStatus serves an error status: a JSON-RPC answer that names its
+// requests is delivered as it is; an error without id is given to each
+// request of the POST; anything else becomes statusError's error for each.
+func (c *httpConn) errorStatus(res *http.Response, sent []byte, body *codec.Buffer) {
+	defer c.bodies.Put(body)
+	errObj := errorObject(statusError(res, ""))
+	if isJSONType(res.Header.Get("Content-Type")) {
+		msgs, batch, err := scanner(len(body.B)).Scan(body.B)
+		switch {
+		case err != nil:
+		case batch:
+			c.deliver(c.copyOf(body.B))
+			return
+		case msgs[0].Kind == codec.KindResult, msgs[0].Kind == codec.KindError && !isNull(msgs[0].ID):
+			c.deliver(c.copyOf(body.B))
+			return
+		case msgs[0].Kind == codec.KindError:
+			errObj = msgs[0].ErrorObj
+		}
+	}
+	c.answerEach(sent, errObj)
+}
+
+// answerEach delivers an error response with errObj to each request of
+// sent, a message or batch this stream sent.
+func (c *httpConn) answerEach(sent, errObj []byte) {
+	msgs, _, err := scanner(len(sent)).Scan(sent)
+	if err != nil {
+		return // not a message of ours: nothing awaits an answer
+	}
+	for i := range msgs {
+		if msgs[i].Kind != codec.KindRequest {
+			continue
+		}
+		b := c.bodies.Get()
+		b.B = append(b.B[:0], responseHead...)
+		b.B = append(b.B, msgs[i].ID...)
+		b.B = append(b.B, errorMember...)
+		b.B = append(b.B, errObj...)
+		b.B = append(b.B, '}')
+		c.deliver(b)
+	}
+}
+
+// scanner returns a scanner for a message of n bytes, however long a
+// batch it holds: this rare path scans what the stream sent, or what a
+// server sent with an error status.
+func scanner(n int) *codec.Scanner {
+	lim := codec.Limits{MaxFrameBytes: n + 1, MaxBatch: math.MaxInt32}
+	lim = lim.WithDefaults()
+	return codec.NewScanner(&lim)
+}
+
+func (c *httpConn) copyOf(msg []byte) *codec.Buffer {
+	b := c.bodies.Get()
+	b.B = append(b.B[:0], msg...)
+	return b
+}
+
+// deliver queues an answer for ReadMessage, or drops it once the stream is
+// closed.
+func (c *httpConn) deliver(b *codec.Buffer) {
+	select {
+	case c.in <- b:
+	case <-c.ctx.Done():
+		c.bodies.Put(b)
+	}
+}
+
+// fail ends the stream with err (the first failure only).
+func (c *httpConn) fail(err error) {
+	c.failOnce.Do(func() {
+		c.err = err
+		close(c.failed)
+	})
+}
+
+// statusError is the error a request gets from an HTTP status without a
+// JSON-RPC answer: the inverse of HTTPHandler's mapping (401 → -32009,
+// 403 → -32010, 429 → -32011, 503 → -32000), -32603 for the rest. Its
+// data holds httpStatus and, from Retry-After (in seconds), retryAfterMs.
+func statusError(res *http.Response, why string) *codec.Error {
+	code := codec.CodeInternalError
+	switch res.StatusCode {
+	case http.StatusUnauthorized:
+		code = codec.CodeUnauthorized
+	case http.StatusForbidden:
+		code = codec.CodeForbidden
+	case http.StatusTooManyRequests:
+		code = codec.CodeTooManyRequests
+	case http.StatusServiceUnavailable:
+		code = codec.CodeOverloaded
+	}
+	msg := "HTTP " + res.Status
+	if why != "" {
+		msg += ": " + why
+	}
+	data := strconv.AppendInt([]byte(`{"httpStatus":`), int64(res.StatusCode), 10)
+	if s, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && s >= 0 {
+		data = strconv.AppendInt(append(data, `,"retryAfterMs":`...), int64(s)*1000, 10)
+	}
+	return codec.NewError(code, msg).WithData(codec.Raw(append(data, '}')))
+}
+
+// errorObject returns e's JSON error object.
+func errorObject(e *codec.Error) []byte {
+	resp := codec.AppendError(nil, nil, e) // {"jsonrpc":"2.0","id":null,"error":{…}}
+	return resp[len(responseHead)+len("null")+len(errorMember) : len(resp)-1]
+}
+
+func isNull(id []byte) bool { return id == nil || string(id) == "null" }

@@ -1,0 +1,234 @@
+package transport
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+)
+
+// Defaults of WebSocketOptions.
+const (
+	DefaultPingInterval = 30 * time.Second
+)
+
+// WebSocketOptions configure a WebSocket handler (NewWebSocketHandler) or
+// client stream (DialWebSocket); each field says which side reads it. A
+// nil *WebSocketOptions gives the defaults; the value is copied.
+type WebSocketOptions struct {
+	// PingInterval is how often each side pings its peer (default
+	// DefaultPingInterval; negative: never). Both: a peer that does not
+	// answer a ping within PingTimeout, or whose ping cannot even be sent
+	// (it stopped reading, and a write is stuck), is cut off and its
+	// session ends. Pings are answered by the session's reader: under
+	// pool.Block, a session whose reader waits for room longer than
+	// PingTimeout is taken for dead too.
+	PingInterval time.Duration
+	// PingTimeout is how long a ping may wait for its pong (default
+	// PingInterval). Both.
+	PingTimeout time.Duration
+	// OriginPatterns are the origins accepted besides the request's own
+	// host, as host patterns ("app.example.com", "*.example.com"; see
+	// websocket.AcceptOptions). Any other Origin is refused with 403.
+	// Server only.
+	OriginPatterns []string
+	// Logger receives refused sessions and failed upgrades at debug level
+	// (nil: discard). Server only.
+	Logger *slog.Logger
+
+	// Header is added to the upgrade request (Authorization, say). Client
+	// only.
+	Header http.Header
+	// HTTPClient performs the upgrade request (nil: one of its own, with
+	// proxies from the environment). With one of the caller's, a closing
+	// handshake the server does not answer can take coder/websocket's own
+	// bound (10 s) rather than a second. Client only.
+	HTTPClient *http.Client
+	// Limits bound what the client reads: a message longer than
+	// MaxFrameBytes is skipped and answered -32600 (nil: codec defaults).
+	// Client only; a server session reads within the limits its Binder
+	// gives it.
+	Limits *codec.Limits
+}
+
+func (o *WebSocketOptions) withDefaults() WebSocketOptions {
+	var c WebSocketOptions
+	if o != nil {
+		c = *o
+	}
+	if c.PingInterval == 0 {
+		c.PingInterval = DefaultPingInterval
+	}
+	if c.PingTimeout <= 0 {
+		c.PingTimeout = max(c.PingInterval, 0)
+	}
+	return c
+}
+
+// WebSocketHandler serves JSON-RPC 2.0 over WebSocket: each connection is
+// one session, carrying one JSON-RPC message or batch per WebSocket
+// message (text; binary is read too), answered in text messages. Mount it
+// on a mux at the path of the user's choice (e.g. /ws).
+//
+// The Binder is asked for the session's options before the upgrade, with
+// a conn.Peer of Transport "ws" and Addr the remote address (host:port),
+// and the upgrade request's header in its context; a refusal is answered
+// with an HTTP status as HTTPHandler's are (403 for a plain error). The
+// session's handlers find that header with HeaderFromContext. A message
+// longer than the session's frame limit is skipped unread and answered
+// -32600, as on every transport; the session reads on. Both sides keep the
+// connection alive with pings (WebSocketOptions.PingInterval).
+//
+// The connections it takes over outlive ServeHTTP and are not tracked by
+// http.Server: the server's ReadTimeout and WriteTimeout no longer apply
+// to them (net/http clears a connection's deadlines when it is taken
+// over), and Shutdown or Close ends them. It is safe for concurrent use.
+type WebSocketHandler struct {
+	b      conn.Binder
+	opts   WebSocketOptions
+	log    *slog.Logger
+	accept websocket.AcceptOptions
+
+	mu     sync.Mutex
+	conns  map[*conn.Conn]struct{}
+	closed bool
+}
+
+// NewWebSocketHandler returns a handler serving each WebSocket connection
+// as a session whose options b chooses (an *conn.Options gives every
+// session the same ones; nil: defaults). opts may be nil.
+func NewWebSocketHandler(b conn.Binder, opts *WebSocketOptions) *WebSocketHandler {
+	o := opts.withDefaults()
+	return &WebSocketHandler{
+		b:      orDefaultBinder(b),
+		opts:   o,
+		log:    orDiscard(o.Logger),
+		accept: websocket.AcceptOptions{OriginPatterns: o.OriginPatterns},
+		conns:  map[*conn.Conn]struct{}{},
+	}
+}
+
+// ServeHTTP implements http.Handler: it upgrades the request and starts
+// its session, then returns.
+func (h *WebSocketHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.isClosed() {
+		httpError(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Service Unavailable: shutting down")
+		return
+	}
+	opts, err := bindRequest(h.b, r, "ws")
+	if err != nil {
+		h.log.Debug("transport: ws session refused", "remote", r.RemoteAddr, "err", err)
+		refuse(w, err)
+		return
+	}
+	hw := &hijackWriter{ResponseWriter: w}
+	ws, err := websocket.Accept(hw, r, &h.accept)
+	if err != nil { // answered by Accept
+		h.log.Debug("transport: ws upgrade failed", "remote", r.RemoteAddr, "err", err)
+		return
+	}
+	mc := newWSConn(ws, hw.nc, opts.Limits.MaxFrameBytes, h.opts.PingInterval, h.opts.PingTimeout)
+	onClose := opts.OnClose
+	opts.OnClose = func(c *conn.Conn, err error) {
+		h.forget(c)
+		if onClose != nil {
+			onClose(c, err)
+		}
+	}
+	c := conn.NewStream(conn.NewMessageStream(mc, opts.Limits), &opts)
+	if !h.track(c) {
+		c.Close() // Shutdown or Close began meanwhile
+	}
+}
+
+// track adds a session to those Shutdown and Close end, unless the
+// handler is closed. A session that ended already is not kept.
+func (h *WebSocketHandler) track(c *conn.Conn) bool {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return false
+	}
+	h.conns[c] = struct{}{}
+	h.mu.Unlock()
+	select {
+	case <-c.Done(): // its OnClose may have run before it was added
+		h.forget(c)
+	default:
+	}
+	return true
+}
+
+func (h *WebSocketHandler) forget(c *conn.Conn) {
+	h.mu.Lock()
+	delete(h.conns, c)
+	h.mu.Unlock()
+}
+
+func (h *WebSocketHandler) isClosed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closed
+}
+
+// Len returns the number of sessions being served.
+func (h *WebSocketHandler) Len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.conns)
+}
+
+// stop refuses new connections from now on and returns the live sessions.
+func (h *WebSocketHandler) stop() []*conn.Conn {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	all := make([]*conn.Conn, 0, len(h.conns))
+	for c := range h.conns {
+		all = append(all, c)
+	}
+	return all
+}
+
+// Shutdown refuses new connections (503) and shuts every session down
+// gracefully, in parallel (conn.Conn.Shutdown): requests in flight are
+// answered until ctx is done, then each connection ends with a closing
+// handshake. Call it beside http.Server.Shutdown, which does not know the
+// connections taken over.
+func (h *WebSocketHandler) Shutdown(ctx context.Context) error {
+	return errors.Join(shutdownAll(ctx, h.stop())...)
+}
+
+// Close refuses new connections and closes every session at once.
+func (h *WebSocketHandler) Close() error {
+	for _, c := range h.stop() {
+		c.Close()
+	}
+	return nil
+}
+
+// hijackWriter records the connection websocket.Accept takes over, so that
+// a stuck closing handshake can be cut short.
+type hijackWriter struct {
+	http.ResponseWriter
+	nc net.Conn
+}
+
+// Hijack takes the connection over through the writer underneath.
+func (w *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	w.nc = nc
+	return nc, rw, err
+}
+
+// Unwrap returns the writer underneath, for http.ResponseController.
+func (w *hijackWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
