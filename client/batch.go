@@ -43,9 +43,10 @@ func (r *Response) Decode(v any) error {
 // each matched to its answer by id whatever order the server answers in.
 // A notification's Response is empty.
 //
-// Batch returns an error, and no responses, when nothing was answered:
-// reqs is empty (conn.ErrEmptyBatch), params do not encode, or no session
-// could carry it (a *TransportError, not sent), or ctx ended first. A
+// Batch returns an error, and no responses, when the batch was not sent:
+// reqs is empty (conn.ErrEmptyBatch), params do not encode, no session
+// could carry it (a *TransportError, not sent), or ctx ended first. Once
+// sent, every request has its Response, its own error among them. A
 // batch is sent at most once, unless every method in it is idempotent
 // (Options.Idempotent, or the Idempotent option for all of it): then a
 // batch not sent is tried again, as a call is. It never goes to the cache.
@@ -77,6 +78,9 @@ func (c *Client) Batch(ctx context.Context, reqs []Request, opts ...CallOption) 
 
 // attemptBatch sends the batch once, on the session pick chooses.
 func (c *Client) attemptBatch(ctx context.Context, calls []conn.BatchCall) ([]Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	sl := c.pick()
 	n := int64(len(calls))
 	sl.pending.Add(n)

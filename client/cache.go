@@ -97,10 +97,3 @@ func (rc *resultCache) removeLocked(el *list.Element) {
 	delete(rc.m, e.key)
 	rc.bytes -= len(e.key) + len(e.result)
 }
-
-// len returns how many results are kept.
-func (rc *resultCache) len() int {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return len(rc.m)
-}

@@ -85,6 +85,9 @@ func (c *Client) call(ctx context.Context, method string, params any, opts []Cal
 
 // attempt sends one call on the session pick chooses.
 func (c *Client) attempt(ctx context.Context, method string, params codec.Raw) (codec.Raw, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // a session would send it anyway
+	}
 	sl := c.pick()
 	sl.pending.Add(1)
 	defer sl.pending.Add(-1)
@@ -123,6 +126,9 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 		return err
 	}
 	defer release()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	sl := c.pick()
 	s, err := sl.session(ctx)
 	if err != nil {

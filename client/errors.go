@@ -23,10 +23,14 @@ type TransportError struct {
 }
 
 func (e *TransportError) Error() string {
-	if e.Sent {
-		return "client: transport failed after the request may have been sent: " + e.Err.Error()
+	why := "unknown cause"
+	if e.Err != nil {
+		why = e.Err.Error()
 	}
-	return "client: transport failed before the request was sent: " + e.Err.Error()
+	if e.Sent {
+		return "client: transport failed after the request may have been sent: " + why
+	}
+	return "client: transport failed before the request was sent: " + why
 }
 
 // Unwrap returns the cause.

@@ -43,8 +43,11 @@ func killMidCall(t *testing.T, c *client.Client, kill func()) {
 	time.Sleep(300 * time.Millisecond)
 	killed := time.Now()
 	kill()
+	var slowest time.Duration
+	defer func() { t.Logf("the slowest pending call failed %v after the kill", slowest) }()
 	for range n {
 		o := <-out
+		slowest = max(slowest, o.at.Sub(killed))
 		var te *client.TransportError
 		if !errors.As(o.err, &te) {
 			t.Errorf("pending call ended with %v, want a *client.TransportError", o.err)
@@ -143,6 +146,7 @@ func TestClient_serverThatNeverAnswers_eachCallReturnsAtItsDeadline(t *testing.T
 	var calls sync.WaitGroup
 	for i, d := range []time.Duration{50, 100, 150, 200, 0} {
 		calls.Go(func() {
+			start := time.Now() // before the deadline is set
 			ctx := context.Background()
 			want := 250 * time.Millisecond // Options.Timeout
 			if d > 0 {
@@ -155,7 +159,6 @@ func TestClient_serverThatNeverAnswers_eachCallReturnsAtItsDeadline(t *testing.T
 			if i%2 == 0 {
 				method = "get" // idempotent: a deadline is no retryable outcome
 			}
-			start := time.Now()
 			err := c.Call(ctx, method, []int{i}, nil)
 			took := time.Since(start)
 			var ce *conn.CanceledCallError

@@ -69,6 +69,7 @@ func (sl *slot) session(ctx context.Context) (*session, error) {
 		return s, nil
 	}
 	sl.mu.Lock()
+	waited, fails := false, sl.failed
 	for {
 		if s := sl.cur.Load(); s != nil && s.alive() {
 			sl.mu.Unlock()
@@ -78,11 +79,16 @@ func (sl *slot) session(ctx context.Context) (*session, error) {
 			sl.mu.Unlock()
 			return nil, ErrClosed
 		}
+		if waited && sl.failed != fails {
+			err := sl.failure() // the dial this call waited for failed
+			sl.mu.Unlock()
+			return nil, err
+		}
 		ch := sl.dialing
 		if ch == nil {
-			break
+			break // none under way, or the one waited for was given up by its caller
 		}
-		fails := sl.failed
+		waited, fails = true, sl.failed
 		sl.mu.Unlock()
 		select {
 		case <-ch:
@@ -90,12 +96,6 @@ func (sl *slot) session(ctx context.Context) (*session, error) {
 			return nil, ctx.Err()
 		}
 		sl.mu.Lock()
-		if sl.failed != fails {
-			err := sl.failure() // the dial this call waited for failed
-			sl.mu.Unlock()
-			return nil, err
-		}
-		// It was given up by its caller, or succeeded: look again.
 	}
 	wait := time.Until(time.Unix(0, sl.retryAt.Load()))
 	if d, ok := ctx.Deadline(); ok && wait > 0 && time.Until(d) < wait {
