@@ -27,6 +27,8 @@ type pendingCalls struct {
 	next   atomic.Uint64
 	closed error
 	wake   context.CancelFunc // set while the reader waits for admission
+
+	unmatched func(Unmatched, []byte) // Options.OnUnmatched, or nil
 }
 
 // readerWait returns the context the reader waits for admission under: it
@@ -49,7 +51,10 @@ func (p *pendingCalls) readerWait(parent context.Context) (ctx context.Context, 
 	}, false
 }
 
-func (p *pendingCalls) init() { p.m = make(map[uint64]*call) }
+func (p *pendingCalls) init(unmatched func(Unmatched, []byte)) {
+	p.m = make(map[uint64]*call)
+	p.unmatched = unmatched
+}
 
 func (p *pendingCalls) add() (uint64, *call, error) {
 	id := p.next.Add(1)
@@ -75,6 +80,17 @@ func (p *pendingCalls) take(id uint64) *call {
 	return cl
 }
 
+// abandon ends the call id, cl with err (its write failed, or its caller
+// gave up) unless its response was delivered meanwhile, or the call ended
+// with the connection: then what the call holds is the truth.
+func (p *pendingCalls) abandon(id uint64, cl *call, err error) (codec.Raw, error) {
+	if p.take(id) != nil {
+		return nil, err
+	}
+	<-cl.done
+	return cl.result, cl.err
+}
+
 // failAll ends every pending call with err, and every later one.
 func (p *pendingCalls) failAll(err error) {
 	p.mu.Lock()
@@ -95,8 +111,8 @@ type wireError struct {
 	Data    json.RawMessage `json:"data"`
 }
 
-// deliver hands a response to its caller. Responses to unknown ids (late,
-// cancelled or bogus) are dropped.
+// deliver hands a response to its caller. Responses that find none (late,
+// duplicated or bogus) are dropped, and told to Options.OnUnmatched.
 func (p *pendingCalls) deliver(m *codec.Message, log *slog.Logger) {
 	id, err := strconv.ParseUint(string(m.ID), 10, 64)
 	var cl *call
@@ -105,6 +121,13 @@ func (p *pendingCalls) deliver(m *codec.Message, log *slog.Logger) {
 	}
 	if cl == nil {
 		log.Debug("jsonrpc: response to an unknown id dropped", "id", string(m.ID))
+		if p.unmatched != nil {
+			why := UnmatchedUnknownID
+			if err == nil && id != 0 && id <= p.next.Load() {
+				why = UnmatchedNoCaller
+			}
+			p.unmatched(why, m.ID)
+		}
 		return
 	}
 	if m.Kind == codec.KindResult {
@@ -169,24 +192,13 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (codec.Ra
 	}
 	var idb [20]byte
 	if err := c.sendRequest(ctx, strconv.AppendUint(idb[:0], id, 10), method, params); err != nil {
-		if c.calls.take(id) != nil {
-			return nil, err
-		}
-		// The write failed after the request went out, and the response
-		// was delivered (or the call ended with the connection) meanwhile:
-		// what the call holds is the truth.
-		<-cl.done
-		return cl.result, cl.err
+		return c.calls.abandon(id, cl, err)
 	}
 	select {
 	case <-cl.done:
 		return cl.result, cl.err
 	case <-ctx.Done():
-		if c.calls.take(id) == nil {
-			<-cl.done // delivered meanwhile
-			return cl.result, cl.err
-		}
-		return nil, &CanceledCallError{ID: strconv.AppendUint(nil, id, 10), Err: ctx.Err()}
+		return c.calls.abandon(id, cl, &CanceledCallError{ID: strconv.AppendUint(nil, id, 10), Err: ctx.Err()})
 	}
 }
 
@@ -205,27 +217,45 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 func (c *Conn) sendRequest(ctx context.Context, id []byte, method string, params any) error {
 	p := respBufs.Get()
 	defer respBufs.Put(p)
-	if params != nil {
-		var err error
-		if p.B, err = codec.AppendValue(p.B, params); err != nil {
-			return err
-		}
-		if len(p.B) == 0 || (p.B[0] != '[' && p.B[0] != '{') {
-			if string(p.B) != "null" {
-				return ErrBadParams
-			}
-			p.B = p.B[:0]
-		}
-	}
-	var ps []byte
-	if len(p.B) > 0 {
-		ps = p.B
+	ps, err := appendParams(p, params)
+	if err != nil {
+		return err
 	}
 	b := respBufs.Get()
 	defer respBufs.Put(b)
 	b.B = codec.AppendRequest(b.B, id, method, ps)
-	if r, ok := ctx.Value(relatedKey{}).(*bodyReply); ok && r.c == c && r.relate(b.B) {
+	return c.sendMessage(ctx, b.B)
+}
+
+// appendParams encodes params into p and returns them as a request
+// carries them: nil for none (nil params, or params encoding to null).
+// They must encode to an array or an object (ErrBadParams otherwise).
+func appendParams(p *codec.Buffer, params any) ([]byte, error) {
+	if params == nil {
+		return nil, nil
+	}
+	start := len(p.B)
+	var err error
+	if p.B, err = codec.AppendValue(p.B, params); err != nil {
+		return nil, err
+	}
+	ps := p.B[start:]
+	if len(ps) == 0 || (ps[0] != '[' && ps[0] != '{') {
+		if string(ps) != "null" {
+			return nil, ErrBadParams
+		}
+		p.B = p.B[:start]
+		return nil, nil
+	}
+	return ps, nil
+}
+
+// sendMessage sends one whole message (a request, a notification, a
+// batch): to the body ctx's request came in while that body takes related
+// messages (ServeBodySink), else to the session's stream.
+func (c *Conn) sendMessage(ctx context.Context, msg []byte) error {
+	if r, ok := ctx.Value(relatedKey{}).(*bodyReply); ok && r.c == c && r.relate(msg) {
 		return nil
 	}
-	return c.out.send(b.B)
+	return c.out.send(msg)
 }

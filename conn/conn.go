@@ -95,7 +95,7 @@ func newConn(opts *Options) *Conn {
 	c.shuttingDown = refusal("Server shutting down", hint)
 	c.refuseBatch.Store(o.RefuseBatches)
 	c.inflight.init()
-	c.calls.init()
+	c.calls.init(o.OnUnmatched)
 	c.lifecycle.init()
 	return c
 }

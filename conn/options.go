@@ -109,6 +109,14 @@ type Options struct {
 	// to the Binder; Conn.Peer returns it. Transports set it on the
 	// options the Binder chose (a Binder need not).
 	Peer Peer
+	// OnUnmatched, if set, is called on the reading goroutine for every
+	// response of the peer that reaches no caller of Call, CallRaw or
+	// CallBatch, with why and the response's id as received (a view valid
+	// during the call only). Such a response is dropped either way: it
+	// never reaches another caller. A client counts them with it; it must
+	// not block. A message that looks like a response but is malformed
+	// (codec.KindBadResponse) is dropped without being told here.
+	OnUnmatched func(why Unmatched, id []byte)
 	// OnClose, if set, is called once when the connection has ended, with
 	// the connection and the error that ended it (nil for a clean end of
 	// stream, Shutdown or Close): after every handler has returned and

@@ -50,6 +50,20 @@ type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 // underneath has no deadlines.
 var errNoDeadline = errors.New("conn: the stream has no deadlines")
 
+// NewByteStream makes a Stream of a byte stream (a socket, a pipe, a
+// child process's stdin and stdout) framed by f in both directions (nil:
+// codec.Newline), with frames bounded by l (nil: the defaults); New does
+// the same for a session of its own. The deadline methods of rwc, if it
+// has them, are the stream's. It is for code that hands a Stream to
+// NewStream: a client's dialer, say.
+func NewByteStream(rwc io.ReadWriteCloser, f codec.Framing, l *codec.Limits) Stream {
+	if f == nil {
+		f = codec.Newline
+	}
+	lim := l.WithDefaults()
+	return newByteStream(rwc, f, &lim, nil, 0)
+}
+
 // byteStream is a framed byte stream: a socket, a pipe, stdio.
 type byteStream struct {
 	codec.Framer  // Next, Buffered
@@ -59,7 +73,7 @@ type byteStream struct {
 
 // newByteStream frames rwc with f in both directions. With an idle timeout
 // and a stream that has read deadlines, reads give up after idle unless c
-// has requests in flight.
+// has requests in flight (c may be nil when idle is 0).
 func newByteStream(rwc io.ReadWriteCloser, f codec.Framing, l *codec.Limits, c *Conn, idle time.Duration) *byteStream {
 	var r io.Reader = rwc
 	if d, ok := rwc.(readDeadliner); ok && idle > 0 {

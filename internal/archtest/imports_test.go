@@ -62,6 +62,15 @@ var until = map[string][]string{
 	// handlers (middleware.HTTPAuth); the sessions those handlers open are
 	// told apart by their conn.Peer.
 	"cmd/demoserver": {"cache", "codec", "conn", "metrics", "middleware", "pool", "router"},
+	// The client decides a retry by the JSON-RPC code of an answer
+	// (codec.CodeOverloaded, codec.CodeRequestTimeout: the one table of
+	// codes is codec's) and data.retryAfterMs (codec.Error), frames its
+	// dialed byte streams (codec.Framing, codec.Limits), tells an
+	// oversized frame (codec.ErrFrameTooLarge), encodes params once for
+	// every attempt (codec.AppendValue) and keys its cache by canonical
+	// params (codec.AppendCanonical). It goes once DESIGN.md §2's client
+	// row lists codec, as transport's and mcp's do.
+	"client": {"codec"},
 }
 
 // rowOf returns the table row that governs pkg: its own, or examples/… for

@@ -1,0 +1,227 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/client"
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+)
+
+// killMidCall starts calls of sleep that would take 9 s on c, kills the
+// server once they are out, and checks that every one fails within 100 ms
+// of the kill with a transport error.
+func killMidCall(t *testing.T, c *client.Client, kill func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// Every session is open (a warm-up call each) before the sleeps go out.
+	if err := c.Call(ctx, "echo", []int{0}, nil); err != nil {
+		t.Fatal(err)
+	}
+	const n = 16
+	type outcome struct {
+		err error
+		at  time.Time
+	}
+	out := make(chan outcome, n)
+	for i := range n {
+		go func() {
+			err := c.Call(ctx, "sleep", map[string]int{"ms": 9_000 + i}, nil)
+			out <- outcome{err, time.Now()}
+		}()
+	}
+	// Let the requests go out: the server reads them and starts sleeping.
+	time.Sleep(300 * time.Millisecond)
+	killed := time.Now()
+	kill()
+	var slowest time.Duration
+	defer func() { t.Logf("the slowest pending call failed %v after the kill", slowest) }()
+	for range n {
+		o := <-out
+		slowest = max(slowest, o.at.Sub(killed))
+		var te *client.TransportError
+		if !errors.As(o.err, &te) {
+			t.Errorf("pending call ended with %v, want a *client.TransportError", o.err)
+		}
+		within(t, "a pending call's failure after the kill", o.at.Sub(killed), 100*time.Millisecond)
+	}
+}
+
+func TestClient_serverKilledMidCall_everyPendingCallFailsWithin100ms(t *testing.T) {
+	srv := startServer(t)
+	c, err := client.Dial(context.Background(), srv.addr, &client.Options{Sessions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	killMidCall(t, c, srv.kill)
+}
+
+func TestClient_stdioChildKilledMidCall_everyPendingCallFailsWithin100ms(t *testing.T) {
+	var mu sync.Mutex
+	var children []*exec.Cmd
+	c, err := client.DialCommand(context.Background(), func() *exec.Cmd {
+		cmd := exec.Command(demoserver)
+		mu.Lock()
+		children = append(children, cmd)
+		mu.Unlock()
+		return cmd
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	killMidCall(t, c, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		children[0].Process.Kill()
+	})
+	// The next call starts a new child.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var got []string
+	if err := c.Call(ctx, "echo", []string{"again"}, &got); err != nil || len(got) != 1 || got[0] != "again" {
+		t.Fatalf("call after the child died: %v, %v", got, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(children) != 2 {
+		t.Fatalf("%d children started, want 2", len(children))
+	}
+}
+
+func TestClient_serverThatNeverAnswers_eachCallReturnsAtItsDeadline(t *testing.T) {
+	// A tiny listener: it accepts and reads, and never writes.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var accepted []net.Conn
+	wg.Go(func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			accepted = append(accepted, nc)
+			mu.Unlock()
+			wg.Go(func() {
+				buf := make([]byte, 4096)
+				for {
+					if _, err := nc.Read(buf); err != nil {
+						return
+					}
+				}
+			})
+		}
+	})
+	defer func() {
+		ln.Close()
+		mu.Lock()
+		for _, nc := range accepted {
+			nc.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	}()
+	c, err := client.Dial(context.Background(), "tcp://"+ln.Addr().String(), &client.Options{
+		Sessions: 2, Timeout: 250 * time.Millisecond, Idempotent: []string{"get"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var calls sync.WaitGroup
+	for i, d := range []time.Duration{50, 100, 150, 200, 0} {
+		calls.Go(func() {
+			start := time.Now() // before the deadline is set
+			ctx := context.Background()
+			want := 250 * time.Millisecond // Options.Timeout
+			if d > 0 {
+				var cancel context.CancelFunc
+				want = d * time.Millisecond
+				ctx, cancel = context.WithTimeout(ctx, want)
+				defer cancel()
+			}
+			method := "put"
+			if i%2 == 0 {
+				method = "get" // idempotent: a deadline is no retryable outcome
+			}
+			err := c.Call(ctx, method, []int{i}, nil)
+			took := time.Since(start)
+			var ce *conn.CanceledCallError
+			if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &ce) {
+				t.Errorf("call %d: %v, want its deadline (a *conn.CanceledCallError)", i, err)
+			}
+			if took < want || took > want+80*time.Millisecond {
+				t.Errorf("call %d with deadline %v returned after %v", i, want, took)
+			}
+		})
+	}
+	calls.Wait()
+	if st := c.Stats(); st.Retries != 0 {
+		t.Errorf("stats %+v: a call past its deadline was retried", st)
+	}
+}
+
+func TestClient_badResponses_reachNoCallerAndAreCounted(t *testing.T) {
+	oversized := `{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("x", 8<<10) + `"}`
+	srv := newScripted(t, func(r wireRequest) ([]string, bool) {
+		if r.Method == "sync" {
+			return []string{result(r, `"synced"`)}, false
+		}
+		return []string{
+			`}{ not json`,
+			oversized,
+			`{"jsonrpc":"2.0","id":987654321,"result":"stolen"}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"whose?"}}`,
+			`{"jsonrpc":"2.0","id":` + string(r.ID) + `,"result":"both","error":{"code":1,"message":"malformed"}}`,
+			result(r, string(r.Params)),
+			result(r, `"duplicate"`),
+		}, false
+	})
+	c, err := client.Dial(context.Background(), srv.addr(), &client.Options{
+		Session: &conn.Options{Limits: &codec.Limits{MaxFrameBytes: 4 << 10}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	const n = 8
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			var got []string
+			want := fmt.Sprint("caller-", i)
+			if err := c.Call(ctx, "echo", []string{want}, &got); err != nil || len(got) != 1 || got[0] != want {
+				t.Errorf("caller %d got %v, %v", i, got, err)
+			}
+		})
+	}
+	wg.Wait()
+	// The server writes in order: once this is answered, everything it
+	// sent before has been read.
+	var synced string
+	if err := c.Call(ctx, "sync", nil, &synced); err != nil || synced != "synced" {
+		t.Fatalf("sync: %q, %v: the client is not usable any more", synced, err)
+	}
+	st := c.Stats()
+	want := client.Stats{Open: 1, Dials: 1, UnknownID: 2 * n, Duplicate: n, Invalid: 2 * n, Oversized: n}
+	if st != want {
+		t.Errorf("stats %+v, want %+v", st, want)
+	}
+}

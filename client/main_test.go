@@ -1,0 +1,236 @@
+package client_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// demoserver is the demo server built for these tests, in a directory
+// TestMain removes.
+var demoserver string
+
+func TestMain(m *testing.M) {
+	// ants starts its default pool's goroutines when loaded: not ours.
+	ignore := goleak.IgnoreCurrent()
+	dir, err := os.MkdirTemp("", "client-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	demoserver = filepath.Join(dir, "demoserver")
+	out, err := exec.Command("go", "build", "-o", demoserver, "github.com/mcpwire/mcpwire/cmd/demoserver").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "go build demoserver: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(ignore); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// server is a demo server process.
+type server struct {
+	cmd    *exec.Cmd
+	addr   string        // as logged: tcp://127.0.0.1:PORT
+	logged chan struct{} // closed once its stderr has ended
+	mu     sync.Mutex
+	log    bytes.Buffer
+}
+
+// startServer starts the demo server listening on TCP loopback (a port of
+// its choosing, unless args give -listen) with args, and returns once it
+// has logged its address. It is killed when the test ends.
+func startServer(t *testing.T, args ...string) *server {
+	t.Helper()
+	if !strings.Contains(strings.Join(args, " "), "-listen") {
+		args = append([]string{"-listen", "tcp://127.0.0.1:0"}, args...)
+	}
+	s := &server{cmd: exec.Command(demoserver, args...), logged: make(chan struct{})}
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.kill()
+		if t.Failed() {
+			t.Logf("demoserver %v said:\n%s", args, s.logs())
+		}
+	})
+	br := bufio.NewReader(stderr)
+	for s.addr == "" {
+		line, err := br.ReadString('\n')
+		s.log.WriteString(line)
+		if err != nil {
+			close(s.logged)
+			t.Fatalf("demoserver %v logged no address: %v\n%s", args, err, s.log.String())
+		}
+		if _, a, ok := strings.Cut(line, " addr="); ok {
+			s.addr, _, _ = strings.Cut(strings.TrimSpace(a), " ")
+		}
+	}
+	go func() {
+		defer close(s.logged)
+		io.Copy(s, br)
+	}()
+	return s
+}
+
+func (s *server) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.log.Write(p)
+}
+
+func (s *server) logs() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.log.String()
+}
+
+// kill kills the process (SIGKILL: no clean shutdown) and reaps it.
+func (s *server) kill() {
+	if s.cmd.ProcessState != nil {
+		return
+	}
+	s.cmd.Process.Kill()
+	<-s.logged
+	s.cmd.Wait()
+}
+
+// wireRequest is a request as a scripted server reads it.
+type wireRequest struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// scripted is a TCP server on loopback whose answers a test writes: for
+// each request read on a connection, answer returns the lines to write
+// back, in order, and whether to hang up after them. Lines of the client
+// that are no request (its answers to garbage) are ignored.
+type scripted struct {
+	ln     net.Listener
+	answer func(r wireRequest) (lines []string, hangup bool)
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	conns    []net.Conn
+	requests map[string]int // method → requests read
+}
+
+func newScripted(t *testing.T, answer func(r wireRequest) ([]string, bool)) *scripted {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &scripted{ln: ln, answer: answer, requests: map[string]int{}}
+	s.wg.Add(1)
+	go s.accept()
+	t.Cleanup(s.close)
+	return s
+}
+
+func (s *scripted) addr() string { return "tcp://" + s.ln.Addr().String() }
+
+func (s *scripted) accept() {
+	defer s.wg.Done()
+	for {
+		nc, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.conns = append(s.conns, nc)
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go s.serve(nc)
+	}
+}
+
+func (s *scripted) serve(nc net.Conn) {
+	defer s.wg.Done()
+	defer nc.Close()
+	sc := bufio.NewScanner(nc)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r wireRequest
+		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Method == "" {
+			continue
+		}
+		s.mu.Lock()
+		s.requests[r.Method]++
+		s.mu.Unlock()
+		lines, hangup := s.answer(r)
+		for _, l := range lines {
+			if _, err := nc.Write([]byte(l + "\n")); err != nil {
+				return
+			}
+		}
+		if hangup {
+			return
+		}
+	}
+}
+
+// count returns how many requests for method were read.
+func (s *scripted) count(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[method]
+}
+
+func (s *scripted) close() {
+	s.ln.Close()
+	s.mu.Lock()
+	for _, nc := range s.conns {
+		nc.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// result is the line answering r with result.
+func result(r wireRequest, result string) string {
+	return `{"jsonrpc":"2.0","id":` + string(r.ID) + `,"result":` + result + `}`
+}
+
+// errorLine is the line answering r with an error.
+func errorLine(r wireRequest, code int, data string) string {
+	l := `{"jsonrpc":"2.0","id":` + string(r.ID) + `,"error":{"code":` + fmt.Sprint(code) + `,"message":"scripted"`
+	if data != "" {
+		l += `,"data":` + data
+	}
+	return l + `}}`
+}
+
+// within fails the test unless d ≤ limit.
+func within(t *testing.T, what string, d, limit time.Duration) {
+	t.Helper()
+	if d > limit {
+		t.Errorf("%s took %v, want ≤ %v", what, d, limit)
+	}
+}
