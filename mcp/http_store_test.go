@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/mcp"
@@ -53,31 +54,35 @@ func TestMemoryEventStore_keepsStreamsApartAndBoundsASession(t *testing.T) {
 	}
 }
 
+// In virtual time (synctest): on a loaded machine a 20 ms sleep may
+// outlast the 50 ms TTL it was meant to stay within.
 func TestMemorySessionStore_expiresUntouchedSessions(t *testing.T) {
-	ctx := context.Background()
-	m := mcp.NewMemorySessionStore()
-	must(t, m.Create(ctx, "a", []byte("state"), 50*time.Millisecond))
-	must(t, m.Create(ctx, "forever", nil, 0))
-	if st, err := m.Load(ctx, "a"); err != nil || string(st) != "state" {
-		t.Fatalf("%q, %v", st, err)
-	}
-	for range 4 {
-		time.Sleep(20 * time.Millisecond)
-		must(t, m.Touch(ctx, "a", 50*time.Millisecond))
-	}
-	time.Sleep(80 * time.Millisecond)
-	if _, err := m.Load(ctx, "a"); !errors.Is(err, mcp.ErrSessionNotFound) {
-		t.Fatalf("untouched: %v", err)
-	}
-	if err := m.Touch(ctx, "a", time.Minute); !errors.Is(err, mcp.ErrSessionNotFound) {
-		t.Fatalf("touching an expired session: %v", err)
-	}
-	if _, err := m.Load(ctx, "forever"); err != nil {
-		t.Fatal(err)
-	}
-	must(t, m.Delete(ctx, "forever"))
-	must(t, m.Delete(ctx, "never was"))
-	if _, err := m.Load(ctx, "forever"); !errors.Is(err, mcp.ErrSessionNotFound) {
-		t.Fatalf("deleted: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		m := mcp.NewMemorySessionStore()
+		must(t, m.Create(ctx, "a", []byte("state"), 50*time.Millisecond))
+		must(t, m.Create(ctx, "forever", nil, 0))
+		if st, err := m.Load(ctx, "a"); err != nil || string(st) != "state" {
+			t.Fatalf("%q, %v", st, err)
+		}
+		for range 4 {
+			time.Sleep(20 * time.Millisecond)
+			must(t, m.Touch(ctx, "a", 50*time.Millisecond))
+		}
+		time.Sleep(80 * time.Millisecond)
+		if _, err := m.Load(ctx, "a"); !errors.Is(err, mcp.ErrSessionNotFound) {
+			t.Fatalf("untouched: %v", err)
+		}
+		if err := m.Touch(ctx, "a", time.Minute); !errors.Is(err, mcp.ErrSessionNotFound) {
+			t.Fatalf("touching an expired session: %v", err)
+		}
+		if _, err := m.Load(ctx, "forever"); err != nil {
+			t.Fatal(err)
+		}
+		must(t, m.Delete(ctx, "forever"))
+		must(t, m.Delete(ctx, "never was"))
+		if _, err := m.Load(ctx, "forever"); !errors.Is(err, mcp.ErrSessionNotFound) {
+			t.Fatalf("deleted: %v", err)
+		}
+	})
 }
