@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 )
 
 // HTTPClientOptions configure a client's Streamable HTTP transport. A nil
@@ -244,7 +245,7 @@ var errStreamLost = errors.New("mcp: the response's event stream broke and could
 // event stream (resumed as long as it breaks before the answer to id, if
 // any, came). It reports whether that answer came (true without an id).
 func (t *httpClientStream) consume(resp *http.Response, id []byte) bool {
-	if !strings.EqualFold(mediaType(resp.Header.Get("Content-Type")), "text/event-stream") {
+	if !strings.EqualFold(httpjson.MediaType(resp.Header.Get("Content-Type")), "text/event-stream") {
 		body, err := codec.ReadBody(resp.Body, t.max, nil)
 		if err != nil || len(bytes.TrimSpace(body)) == 0 {
 			return id == nil
@@ -309,38 +310,62 @@ func (t *httpClientStream) resume(last string, retry time.Duration, id []byte) b
 		if !t.sleep(backoff(retry, misses)) {
 			return false
 		}
-		resp, err := t.do(http.MethodGet, nil, last)
-		if err != nil {
-			misses++
-			continue
-		}
-		if resp.StatusCode != http.StatusOK {
-			err := t.statusError(resp)
-			drain(resp)
-			if errors.Is(err, ErrSessionNotFound) {
-				return false
-			}
-			misses++
-			continue
-		}
-		r := newSSEReader(resp.Body, t.max)
-		r.lastID = last
-		got, any := t.events(r, id)
-		drain(resp)
-		if got {
+		switch out, got := t.getStream(&last, &retry, id); {
+		case out == streamGone:
+			return false
+		case got:
 			return true
-		}
-		if any {
+		case out == streamRead:
 			misses = 0
-		} else {
+		default:
 			misses++
-		}
-		last = r.lastID
-		if r.retry > 0 {
-			retry = r.retry
 		}
 	}
 	return false
+}
+
+// streamOutcome is what one GET of the event stream came to.
+type streamOutcome uint8
+
+const (
+	streamMissed streamOutcome = iota // no stream, or one that brought no event
+	streamRead                        // a stream that brought events
+	streamGone                        // never again: the session is gone, the server offers no stream (405), or the transport ended
+)
+
+// getStream GETs the event stream from *last on and reads it to its end,
+// or until the answer to id (if set) comes, which got reports. It moves
+// *last and *retry on as the server's events say.
+func (t *httpClientStream) getStream(last *string, retry *time.Duration, id []byte) (out streamOutcome, got bool) {
+	resp, err := t.do(http.MethodGet, nil, *last)
+	switch {
+	case err != nil && t.ctx.Err() != nil:
+		return streamGone, false
+	case err != nil:
+		return streamMissed, false
+	case resp.StatusCode == http.StatusMethodNotAllowed:
+		drain(resp)
+		return streamGone, false
+	case resp.StatusCode != http.StatusOK:
+		err := t.statusError(resp)
+		drain(resp)
+		if errors.Is(err, ErrSessionNotFound) {
+			return streamGone, false
+		}
+		return streamMissed, false
+	}
+	r := newSSEReader(resp.Body, t.max)
+	r.lastID = *last
+	got, any := t.events(r, id)
+	drain(resp)
+	*last = r.lastID
+	if r.retry > 0 {
+		*retry = r.retry
+	}
+	if any {
+		return streamRead, got
+	}
+	return streamMissed, got
 }
 
 // backoff is the delay before attempt misses+1: the server's retry (else
@@ -378,40 +403,14 @@ func (t *httpClientStream) listen() {
 		if misses > 0 && !t.sleep(backoff(retry, misses-1)) {
 			return
 		}
-		resp, err := t.do(http.MethodGet, nil, last)
-		if err != nil {
-			if t.ctx.Err() != nil {
-				return
-			}
-			misses++
-			continue
-		}
-		switch resp.StatusCode {
-		case http.StatusOK:
-		case http.StatusMethodNotAllowed:
-			drain(resp)
+		out, _ := t.getStream(&last, &retry, nil)
+		switch out {
+		case streamGone:
 			return
-		default:
-			err := t.statusError(resp)
-			drain(resp)
-			if errors.Is(err, ErrSessionNotFound) {
-				return
-			}
-			misses++
-			continue
-		}
-		r := newSSEReader(resp.Body, t.max)
-		r.lastID = last
-		_, any := t.events(r, nil)
-		drain(resp)
-		if any {
+		case streamRead:
 			misses = 0
 		}
 		misses++ // a stream that ended is resumed after the retry delay
-		last = r.lastID
-		if r.retry > 0 {
-			retry = r.retry
-		}
 	}
 }
 

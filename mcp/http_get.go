@@ -5,19 +5,20 @@ import (
 	"net/http"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 )
 
 // get serves GET: the session's standalone stream, or, with Last-Event-ID,
 // the resumption of the stream that event belongs to.
 func (h *StreamableHTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	if _, sse := accepts(r.Header.Values("Accept")); !sse {
-		httpError(w, http.StatusNotAcceptable, codec.CodeInvalidRequest, "Not Acceptable: accept text/event-stream")
+		httpjson.Error(w, http.StatusNotAcceptable, codec.CodeInvalidRequest, "Not Acceptable: accept text/event-stream")
 		return
 	}
 	last := r.Header.Get(headerLastEventID)
 	if last == "" && h.opts.DisableStandaloneSSE {
 		w.Header().Set("Allow", "POST, DELETE")
-		httpError(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method not allowed: this server opens no standalone stream")
+		httpjson.Error(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method not allowed: this server opens no standalone stream")
 		return
 	}
 	s := h.session(w, r)
@@ -30,7 +31,7 @@ func (h *StreamableHTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 		wr, replay, priming, err := s.standalone.attach(r.Context(), 0, true)
 		switch {
 		case errors.Is(err, errStreamBusy):
-			httpError(w, http.StatusConflict, codec.CodeInvalidRequest, "Conflict: the session's standalone stream is already open")
+			httpjson.Error(w, http.StatusConflict, codec.CodeInvalidRequest, "Conflict: the session's standalone stream is already open")
 		case err != nil:
 			h.storeFailed(w, err)
 		default:
@@ -40,7 +41,7 @@ func (h *StreamableHTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	}
 	id, n, ok := parseEventID(last)
 	if !ok {
-		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: malformed Last-Event-ID")
+		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: malformed Last-Event-ID")
 		return
 	}
 	st := s.stream(id)
@@ -69,5 +70,5 @@ func (h *StreamableHTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 
 func (h *StreamableHTTPHandler) storeFailed(w http.ResponseWriter, err error) {
 	h.log.Error("mcp: event store", "err", err)
-	httpError(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: event store unavailable")
+	httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: event store unavailable")
 }

@@ -3,11 +3,13 @@ package mcp
 import (
 	"net"
 
-	"github.com/mcpwire/mcpwire/codec"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 )
 
 // Protection against DNS rebinding: a web page whose host name an attacker
@@ -26,9 +28,9 @@ type guard struct {
 func (g guard) allow(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case !g.hostAllowed(r):
-		httpError(w, http.StatusForbidden, codec.CodeForbidden, "Forbidden: host not allowed")
+		httpjson.Error(w, http.StatusForbidden, codec.CodeForbidden, "Forbidden: host not allowed")
 	case !g.originAllowed(r):
-		httpError(w, http.StatusForbidden, codec.CodeForbidden, "Forbidden: origin not allowed")
+		httpjson.Error(w, http.StatusForbidden, codec.CodeForbidden, "Forbidden: origin not allowed")
 	default:
 		return true
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 )
 
 // StreamableHTTPHandler serves a Server over MCP's Streamable HTTP
@@ -74,46 +75,35 @@ func (h *StreamableHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request
 		h.delete(w, r)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
-		httpError(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method not allowed")
+		httpjson.Error(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method not allowed")
 	}
 }
 
-// Content-Type values, assigned to header maps as they are (Header.Set
-// would allocate a slice per response). Never modified; their capacity is
-// their length, so an Add to the header copies them.
-var (
-	contentTypeJSON   = []string{"application/json"}
-	contentTypeStream = []string{"text/event-stream"}
-)
-
-// httpError answers with status and a JSON-RPC error response without id.
-func httpError(w http.ResponseWriter, status int, code codec.Code, msg string) {
-	w.Header()["Content-Type"] = contentTypeJSON
-	w.WriteHeader(status)
-	w.Write(codec.AppendError(nil, nil, codec.NewError(code, msg)))
-}
+// contentTypeStream is the Content-Type of an event stream, assigned to
+// header maps as it is (see httpjson.ContentType).
+var contentTypeStream = []string{"text/event-stream"}
 
 // session finds the session r names, answering the request itself (400,
 // 404, 500) when there is none to serve it.
 func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request) *httpSession {
 	id := r.Header.Get(headerSession)
 	if id == "" {
-		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required")
+		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required")
 		return nil
 	}
 	if v := r.Header.Get(headerVersion); v != "" && !slices.Contains(supportedVersions, v) {
-		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest,
+		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest,
 			"Bad Request: unsupported "+headerVersion+" "+quote(v)+" (supported: "+strings.Join(supportedVersions, ", ")+")")
 		return nil
 	}
 	s, err := h.lookup(r.Context(), id, r.RemoteAddr)
 	switch {
 	case errors.Is(err, ErrSessionNotFound):
-		httpError(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session (it ended or expired): initialize a new one")
+		httpjson.Error(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session (it ended or expired): initialize a new one")
 		return nil
 	case err != nil:
 		h.log.Error("mcp: session store", "err", err)
-		httpError(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")
+		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")
 		return nil
 	}
 	return s
@@ -321,12 +311,3 @@ func param(params, name string) string {
 func qZero(q string) bool {
 	return strings.HasPrefix(q, "0") && strings.TrimRight(strings.TrimPrefix(q, "0."), "0") == ""
 }
-
-// mediaType returns a Content-Type's type and subtype, without parameters.
-func mediaType(ct string) string {
-	mt, _, _ := strings.Cut(ct, ";")
-	return strings.TrimSpace(mt)
-}
-
-// isJSONType reports whether a Content-Type is application/json.
-func isJSONType(ct string) bool { return strings.EqualFold(mediaType(ct), "application/json") }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 )
 
 // SSEHandler serves a Server over the HTTP+SSE transport of protocol
@@ -56,7 +57,7 @@ func (h *SSEHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.post(w, r)
 	default:
 		w.Header().Set("Allow", "GET, POST")
-		httpError(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method not allowed")
+		httpjson.Error(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method not allowed")
 	}
 }
 
@@ -111,14 +112,14 @@ func (s *legacySession) Close() error {
 // until the client goes away or the session ends.
 func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
 	if _, sse := accepts(r.Header.Values("Accept")); !sse {
-		httpError(w, http.StatusNotAcceptable, codec.CodeInvalidRequest, "Not Acceptable: accept text/event-stream")
+		httpjson.Error(w, http.StatusNotAcceptable, codec.CodeInvalidRequest, "Not Acceptable: accept text/event-stream")
 		return
 	}
 	s := &legacySession{id: randomID(16), in: make(chan []byte), done: make(chan struct{}), broken: make(chan struct{})}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		httpError(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Server shutting down")
+		httpjson.Error(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Server shutting down")
 		return
 	}
 	h.sessions[s.id] = s
@@ -157,18 +158,18 @@ func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
 func (h *SSEHandler) post(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("sessionId")
 	if id == "" {
-		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the sessionId parameter is required")
+		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the sessionId parameter is required")
 		return
 	}
 	h.mu.Lock()
 	s := h.sessions[id]
 	h.mu.Unlock()
 	if s == nil {
-		httpError(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session")
+		httpjson.Error(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session")
 		return
 	}
-	if !isJSONType(r.Header.Get("Content-Type")) {
-		httpError(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
+	if !httpjson.IsJSON(r.Header.Get("Content-Type")) {
+		httpjson.Error(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -179,17 +180,17 @@ func (h *SSEHandler) post(w http.ResponseWriter, r *http.Request) {
 	var fe *codec.FrameError
 	switch {
 	case errors.As(err, &fe):
-		httpError(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, "Request too large: the body exceeds the limit")
+		httpjson.Error(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, "Request too large: the body exceeds the limit")
 		return
 	case err != nil:
-		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: reading the body: "+err.Error())
+		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: reading the body: "+err.Error())
 		return
 	}
 	select {
 	case s.in <- body:
 		w.WriteHeader(http.StatusAccepted)
 	case <-s.done:
-		httpError(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: the session ended")
+		httpjson.Error(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: the session ended")
 	case <-r.Context().Done():
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 )
 
 // What a POST's body holds, as far as the transport cares.
@@ -20,13 +21,13 @@ type bodyInfo struct {
 
 // post serves POST: a message or a batch of the client's.
 func (h *StreamableHTTPHandler) post(w http.ResponseWriter, r *http.Request) {
-	if !isJSONType(r.Header.Get("Content-Type")) {
-		httpError(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
+	if !httpjson.IsJSON(r.Header.Get("Content-Type")) {
+		httpjson.Error(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
 		return
 	}
 	wantJSON, wantSSE := accepts(r.Header.Values("Accept"))
 	if !wantJSON && !wantSSE {
-		httpError(w, http.StatusNotAcceptable, codec.CodeInvalidRequest, "Not Acceptable: accept application/json and text/event-stream")
+		httpjson.Error(w, http.StatusNotAcceptable, codec.CodeInvalidRequest, "Not Acceptable: accept application/json and text/event-stream")
 		return
 	}
 	var s *httpSession
@@ -52,7 +53,7 @@ func (h *StreamableHTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	info, err := h.classify(body, !asJSON)
 	switch {
 	case err != nil:
-		w.Header()["Content-Type"] = contentTypeJSON
+		w.Header()["Content-Type"] = httpjson.ContentType
 		w.WriteHeader(http.StatusBadRequest)
 		w.Write(codec.AppendError(nil, nil, codec.ErrParse))
 		return
@@ -60,10 +61,10 @@ func (h *StreamableHTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		h.initialize(w, r, body, asJSON)
 		return
 	case s == nil:
-		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required (initialize first)")
+		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required (initialize first)")
 		return
 	case info.batch && !allowsBatches(s.ss.ProtocolVersion()):
-		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: batches are not accepted on this session (only under 2025-03-26)")
+		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: batches are not accepted on this session (only under 2025-03-26)")
 		return
 	case !info.answerDue: // notifications and responses
 		if s.c.ServeBodySink(r.Context(), body, conn.BodySink{}) == nil {
@@ -95,10 +96,10 @@ func (h *StreamableHTTPHandler) readBody(w http.ResponseWriter, r *http.Request,
 	switch {
 	case errors.As(err, &fe):
 		w.Header().Set("Connection", "close") // the rest of the body is not read
-		httpError(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, "Request too large: the body exceeds the limit")
+		httpjson.Error(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, "Request too large: the body exceeds the limit")
 		return nil, false
 	case err != nil:
-		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: reading the body: "+err.Error())
+		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: reading the body: "+err.Error())
 		return nil, false
 	}
 	return buf.B, true
@@ -152,7 +153,7 @@ func isInitialize(m *codec.Message) bool {
 func (h *StreamableHTTPHandler) serveJSON(w http.ResponseWriter, r *http.Request, s *httpSession, body []byte, status int) {
 	answered := false
 	err := s.c.ServeBodySink(r.Context(), body, conn.BodySink{Answer: func(msg []byte) {
-		w.Header()["Content-Type"] = contentTypeJSON
+		w.Header()["Content-Type"] = httpjson.ContentType
 		w.WriteHeader(status)
 		w.Write(msg)
 		answered = true
@@ -173,7 +174,7 @@ func (h *StreamableHTTPHandler) serveSSE(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		h.bodies.Put(buf)
 		h.log.Error("mcp: event store", "err", err)
-		httpError(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: event store unavailable")
+		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: event store unavailable")
 		return
 	}
 	out := h.startSSE(w, http.StatusOK)
@@ -194,7 +195,7 @@ func (h *StreamableHTTPHandler) serveSSE(w http.ResponseWriter, r *http.Request,
 func (h *StreamableHTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []byte, asJSON bool) {
 	s, err := h.newHTTPSession(randomID(16), r.RemoteAddr)
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: "+err.Error())
+		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: "+err.Error())
 		return
 	}
 	var answer []byte
@@ -202,26 +203,26 @@ func (h *StreamableHTTPHandler) initialize(w http.ResponseWriter, r *http.Reques
 	if !s.ss.initialized() {
 		s.close(endClosed)
 		if answer != nil {
-			w.Header()["Content-Type"] = contentTypeJSON
+			w.Header()["Content-Type"] = httpjson.ContentType
 			w.Write(answer)
 		}
 		return
 	}
 	if _, ok := h.register(s); !ok {
 		s.close(endClosed)
-		httpError(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Server shutting down")
+		httpjson.Error(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Server shutting down")
 		return
 	}
 	s.touched.Store(time.Now().UnixNano())
 	if err := h.store.Create(r.Context(), s.id, body, h.ttl()); err != nil {
 		s.close(endClosed)
 		h.log.Error("mcp: session store", "err", err)
-		httpError(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")
+		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")
 		return
 	}
 	w.Header().Set(headerSession, s.id)
 	if asJSON {
-		w.Header()["Content-Type"] = contentTypeJSON
+		w.Header()["Content-Type"] = httpjson.ContentType
 		w.Write(answer)
 		return
 	}

@@ -90,9 +90,8 @@ func (m *MemorySessionStore) Touch(_ context.Context, id string, ttl time.Durati
 	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := m.sessions[id]
-	if s == nil || s.expired(now) {
-		delete(m.sessions, id)
+	s := m.liveLocked(id, now)
+	if s == nil {
 		return ErrSessionNotFound
 	}
 	s.expires = expiry(now, ttl)
@@ -105,12 +104,22 @@ func (m *MemorySessionStore) Load(_ context.Context, id string) ([]byte, error) 
 	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := m.sessions[id]
-	if s == nil || s.expired(now) {
-		delete(m.sessions, id)
+	s := m.liveLocked(id, now)
+	if s == nil {
 		return nil, ErrSessionNotFound
 	}
 	return s.state, nil
+}
+
+// liveLocked returns session id unless it is missing or expired at now
+// (an expired one is removed). Under mu.
+func (m *MemorySessionStore) liveLocked(id string, now time.Time) *memSession {
+	s := m.sessions[id]
+	if s == nil || s.expired(now) {
+		delete(m.sessions, id)
+		return nil
+	}
+	return s
 }
 
 // Delete implements SessionStore.

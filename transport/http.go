@@ -6,11 +6,11 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 )
 
 // HTTPOptions configure an HTTPHandler. A nil *HTTPOptions gives the
@@ -96,11 +96,11 @@ func NewHTTPHandler(b conn.Binder, opts *HTTPOptions) *HTTPHandler {
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header()["Allow"] = allowPost
-		httpError(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method Not Allowed: JSON-RPC over HTTP takes POST")
+		httpjson.Error(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method Not Allowed: JSON-RPC over HTTP takes POST")
 		return
 	}
-	if !isJSONType(r.Header.Get("Content-Type")) {
-		httpError(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
+	if !httpjson.IsJSON(r.Header.Get("Content-Type")) {
+		httpjson.Error(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
 		return
 	}
 	opts, err := bindRequest(h.b, r, "http")
@@ -147,7 +147,7 @@ func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request, buf *code
 		return nil, false
 	case err != nil:
 		h.log.Debug("transport: reading an http body", "remote", r.RemoteAddr, "err", err)
-		httpError(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: reading the body failed")
+		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: reading the body failed")
 		return nil, false
 	}
 	return buf.B, true
@@ -157,7 +157,7 @@ func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request, buf *code
 // connection cannot serve another request.
 func tooLarge(w http.ResponseWriter) {
 	w.Header().Set("Connection", "close")
-	httpError(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, "Request Entity Too Large: the body exceeds the frame limit")
+	httpjson.Error(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, "Request Entity Too Large: the body exceeds the frame limit")
 }
 
 // answer writes a POST's answer with the status its content calls for.
@@ -174,7 +174,7 @@ func (a *answer) write(msg []byte) { a.writeAs(msg, statusOf(msg)) }
 // writeAs sends msg with st's status and headers.
 func (a *answer) writeAs(msg []byte, st httpStatus) {
 	hd := a.w.Header()
-	hd["Content-Type"] = contentTypeJSON
+	hd["Content-Type"] = httpjson.ContentType
 	if st.status == http.StatusUnauthorized {
 		hd["Www-Authenticate"] = bearerChallenge
 	}
@@ -242,24 +242,9 @@ var errRefused = codec.NewError(codec.CodeForbidden, "Forbidden: session refused
 // allocate a slice per response). Never modified; their capacity is their
 // length, so an Add to the header copies them.
 var (
-	contentTypeJSON = []string{"application/json"}
 	allowPost       = []string{"POST"}
 	bearerChallenge = []string{"Bearer"}
 )
-
-// httpError answers with status and a JSON-RPC error response without id.
-func httpError(w http.ResponseWriter, status int, code codec.Code, msg string) {
-	w.Header()["Content-Type"] = contentTypeJSON
-	w.WriteHeader(status)
-	w.Write(codec.AppendError(nil, nil, codec.NewError(code, msg)))
-}
-
-// isJSONType reports whether a Content-Type is application/json, with or
-// without parameters.
-func isJSONType(ct string) bool {
-	mt, _, _ := strings.Cut(ct, ";")
-	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
-}
 
 // orDefaultBinder returns b, or default options for a nil one.
 func orDefaultBinder(b conn.Binder) conn.Binder {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 )
 
 // DefaultMaxConcurrentPosts is HTTPClientOptions.MaxConcurrent's default.
@@ -202,8 +203,8 @@ func (c *httpConn) post(msg *codec.Buffer) {
 	for k, v := range c.header {
 		req.Header[k] = v
 	}
-	req.Header["Content-Type"] = contentTypeJSON
-	req.Header["Accept"] = contentTypeJSON
+	req.Header["Content-Type"] = httpjson.ContentType
+	req.Header["Accept"] = httpjson.ContentType
 	res, err := c.hc.Do(req)
 	if err != nil {
 		c.fail(err)
@@ -222,7 +223,7 @@ func (c *httpConn) post(msg *codec.Buffer) {
 		c.fail(err)
 	case len(body.B) == 0 && res.StatusCode/100 == 2: // 204, 202: nothing is due
 		c.bodies.Put(body)
-	case res.StatusCode/100 == 2 && isJSONType(res.Header.Get("Content-Type")):
+	case res.StatusCode/100 == 2 && httpjson.IsJSON(res.Header.Get("Content-Type")):
 		c.deliver(body)
 	case res.StatusCode/100 == 2:
 		c.bodies.Put(body)

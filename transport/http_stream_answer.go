@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 )
 
 // What a client stream over HTTP answers requests with when the server's
@@ -20,7 +21,7 @@ var errAnswerTooLarge = errorObject(codec.NewError(codec.CodeResponseTooLarge, "
 func (c *httpConn) errorStatus(res *http.Response, sent []byte, body *codec.Buffer) {
 	defer c.bodies.Put(body)
 	errObj := errorObject(statusError(res, ""))
-	if isJSONType(res.Header.Get("Content-Type")) {
+	if httpjson.IsJSON(res.Header.Get("Content-Type")) {
 		msgs, batch, err := scanner(len(body.B)).Scan(body.B)
 		switch {
 		case err != nil:

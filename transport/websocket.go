@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 )
 
 // Defaults of WebSocketOptions.
@@ -121,7 +122,7 @@ func NewWebSocketHandler(b conn.Binder, opts *WebSocketOptions) *WebSocketHandle
 // its session, then returns.
 func (h *WebSocketHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.isClosed() {
-		httpError(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Service Unavailable: shutting down")
+		httpjson.Error(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Service Unavailable: shutting down")
 		return
 	}
 	opts, err := bindRequest(h.b, r, "ws")
