@@ -3,6 +3,7 @@ package transport
 import (
 	"bufio"
 	"encoding/binary"
+	"sync"
 )
 
 // wsServerStream is the server side of a WebSocket connection as a
@@ -21,6 +22,20 @@ import (
 type wsServerStream struct {
 	*wsConn
 	br *bufio.Reader // coder/websocket's read buffer, for Buffered
+
+	// mu orders Buffered against Close: the closing handshake reads br on
+	// the closing goroutine, and Buffered must not look at it meanwhile.
+	mu      sync.Mutex
+	closing bool
+}
+
+// Close runs the closing handshake (wsConn.Close); Buffered reports false
+// from now on.
+func (s *wsServerStream) Close() error {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	return s.wsConn.Close()
 }
 
 // Next returns the next message (wsConn.ReadMessage).
@@ -31,6 +46,11 @@ func (s *wsServerStream) Next() ([]byte, error) { return s.ReadMessage() }
 // counts as nothing (Next might block), so the session sends what it holds
 // first.
 func (s *wsServerStream) Buffered() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
 	n := s.br.Buffered()
 	if n < 2 {
 		return false
