@@ -26,8 +26,18 @@ var modes = []struct {
 // transport, in each mode. One op is one call: ns/op, B/op and allocs/op
 // are per call, client and server together; calls/s is the throughput.
 // Every answer is checked against the message sent.
-func BenchmarkToolsCall(b *testing.B) {
-	for _, tr := range transports {
+func BenchmarkToolsCall(b *testing.B) { benchTables(b, transports) }
+
+// table is one transport's implementations.
+type table = struct {
+	name  string
+	impls []impl
+}
+
+// benchTables runs every implementation of every table in every mode, as
+// transport=T/mode=M/impl=I.
+func benchTables(b *testing.B, tables []table) {
+	for _, tr := range tables {
 		for _, m := range modes {
 			for _, im := range tr.impls {
 				b.Run("transport="+tr.name+"/mode="+m.name+"/impl="+im.name, func(b *testing.B) {

@@ -6,6 +6,12 @@
 // server, over an in-memory pipe, over stdio-like byte streams (two
 // os.Pipe pairs) and over Streamable HTTP on loopback.
 //
+// BenchmarkRPCEcho measures plain JSON-RPC 2.0 over HTTP POST and over
+// WebSocket: mcpwire's transport handlers against go-ethereum's rpc server
+// (HTTP and WebSocket) and jrpc2's jhttp bridge (HTTP), each driven by
+// one plain client per transport (net/http; coder/websocket), so that
+// only the servers differ.
+//
 // Everything is in the tests: the benchmarks, TestEchoAnswersAreCorrect
 // (each implementation answers once, so the module cannot rot) and an
 // allocation budget for mcpwire. README.md says how to run them and holds

@@ -145,7 +145,7 @@ func (h *WebSocketHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			onClose(c, err)
 		}
 	}
-	c := conn.NewStream(conn.NewMessageStream(mc, opts.Limits), &opts)
+	c := conn.NewStream(&wsServerStream{wsConn: mc, br: hw.rw.Reader}, &opts)
 	if !h.track(c) {
 		c.Close() // Shutdown or Close began meanwhile
 	}
@@ -218,16 +218,18 @@ func (h *WebSocketHandler) Close() error {
 }
 
 // hijackWriter records the connection websocket.Accept takes over, so that
-// a stuck closing handshake can be cut short.
+// answers can be written to it coalesced and a stuck closing handshake cut
+// short, and its read buffer, which coder/websocket reads from.
 type hijackWriter struct {
 	http.ResponseWriter
 	nc net.Conn
+	rw *bufio.ReadWriter
 }
 
 // Hijack takes the connection over through the writer underneath.
 func (w *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	nc, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
-	w.nc = nc
+	w.nc, w.rw = nc, rw
 	return nc, rw, err
 }
 

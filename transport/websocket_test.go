@@ -329,3 +329,54 @@ func TestWebSocketHandler_outlivesTheServerTimeouts(t *testing.T) {
 		t.Fatalf("after the server's timeouts: %v %v", out, err)
 	}
 }
+
+// TestWebSocket_answersOfEveryFrameLength: the server lays out its own
+// frames (7-bit, 16-bit and 64-bit lengths); a standard client reads each.
+func TestWebSocket_answersOfEveryFrameLength(t *testing.T) {
+	s := startRPC(t, &conn.Options{Router: rpcRouter(nil)}, nil, nil)
+	ws := rawWS(t, s, nil)
+	ws.SetReadLimit(-1)
+	const overhead = len(`{"jsonrpc":"2.0","id":1,"result":[""]}`)
+	for _, size := range []int{overhead, 125, 126, 127, 0xffff, 0x10000, 0x10001, 200_000} {
+		param := strings.Repeat("x", size-overhead)
+		got := exchange(t, ws, `{"jsonrpc":"2.0","id":1,"method":"echo","params":["`+param+`"]}`)
+		if want := `{"jsonrpc":"2.0","id":1,"result":["` + param + `"]}`; got != want {
+			t.Fatalf("answer of %d bytes: got %d bytes %.80s…", size, len(got), got)
+		}
+	}
+}
+
+// TestWebSocket_pipelinedRequestsAreAllAnswered: requests written ahead of
+// any answer, read in bulk by the server, each get their own answer, from
+// inline and pooled handlers alike.
+func TestWebSocket_pipelinedRequestsAreAllAnswered(t *testing.T) {
+	s := startRPC(t, &conn.Options{Router: rpcRouter(nil)}, nil, nil)
+	ws := rawWS(t, s, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	const n = 300
+	go func() {
+		for i := range n {
+			method := "echo"
+			if i%3 == 0 {
+				method = "header" // pooled
+			}
+			msg := `{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"` + method + `","params":["` + strconv.Itoa(i) + `"]}`
+			if ws.Write(ctx, websocket.MessageText, []byte(msg)) != nil {
+				return
+			}
+		}
+	}()
+	seen := map[string]bool{}
+	for range n {
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatalf("after %d answers: %v", len(seen), err)
+		}
+		id, _, _ := strings.Cut(strings.TrimPrefix(string(b), `{"jsonrpc":"2.0","id":`), ",")
+		if seen[id] || !strings.Contains(string(b), `"result":`) {
+			t.Fatalf("answer %s (seen before: %v)", b, seen[id])
+		}
+		seen[id] = true
+	}
+}

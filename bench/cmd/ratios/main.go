@@ -1,6 +1,7 @@
-// Command ratios reads go test -bench output of BenchmarkToolsCall (from
-// the files named, or standard input) and prints, for each transport and
-// mode, each mcpwire variant against the faster peer: the medians of
+// Command ratios reads go test -bench output of BenchmarkToolsCall and
+// BenchmarkRPCEcho (any benchmark named …/impl=NAME; from the files named,
+// or standard input) and prints, for each benchmark, transport and mode,
+// each mcpwire variant against the faster peer: the medians of
 // ns/call and allocs/call, and the speed-up (the peer's time over
 // mcpwire's: above 1, mcpwire is faster). Servers driven by the shared
 // plain HTTP client (impl=…-plain) are compared only with each other.
@@ -20,20 +21,20 @@ import (
 
 // result is one line of benchmark output.
 type result struct {
-	row, impl     string // "transport=mem/mode=pipelined", "mcpwire"
+	row, impl     string // "ToolsCall/transport=mem/mode=pipelined", "mcpwire"
 	ns, allocs, b float64
 }
 
-// parse reads the BenchmarkToolsCall lines of r.
+// parse reads the lines of r that report a benchmark with an impl=.
 func parse(r io.Reader) ([]result, error) {
 	var out []result
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) < 4 || !strings.HasPrefix(f[0], "BenchmarkToolsCall/") {
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") || !strings.Contains(f[0], "/impl=") {
 			continue
 		}
-		name := strings.TrimPrefix(f[0], "BenchmarkToolsCall/")
+		name := strings.TrimPrefix(f[0], "Benchmark")
 		if i := strings.LastIndexByte(name, '-'); i > strings.LastIndexByte(name, '=') {
 			name = name[:i] // the -GOMAXPROCS suffix
 		}

@@ -1,0 +1,129 @@
+package bench
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/creachadair/jrpc2/handler"
+	"github.com/creachadair/jrpc2/jhttp"
+	gethrpc "github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/pool"
+	"github.com/mcpwire/mcpwire/router"
+	"github.com/mcpwire/mcpwire/transport"
+)
+
+// The servers of BenchmarkRPCEcho: bench_echo(["msg"]) answers "msg", the
+// parameter decoded into a Go string and the result encoded from one, on
+// every server. Each is an http.Handler served by an httptest server (a
+// plain http.Server) on loopback.
+
+// mcpwireRPC returns mcpwire's handler for transport tr ("http", "ws")
+// and how to stop it. pooled puts the handler on a pool.Pool; otherwise
+// it is inline, as a cheap method is meant to be registered.
+func mcpwireRPC(tb testing.TB, tr string, pooled bool) (http.Handler, func()) {
+	r := router.New()
+	err := r.Register(rpcMethod, router.Func(func(_ context.Context, p []string) (string, error) {
+		if len(p) != 1 {
+			return "", codec.ErrInvalidParams
+		}
+		return p[0], nil
+	}), &router.MethodOptions{Inline: !pooled})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	opts := &conn.Options{Router: r}
+	stopPool := func() {}
+	if pooled {
+		p, err := pool.New(nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		opts.Pool = p
+		stopPool = func() { p.Close(context.Background()) }
+	}
+	if tr == "ws" {
+		h := transport.NewWebSocketHandler(opts, nil)
+		return h, func() { h.Close(); stopPool() }
+	}
+	return transport.NewHTTPHandler(opts, nil), stopPool
+}
+
+// gethEcho is go-ethereum's service: its method Echo is bench_echo.
+type gethEcho struct{}
+
+// Echo answers its argument.
+func (gethEcho) Echo(s string) string { return s }
+
+// gethRPC returns go-ethereum's rpc.Server as a handler for tr: the server
+// itself for HTTP, its WebsocketHandler (gorilla/websocket) for ws.
+func gethRPC(tb testing.TB, tr string) (http.Handler, func()) {
+	srv := gethrpc.NewServer()
+	if err := srv.RegisterName("bench", gethEcho{}); err != nil {
+		tb.Fatal(err)
+	}
+	if tr == "ws" {
+		return srv.WebsocketHandler([]string{"*"}), srv.Stop
+	}
+	return srv, srv.Stop
+}
+
+// jrpc2HTTP returns jrpc2's jhttp.Bridge (HTTP only).
+func jrpc2HTTP(testing.TB) (http.Handler, func()) {
+	b := jhttp.NewBridge(handler.Map{
+		rpcMethod: handler.New(func(_ context.Context, p []string) (string, error) {
+			if len(p) != 1 {
+				return "", codec.ErrInvalidParams
+			}
+			return p[0], nil
+		}),
+	}, nil)
+	return b, func() { b.Close() }
+}
+
+// rpcImpl makes an impl of a server for tr driven by that transport's
+// plain client.
+func rpcImpl(tr string, server func(testing.TB) (http.Handler, func())) func(testing.TB) (caller, func()) {
+	return func(tb testing.TB) (caller, func()) {
+		h, stopServer := server(tb)
+		hs := httptest.NewServer(h)
+		if tr == "http" {
+			call, stopClient := plainPOST(hs.URL)
+			return call, func() { stopClient(); stopServer(); hs.Close() }
+		}
+		call, stopClient, err := plainWS(context.Background(), wsURL(hs.URL, ""))
+		if err != nil {
+			stopServer()
+			hs.Close()
+			tb.Fatal(err)
+		}
+		return call, func() { stopClient(); stopServer(); hs.Close() }
+	}
+}
+
+// rpcTransports are BenchmarkRPCEcho's tables: plain JSON-RPC over HTTP
+// POST and over WebSocket, a server per entry, one plain client per
+// transport.
+var rpcTransports = []table{
+	{"http", []impl{
+		{"mcpwire", rpcImpl("http", func(tb testing.TB) (http.Handler, func()) { return mcpwireRPC(tb, "http", false) })},
+		{"mcpwire-pooled", rpcImpl("http", func(tb testing.TB) (http.Handler, func()) { return mcpwireRPC(tb, "http", true) })},
+		{"geth", rpcImpl("http", func(tb testing.TB) (http.Handler, func()) { return gethRPC(tb, "http") })},
+		{"jrpc2", rpcImpl("http", jrpc2HTTP)},
+	}},
+	{"ws", []impl{
+		{"mcpwire", rpcImpl("ws", func(tb testing.TB) (http.Handler, func()) { return mcpwireRPC(tb, "ws", false) })},
+		{"mcpwire-pooled", rpcImpl("ws", func(tb testing.TB) (http.Handler, func()) { return mcpwireRPC(tb, "ws", true) })},
+		{"geth", rpcImpl("ws", func(tb testing.TB) (http.Handler, func()) { return gethRPC(tb, "ws") })},
+	}},
+}
+
+// BenchmarkRPCEcho calls bench_echo on each server over each transport,
+// in each mode (see modes). One op is one call: ns/op, B/op and allocs/op
+// are per call, client and server together; calls/s is the throughput.
+// Every answer is checked against the message sent.
+func BenchmarkRPCEcho(b *testing.B) { benchTables(b, rpcTransports) }
