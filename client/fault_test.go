@@ -225,3 +225,31 @@ func TestClient_badResponses_reachNoCallerAndAreCounted(t *testing.T) {
 		t.Errorf("stats %+v, want %+v", st, want)
 	}
 }
+
+func TestClient_lateAnswersAreToldFromDuplicates(t *testing.T) {
+	srv := newScripted(t, func(r wireRequest) ([]string, bool) {
+		if r.Method == "slow" {
+			time.Sleep(100 * time.Millisecond) // past the caller's deadline
+			return []string{result(r, `"late"`), result(r, `"late again"`)}, false
+		}
+		return []string{result(r, `"ok"`)}, false
+	})
+	c, err := client.Dial(context.Background(), srv.addr(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := c.Call(ctx, "slow", nil, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("slow: %v, want its deadline", err)
+	}
+	// The server answers in order: once this is answered, the late ones
+	// have been read.
+	if err := c.Call(context.Background(), "sync", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Late != 1 || st.Duplicate != 1 || st.UnknownID != 0 {
+		t.Fatalf("stats %+v, want 1 late, 1 duplicate", st)
+	}
+}

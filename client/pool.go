@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -137,6 +138,10 @@ func (sl *slot) session(ctx context.Context) (*session, error) {
 	return s, err
 }
 
+// errNoStream is the failure of a DialFunc that returned neither a stream
+// nor an error.
+var errNoStream = errors.New("client: the dial returned no stream")
+
 // failure is the error of a call that found no session: the last dial's.
 // Called with mu held.
 func (sl *slot) failure() error {
@@ -156,6 +161,9 @@ func (sl *slot) dial(ctx context.Context, wait time.Duration) (*session, error) 
 	}
 	c := sl.cl
 	stream, err := c.dial(ctx)
+	if err == nil && stream == nil {
+		err = errNoStream
+	}
 	if err != nil {
 		c.st.dialErrors.Add(1)
 		return nil, err

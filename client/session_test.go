@@ -3,7 +3,9 @@ package client_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -211,5 +213,39 @@ func TestDial_refusesBadAddressesAndAbsentServers(t *testing.T) {
 	var te *client.TransportError
 	if _, err := client.Dial(ctx, addr, nil); !errors.As(err, &te) || te.Sent {
 		t.Errorf("nobody listening: %v", err)
+	}
+}
+
+func TestDial_unixSocket(t *testing.T) {
+	addr := "unix://" + t.TempDir() + "/demo.sock"
+	srv := startServer(t, "-listen", addr)
+	c, err := client.Dial(context.Background(), srv.addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var got []string
+	if err := c.Call(context.Background(), "echo", []string{"over unix"}, &got); err != nil || len(got) != 1 || got[0] != "over unix" {
+		t.Fatalf("%v, %v", got, err)
+	}
+}
+
+func TestDialCommand_refusesACommandWithItsOwnStdio(t *testing.T) {
+	_, err := client.DialCommand(context.Background(), func() *exec.Cmd {
+		cmd := exec.Command(demoserver)
+		cmd.Stdout = io.Discard
+		return cmd
+	}, nil)
+	if !errors.Is(err, client.ErrCommandStdio) {
+		t.Fatalf("%v, want ErrCommandStdio", err)
+	}
+}
+
+func TestNew_aDialerThatGivesNothing(t *testing.T) {
+	c := client.New(func(context.Context) (conn.Stream, error) { return nil, nil }, nil)
+	defer c.Close()
+	var te *client.TransportError
+	if err := c.Call(context.Background(), "m", nil, nil); !errors.As(err, &te) || te.Sent {
+		t.Fatalf("%v, want a transport error before sending", err)
 	}
 }
