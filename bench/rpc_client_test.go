@@ -1,27 +1,33 @@
 package bench
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
+	"net"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
-	"github.com/coder/websocket"
+	"github.com/bytedance/sonic"
+	"github.com/gobwas/ws"
+	"github.com/valyala/fasthttp"
 )
 
-// The plain clients of BenchmarkRPCEcho: one for HTTP POST (net/http with
-// keep-alive) and one for WebSocket (coder/websocket), each driving every
-// server of its transport the same way, so that only the servers differ.
-// Both send {"jsonrpc":"2.0","id":N,"method":"bench_echo","params":[MSG]}
-// and decode the answer with encoding/json: its id must be N and its
-// result MSG.
+// The plain clients of BenchmarkRPCEcho: one for HTTP POST (fasthttp's
+// PipelineClient) and one for WebSocket (gobwas/ws frames, written many
+// per system call), each driving every server of its transport the same
+// way, so that only the servers differ; both are lean, so that the
+// servers' costs are not drowned in the client's. Both send
+// {"jsonrpc":"2.0","id":N,"method":"bench_echo","params":[MSG]} and decode
+// the answer with sonic: its id must be N and its result MSG.
 
 // rpcMethod is the echo method's name on every server (go-ethereum names
 // methods service_method).
@@ -63,101 +69,214 @@ func (a *rpcAnswer) check(id int64) (string, error) {
 	return *a.Result, nil
 }
 
-// plainPOST calls url's echo method with one POST per call, over a client
-// that keeps an idle connection for every pipelined caller.
+// plainPOST calls url's echo method with one POST per call over HTTP/1.1
+// pipelining (fasthttp's PipelineClient: requests written back to back on
+// a few connections, answers read in order), so the client costs little
+// next to the server and the benchmark measures the server.
 func plainPOST(url string) (caller, func()) {
-	hc := loopbackClient()
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return func(context.Context, string) (string, error) { return "", err }, func() {}
+	}
+	pc := &fasthttp.PipelineClient{
+		Addr:                u.Host,
+		MaxConns:            rpcConns,
+		MaxPendingRequests:  4 * callers,
+		MaxIdleConnDuration: time.Second,
+		ReadTimeout:         30 * time.Second,
+		WriteTimeout:        30 * time.Second,
+		// Its own dialer would start a DNS cache cleaner that never ends.
+		Dial: func(addr string) (net.Conn, error) { return net.Dial("tcp", addr) },
+	}
 	var ids atomic.Int64
 	call := func(ctx context.Context, msg string) (string, error) {
 		id := ids.Add(1)
-		body, err := rpcRequest(make([]byte, 0, 96+len(msg)), id, msg)
+		req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		defer fasthttp.ReleaseRequest(req)
+		defer fasthttp.ReleaseResponse(res)
+		body, err := rpcRequest(req.Body(), id, msg)
 		if err != nil {
 			return "", err
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		req.SetBodyRaw(body)
+		req.SetRequestURI(url)
+		req.Header.SetMethod(fasthttp.MethodPost)
+		req.Header.SetContentType("application/json")
+		if d, ok := ctx.Deadline(); ok {
+			err = pc.DoDeadline(req, res, d)
+		} else {
+			err = pc.Do(req, res)
+		}
 		if err != nil {
 			return "", err
 		}
-		req.Header.Set("Content-Type", "application/json")
-		res, err := hc.Do(req)
-		if err != nil {
-			return "", err
+		b := res.Body()
+		if res.StatusCode() != fasthttp.StatusOK {
+			return "", fmt.Errorf("status %d: %s", res.StatusCode(), b)
 		}
-		b, err := io.ReadAll(res.Body)
-		res.Body.Close()
-		if err != nil {
-			return "", err
-		}
-		if res.StatusCode != http.StatusOK {
-			return "", fmt.Errorf("status %s: %s", res.Status, b)
-		}
-		var a rpcAnswer
-		if err := json.Unmarshal(b, &a); err != nil {
-			return "", fmt.Errorf("%v: %s", err, b)
-		}
-		return a.check(id)
+		return decodeAnswer(b, id)
 	}
-	return call, hc.CloseIdleConnections
+	return call, func() {}
 }
 
-// wsClient calls the echo method over one WebSocket connection, shared by
-// every caller: a reader goroutine hands each answer to the caller waiting
-// for its id.
+// rpcConns is how many connections a plain client spreads its pipelined
+// calls over: one per CPU of the machine the benchmarks were written on,
+// so that every server can run requests on each.
+const rpcConns = 2
+
+// decodeAnswer decodes the answer b to request id and returns the echoed
+// text.
+func decodeAnswer(b []byte, id int64) (string, error) {
+	var a rpcAnswer
+	if err := sonic.ConfigStd.Unmarshal(b, &a); err != nil {
+		return "", fmt.Errorf("%v: %s", err, b)
+	}
+	return a.check(id)
+}
+
+// wsClient calls the echo method over one WebSocket connection (gobwas/ws
+// frames), shared by every caller: callers append their masked frames to
+// one buffer written out by whichever of them finds no write under way,
+// many per system call; a reader goroutine hands each answer to the
+// caller waiting for its id.
 type wsClient struct {
-	ws      *websocket.Conn
-	ids     atomic.Int64
+	nc  net.Conn
+	br  *bufio.Reader
+	ids atomic.Int64
+
+	wmu      sync.Mutex
+	out      []byte // frames waiting to be written
+	spare    []byte
+	writing  bool
+	writeErr error
+
 	mu      sync.Mutex
-	pending map[int64]chan rpcAnswer
+	pending map[int64]chan []byte
 	err     error // why the reader stopped; set under mu
 	done    chan struct{}
 }
 
 // plainWS dials url and returns its call and how to close it.
 func plainWS(ctx context.Context, url string) (caller, func(), error) {
-	ws, _, err := websocket.Dial(ctx, url, nil)
+	nc, br, _, err := ws.Dial(ctx, url)
 	if err != nil {
 		return nil, nil, err
 	}
-	ws.SetReadLimit(-1)
-	c := &wsClient{ws: ws, pending: map[int64]chan rpcAnswer{}, done: make(chan struct{})}
+	if br == nil {
+		br = bufio.NewReaderSize(nc, 64<<10)
+	}
+	c := &wsClient{nc: nc, br: br, pending: map[int64]chan []byte{}, done: make(chan struct{})}
 	go c.read()
 	stop := func() {
-		ws.Close(websocket.StatusNormalClosure, "")
+		c.wmu.Lock()
+		_ = ws.WriteFrame(nc, ws.MaskFrameInPlace(ws.NewCloseFrame(ws.NewCloseFrameBody(ws.StatusNormalClosure, ""))))
+		c.wmu.Unlock()
+		select {
+		case <-c.done:
+		case <-time.After(5 * time.Second):
+		}
+		nc.Close()
 		<-c.done
 	}
 	return c.call, stop, nil
 }
 
+// read hands each text message to the caller waiting for its id, answers
+// pings, and stops at a close frame or an error.
 func (c *wsClient) read() {
 	defer close(c.done)
+	err := c.readLoop()
+	c.mu.Lock()
+	c.err = err
+	for id, ch := range c.pending {
+		close(ch)
+		delete(c.pending, id)
+	}
+	c.mu.Unlock()
+}
+
+func (c *wsClient) readLoop() error {
 	for {
-		_, b, err := c.ws.Read(context.Background())
-		if err == nil {
-			var a rpcAnswer
-			if err = json.Unmarshal(b, &a); err != nil {
-				err = fmt.Errorf("%v: %s", err, b)
-			} else {
-				c.mu.Lock()
-				ch := c.pending[a.ID]
-				delete(c.pending, a.ID)
-				c.mu.Unlock()
-				if ch == nil {
-					err = fmt.Errorf("answer to unknown id %d: %s", a.ID, b)
-				} else {
-					ch <- a
-					continue
-				}
-			}
+		h, err := ws.ReadHeader(c.br)
+		if err != nil {
+			return err
+		}
+		b := make([]byte, h.Length)
+		if _, err := io.ReadFull(c.br, b); err != nil {
+			return err
+		}
+		if h.Masked {
+			ws.Cipher(b, h.Mask, 0)
+		}
+		switch h.OpCode {
+		case ws.OpClose:
+			return io.EOF
+		case ws.OpPing:
+			c.send(ws.OpPong, b)
+			continue
+		case ws.OpText, ws.OpBinary:
+		default:
+			continue
+		}
+		if !h.Fin {
+			return errors.New("fragmented message")
+		}
+		var a struct {
+			ID int64 `json:"id"`
+		}
+		if err := sonic.ConfigStd.Unmarshal(b, &a); err != nil {
+			return fmt.Errorf("%v: %s", err, b)
 		}
 		c.mu.Lock()
-		c.err = err
-		for id, ch := range c.pending {
-			close(ch)
-			delete(c.pending, id)
-		}
+		ch := c.pending[a.ID]
+		delete(c.pending, a.ID)
 		c.mu.Unlock()
-		return
+		if ch == nil {
+			return fmt.Errorf("answer to unknown id %d: %s", a.ID, b)
+		}
+		ch <- b
 	}
+}
+
+// send queues a masked frame of op with payload p (masked in place) and
+// writes out everything queued unless another caller is doing so.
+func (c *wsClient) send(op ws.OpCode, p []byte) error {
+	mask := ws.NewMask()
+	ws.Cipher(p, mask, 0)
+	h := ws.Header{Fin: true, OpCode: op, Masked: true, Mask: mask, Length: int64(len(p))}
+	c.wmu.Lock()
+	if c.writeErr != nil {
+		err := c.writeErr
+		c.wmu.Unlock()
+		return err
+	}
+	c.out = appendHeader(c.out, h)
+	c.out = append(c.out, p...)
+	if c.writing {
+		c.wmu.Unlock()
+		return nil
+	}
+	c.writing = true
+	for len(c.out) > 0 && c.writeErr == nil {
+		out := c.out
+		c.out = c.spare[:0]
+		c.wmu.Unlock()
+		_, err := c.nc.Write(out)
+		c.wmu.Lock()
+		c.spare, c.writeErr = out, err
+	}
+	c.writing = false
+	err := c.writeErr
+	c.wmu.Unlock()
+	return err
+}
+
+// appendHeader appends h as ws.WriteHeader writes it.
+func appendHeader(dst []byte, h ws.Header) []byte {
+	var b [ws.MaxHeaderSize]byte
+	w := bytes.NewBuffer(b[:0])
+	_ = ws.WriteHeader(w, h)
+	return append(dst, w.Bytes()...)
 }
 
 func (c *wsClient) call(ctx context.Context, msg string) (string, error) {
@@ -166,7 +285,7 @@ func (c *wsClient) call(ctx context.Context, msg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ch := make(chan rpcAnswer, 1)
+	ch := make(chan []byte, 1)
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
@@ -174,17 +293,17 @@ func (c *wsClient) call(ctx context.Context, msg string) (string, error) {
 	}
 	c.pending[id] = ch
 	c.mu.Unlock()
-	if err := c.ws.Write(ctx, websocket.MessageText, body); err != nil {
+	if err := c.send(ws.OpText, body); err != nil {
 		return "", err
 	}
 	select {
-	case a, ok := <-ch:
+	case b, ok := <-ch:
 		if !ok {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			return "", fmt.Errorf("connection ended: %w", c.err)
 		}
-		return a.check(id)
+		return decodeAnswer(b, id)
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}

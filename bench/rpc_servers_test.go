@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -22,10 +23,11 @@ import (
 // every server. Each is an http.Handler served by an httptest server (a
 // plain http.Server) on loopback.
 
-// mcpwireRPC returns mcpwire's handler for transport tr ("http", "ws")
+// mcpwireRPC returns mcpwire's handler for transport tr ("http", "ws",
+// "fasthttp": an http.Handler for the first two)
 // and how to stop it. pooled puts the handler on a pool.Pool; otherwise
 // it is inline, as a cheap method is meant to be registered.
-func mcpwireRPC(tb testing.TB, tr string, pooled bool) (http.Handler, func()) {
+func mcpwireRPC(tb testing.TB, tr string, pooled bool) (any, func()) {
 	r := router.New()
 	err := r.Register(rpcMethod, router.Func(func(_ context.Context, p []string) (string, error) {
 		if len(p) != 1 {
@@ -46,11 +48,34 @@ func mcpwireRPC(tb testing.TB, tr string, pooled bool) (http.Handler, func()) {
 		opts.Pool = p
 		stopPool = func() { p.Close(context.Background()) }
 	}
-	if tr == "ws" {
+	switch tr {
+	case "ws":
 		h := transport.NewWebSocketHandler(opts, nil)
 		return h, func() { h.Close(); stopPool() }
+	case "fasthttp":
+		return transport.NewFastHTTPHandler(opts, nil), stopPool
 	}
 	return transport.NewHTTPHandler(opts, nil), stopPool
+}
+
+// mcpwireFastRPC serves mcpwire's HTTP endpoint on fasthttp
+// (transport.NewFastHTTPServer) on a loopback listener, and returns its
+// URL and how to stop it.
+func mcpwireFastRPC(tb testing.TB, pooled bool) (string, func()) {
+	h, stopHandler := mcpwireRPC(tb, "fasthttp", pooled)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		stopHandler()
+		tb.Fatal(err)
+	}
+	srv := transport.NewFastHTTPServer(h.(*transport.FastHTTPHandler).ServeFastHTTP)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), func() {
+		_ = srv.Shutdown()
+		<-done
+		stopHandler()
+	}
 }
 
 // gethEcho is go-ethereum's service: its method Echo is bench_echo.
@@ -105,19 +130,39 @@ func rpcImpl(tr string, server func(testing.TB) (http.Handler, func())) func(tes
 	}
 }
 
+// rpcHandler is mcpwireRPC's http.Handler for tr ("http", "ws").
+func rpcHandler(tr string, pooled bool) func(testing.TB) (http.Handler, func()) {
+	return func(tb testing.TB) (http.Handler, func()) {
+		h, stop := mcpwireRPC(tb, tr, pooled)
+		return h.(http.Handler), stop
+	}
+}
+
+// fastImpl makes the impl of mcpwire's fasthttp server driven by the
+// plain HTTP client.
+func fastImpl(pooled bool) func(testing.TB) (caller, func()) {
+	return func(tb testing.TB) (caller, func()) {
+		url, stopServer := mcpwireFastRPC(tb, pooled)
+		call, stopClient := plainPOST(url)
+		return call, func() { stopClient(); stopServer() }
+	}
+}
+
 // rpcTransports are BenchmarkRPCEcho's tables: plain JSON-RPC over HTTP
 // POST and over WebSocket, a server per entry, one plain client per
 // transport.
 var rpcTransports = []table{
 	{"http", []impl{
-		{"mcpwire", rpcImpl("http", func(tb testing.TB) (http.Handler, func()) { return mcpwireRPC(tb, "http", false) })},
-		{"mcpwire-pooled", rpcImpl("http", func(tb testing.TB) (http.Handler, func()) { return mcpwireRPC(tb, "http", true) })},
+		{"mcpwire", rpcImpl("http", rpcHandler("http", false))},
+		{"mcpwire-pooled", rpcImpl("http", rpcHandler("http", true))},
+		{"mcpwire-fasthttp", fastImpl(false)},
+		{"mcpwire-fasthttp-pooled", fastImpl(true)},
 		{"geth", rpcImpl("http", func(tb testing.TB) (http.Handler, func()) { return gethRPC(tb, "http") })},
 		{"jrpc2", rpcImpl("http", jrpc2HTTP)},
 	}},
 	{"ws", []impl{
-		{"mcpwire", rpcImpl("ws", func(tb testing.TB) (http.Handler, func()) { return mcpwireRPC(tb, "ws", false) })},
-		{"mcpwire-pooled", rpcImpl("ws", func(tb testing.TB) (http.Handler, func()) { return mcpwireRPC(tb, "ws", true) })},
+		{"mcpwire", rpcImpl("ws", rpcHandler("ws", false))},
+		{"mcpwire-pooled", rpcImpl("ws", rpcHandler("ws", true))},
 		{"geth", rpcImpl("ws", func(tb testing.TB) (http.Handler, func()) { return gethRPC(tb, "ws") })},
 	}},
 }

@@ -38,6 +38,7 @@ type Conn struct {
 
 	inflight inflightList   // pooled requests not yet answered
 	workers  sync.WaitGroup // pooled tasks not yet finished
+	tasks    atomic.Int64   // their count (a WaitGroup cannot be read)
 	calls    pendingCalls   // our outgoing calls awaiting responses
 
 	overloaded   *codec.Error   // -32000 with this connection's retry hint
@@ -86,13 +87,11 @@ func newConn(opts *Options) *Conn {
 	o := opts.withDefaults()
 	c := &Conn{
 		opts:  o,
-		scan:  codec.NewScanner(o.Limits),
 		limit: pool.NewLimiter(o.MaxInFlight),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.WithValue(o.Context, ctxKey{}, c))
-	hint := o.retryAfter()
-	c.overloaded = refusal("Server overloaded", hint)
-	c.shuttingDown = refusal("Server shutting down", hint)
+	r := refusalsFor(o.retryAfter())
+	c.overloaded, c.shuttingDown = r.overloaded, r.shuttingDown
 	c.refuseBatch.Store(o.RefuseBatches)
 	c.inflight.init()
 	c.calls.init(o.OnUnmatched)
@@ -107,6 +106,7 @@ func (c *Conn) start(s Stream) {
 		close(c.readDone)
 		return
 	}
+	c.scan = codec.NewScanner(c.opts.Limits)
 	go c.readLoop()
 }
 
@@ -115,6 +115,30 @@ func (c *Conn) start(s Stream) {
 func refusal(msg string, hint time.Duration) *codec.Error {
 	data := strconv.AppendInt([]byte(`{"retryAfterMs":`), hint.Milliseconds(), 10)
 	return codec.NewError(codec.CodeOverloaded, msg).WithData(codec.Raw(append(data, '}')))
+}
+
+// refusals are a session's two -32000 answers for one retry hint.
+type refusals struct {
+	hint                     time.Duration
+	overloaded, shuttingDown *codec.Error
+}
+
+// lastRefusals are the refusals built last: sessions with the same hint
+// share them (errors are never modified), so a session per HTTP POST does
+// not build two errors it will almost never send.
+var lastRefusals atomic.Pointer[refusals]
+
+func refusalsFor(hint time.Duration) *refusals {
+	if r := lastRefusals.Load(); r != nil && r.hint == hint {
+		return r
+	}
+	r := &refusals{
+		hint:         hint,
+		overloaded:   refusal("Server overloaded", hint),
+		shuttingDown: refusal("Server shutting down", hint),
+	}
+	lastRefusals.Store(r)
+	return r
 }
 
 // SetBatches allows or refuses batches from now on: a refused batch is

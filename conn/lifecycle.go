@@ -88,6 +88,15 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+	if c.s == nil && c.tasks.Load() == 0 {
+		// Served through ServeBody only, and nothing running: nothing to
+		// read, wait for or write (a session per HTTP POST ends here).
+		c.closeOnce.Do(func() {
+			c.closeNow()
+			c.finish(nil)
+		})
+		return nil
+	}
 	if c.interruptRead() {
 		select {
 		case <-c.readDone:
@@ -174,20 +183,27 @@ func (c *Conn) admit() bool {
 		return false
 	}
 	c.workers.Add(1)
+	c.tasks.Add(1)
 	return true
 }
 
 // terminate ends the connection once, recording why.
 func (c *Conn) terminate(why error) {
 	c.closeOnce.Do(func() {
-		c.stop()
-		c.out.fail(ErrClosed) // before cancel: no late response slips out
-		c.cancel()
-		if c.s != nil {
-			_ = c.s.Close()
-		}
+		c.closeNow()
 		go c.finish(why)
 	})
+}
+
+// closeNow stops the connection's work and closes its stream (terminate,
+// under closeOnce).
+func (c *Conn) closeNow() {
+	c.stop()
+	c.out.fail(ErrClosed) // before cancel: no late response slips out
+	c.cancel()
+	if c.s != nil {
+		_ = c.s.Close()
+	}
 }
 
 // finish waits for the reader and the workers, then reports the end.

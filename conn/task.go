@@ -177,6 +177,7 @@ func (t *task) finish() {
 		t.own, t.out.B = own[:0], out[:0]
 	}
 	taskPool.Put(t)
+	c.tasks.Add(-1)
 	c.workers.Done()
 }
 

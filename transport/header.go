@@ -1,8 +1,11 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"net/http"
+	"net/textproto"
+	"sync"
 )
 
 type headerKey struct{}
@@ -19,6 +22,43 @@ func WithHeader(ctx context.Context, h http.Header) context.Context {
 // the message came over a transport without headers (stdio, TCP, Unix).
 // The header must not be modified.
 func HeaderFromContext(ctx context.Context) http.Header {
-	h, _ := ctx.Value(headerKey{}).(http.Header)
-	return h
+	switch h := ctx.Value(headerKey{}).(type) {
+	case http.Header:
+		return h
+	case *rawHeader:
+		return h.header()
+	}
+	return nil
+}
+
+// rawHeader is a request's header as it came in ("Name: value" lines, CRLF
+// ended), parsed into an http.Header the first time a handler asks: most
+// sessions never do, and copying the bytes costs far less than building
+// the map.
+type rawHeader struct {
+	raw  []byte
+	once sync.Once
+	h    http.Header
+}
+
+// withRawHeader returns a function putting in a context the header whose
+// raw lines are raw (copied now), as WithHeader does.
+func withRawHeader(raw []byte) func(context.Context) context.Context {
+	h := &rawHeader{raw: bytes.Clone(raw)}
+	return func(ctx context.Context) context.Context { return context.WithValue(ctx, headerKey{}, h) }
+}
+
+func (r *rawHeader) header() http.Header {
+	r.once.Do(func() {
+		r.h = http.Header{}
+		for line := range bytes.Lines(r.raw) {
+			name, value, ok := bytes.Cut(line, []byte(":"))
+			if !ok {
+				continue
+			}
+			key := textproto.CanonicalMIMEHeaderKey(string(bytes.TrimSpace(name)))
+			r.h[key] = append(r.h[key], string(bytes.TrimSpace(value)))
+		}
+	})
+	return r.h
 }

@@ -3,6 +3,7 @@ package transport_test
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -92,6 +93,39 @@ func startRPC(t *testing.T, b conn.Binder, hopts *transport.HTTPOptions, wopts *
 		s.Close()
 	})
 	return s
+}
+
+// serveRPC serves b's JSON-RPC over HTTP POST on loopback until the test
+// ends and returns its URL.
+type serveRPC func(t *testing.T, b conn.Binder) string
+
+// serveNetHTTP serves b with HTTPHandler (at /rpc of startRPC's server).
+func serveNetHTTP(t *testing.T, b conn.Binder) string { return startRPC(t, b, nil, nil).URL + "/rpc" }
+
+// serveFastHTTP serves b with FastHTTPHandler on NewFastHTTPServer.
+func serveFastHTTP(t *testing.T, b conn.Binder) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := transport.NewFastHTTPServer(transport.NewFastHTTPHandler(b, nil).ServeFastHTTP)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		http.DefaultClient.CloseIdleConnections()
+		if err := srv.Shutdown(); err != nil {
+			t.Error(err)
+		}
+		<-done
+	})
+	return "http://" + ln.Addr().String() + "/rpc"
+}
+
+// forEachHTTPHandler runs test against HTTPHandler and FastHTTPHandler.
+func forEachHTTPHandler(t *testing.T, test func(t *testing.T, serve serveRPC)) {
+	t.Run("net/http", func(t *testing.T) { test(t, serveNetHTTP) })
+	t.Run("fasthttp", func(t *testing.T) { test(t, serveFastHTTP) })
 }
 
 func (s *rpcServer) wsURL() string { return "ws" + strings.TrimPrefix(s.URL, "http") + "/ws" }

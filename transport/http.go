@@ -96,11 +96,11 @@ func NewHTTPHandler(b conn.Binder, opts *HTTPOptions) *HTTPHandler {
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header()["Allow"] = allowPost
-		httpjson.Error(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method Not Allowed: JSON-RPC over HTTP takes POST")
+		httpjson.Error(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, msgMethodNotAllowed)
 		return
 	}
 	if !httpjson.IsJSON(r.Header.Get("Content-Type")) {
-		httpjson.Error(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
+		httpjson.Error(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, msgUnsupportedMedia)
 		return
 	}
 	opts, err := bindRequest(h.b, r, "http")
@@ -157,7 +157,7 @@ func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request, buf *code
 // connection cannot serve another request.
 func tooLarge(w http.ResponseWriter) {
 	w.Header().Set("Connection", "close")
-	httpjson.Error(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, "Request Entity Too Large: the body exceeds the frame limit")
+	httpjson.Error(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, msgTooLarge)
 }
 
 // answer writes a POST's answer with the status its content calls for.
@@ -195,8 +195,14 @@ func (a *answer) writeAs(msg []byte, st httpStatus) {
 // carries the header (HeaderFromContext), whose Peer is that peer and
 // whose Limits are set.
 func bindRequest(b conn.Binder, r *http.Request, tr string) (conn.Options, error) {
-	peer := conn.Peer{Transport: tr, Addr: r.RemoteAddr}
-	o, err := b.Bind(WithHeader(r.Context(), r.Header), &peer)
+	return bindHTTP(b, r.Context(), func(ctx context.Context) context.Context { return WithHeader(ctx, r.Header) }, r.RemoteAddr, tr)
+}
+
+// bindHTTP is bindRequest for a request from remote whose own context is
+// ctx: withHeader puts its header in a context.
+func bindHTTP(b conn.Binder, ctx context.Context, withHeader func(context.Context) context.Context, remote, tr string) (conn.Options, error) {
+	peer := conn.Peer{Transport: tr, Addr: remote}
+	o, err := b.Bind(withHeader(ctx), &peer)
 	if err != nil {
 		return conn.Options{}, err
 	}
@@ -209,7 +215,7 @@ func bindRequest(b conn.Binder, r *http.Request, tr string) (conn.Options, error
 	if parent == nil {
 		parent = context.Background()
 	}
-	opts.Context = WithHeader(parent, r.Header)
+	opts.Context = withHeader(parent)
 	lim := opts.Limits.WithDefaults()
 	opts.Limits = &lim
 	return opts, nil
@@ -219,6 +225,13 @@ func bindRequest(b conn.Binder, r *http.Request, tr string) (conn.Options, error
 // carrying a JSON-RPC code is sent as it is, with the status its code maps
 // to (400 for the codes that map to none); any other is 403 -32010.
 func refuse(w http.ResponseWriter, err error) {
+	msg, st := refusalOf(err)
+	(&answer{w: w}).writeAs(msg, st)
+}
+
+// refusalOf returns the answer to a request whose session the Binder
+// refused with err, and its status (see refuse).
+func refusalOf(err error) ([]byte, httpStatus) {
 	e := errRefused
 	var re *codec.Error
 	var ec codec.ErrCoder
@@ -233,8 +246,15 @@ func refuse(w http.ResponseWriter, err error) {
 	if st.status == http.StatusOK {
 		st.status = http.StatusBadRequest
 	}
-	(&answer{w: w}).writeAs(msg, st)
+	return msg, st
 }
+
+// The messages of the error statuses both HTTP handlers answer.
+const (
+	msgMethodNotAllowed = "Method Not Allowed: JSON-RPC over HTTP takes POST"
+	msgUnsupportedMedia = "Unsupported Media Type: the body must be application/json"
+	msgTooLarge         = "Request Entity Too Large: the body exceeds the frame limit"
+)
 
 var errRefused = codec.NewError(codec.CodeForbidden, "Forbidden: session refused")
 

@@ -17,7 +17,12 @@ import (
 )
 
 // ants starts its default pool's goroutines when imported: they are not ours.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.IgnoreCurrent()) }
+// A stopped fasthttp.Server's worker cleaner sleeps out its 10 s before it
+// notices (FastHTTPHandler's tests): ignored.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreCurrent(),
+		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*workerPool).Start.func2"))
+}
 
 type pair struct{ A, B int }
 

@@ -1,0 +1,150 @@
+package transport
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
+)
+
+// FastHTTPHandler serves JSON-RPC 2.0 over plain HTTP POST on
+// github.com/valyala/fasthttp, with the contract of HTTPHandler: the same
+// status table, a session per POST bound the same way (a conn.Peer of
+// Transport "http"; the request's header in the Binder's and the
+// handlers' context, parsed into an http.Header when first asked for), the same answers byte for
+// byte. Serve ServeFastHTTP with NewFastHTTPServer, alone or as a route of
+// a fasthttp router.
+//
+// Why a second server: net/http writes every response with a system call
+// of its own and spends a goroutine per request watching the connection,
+// and at JSON-RPC's sizes that is most of a call's cost. fasthttp reuses
+// its request state and, when a client pipelines requests on a
+// connection, writes their responses out together. Choose it for an
+// endpoint that carries only JSON-RPC POSTs and must serve many small
+// calls; choose HTTPHandler to share a net/http mux (MCP's endpoints,
+// WebSocket) or its middleware.
+//
+// HTTPOptions' ReadTimeout and WriteTimeout do not apply: fasthttp sets
+// timeouts per server (NewFastHTTPServer sets them all). A client gone
+// away is noticed when its answer is written, not before: the handlers
+// run to the end.
+type FastHTTPHandler struct {
+	b   conn.Binder
+	log *slog.Logger
+}
+
+// NewFastHTTPHandler returns a handler serving each POST as a session
+// whose options b chooses (an *conn.Options gives every session the same
+// ones; nil: defaults). opts may be nil; only its Logger is used.
+func NewFastHTTPHandler(b conn.Binder, opts *HTTPOptions) *FastHTTPHandler {
+	h := &FastHTTPHandler{b: orDefaultBinder(b)}
+	if opts != nil {
+		h.log = opts.Logger
+	}
+	h.log = orDiscard(h.log)
+	return h
+}
+
+// ServeFastHTTP is a fasthttp.RequestHandler.
+func (h *FastHTTPHandler) ServeFastHTTP(rc *fasthttp.RequestCtx) {
+	if !rc.IsPost() {
+		rc.Response.Header.Set("Allow", "POST")
+		fastError(rc, http.StatusMethodNotAllowed, msgMethodNotAllowed)
+		return
+	}
+	if !httpjson.IsJSON(string(rc.Request.Header.ContentType())) {
+		fastError(rc, http.StatusUnsupportedMediaType, msgUnsupportedMedia)
+		return
+	}
+	remote := rc.RemoteAddr().String()
+	opts, err := bindHTTP(h.b, rc, withRawHeader(rc.Request.Header.RawHeaders()), remote, "http")
+	if err != nil {
+		h.log.Debug("transport: http session refused", "remote", remote, "err", err)
+		msg, st := refusalOf(err)
+		writeFast(rc, msg, st)
+		return
+	}
+	body := rc.PostBody()
+	if len(body) > opts.Limits.MaxFrameBytes {
+		rc.SetConnectionClose()
+		fastError(rc, http.StatusRequestEntityTooLarge, msgTooLarge)
+		return
+	}
+	c := conn.NewStream(nil, &opts)
+	sent := false
+	answer := func(msg []byte) {
+		writeFast(rc, msg, statusOf(msg))
+		sent = true
+	}
+	if c.ServeBody(rc, body, answer) == nil && !sent {
+		rc.SetStatusCode(http.StatusNoContent)
+	}
+	// The handlers the body started and the answer did not wait for (its
+	// notifications') finish first.
+	_ = c.Shutdown(rc)
+}
+
+// writeFast sets msg as the response with st's status and headers, as
+// answer.writeAs does on net/http. fasthttp copies msg.
+func writeFast(rc *fasthttp.RequestCtx, msg []byte, st httpStatus) {
+	hd := &rc.Response.Header
+	hd.SetContentTypeBytes(jsonContentType)
+	if st.status == http.StatusUnauthorized {
+		hd.Set("WWW-Authenticate", "Bearer")
+	}
+	if st.retryAfter >= 0 {
+		hd.Set("Retry-After", strconv.Itoa(st.retryAfter))
+	}
+	rc.SetStatusCode(st.status)
+	rc.SetBody(msg)
+}
+
+var jsonContentType = []byte("application/json")
+
+// fastError answers status with a JSON-RPC error response without id,
+// coded invalid request, as httpjson.Error does on net/http.
+func fastError(rc *fasthttp.RequestCtx, status int, msg string) {
+	rc.Response.Header.SetContentTypeBytes(jsonContentType)
+	rc.SetStatusCode(status)
+	rc.SetBody(codec.AppendError(nil, nil, codec.NewError(codec.CodeInvalidRequest, msg)))
+}
+
+// NewFastHTTPServer returns a fasthttp.Server serving h with the bounds
+// NewHTTPServer sets on net/http: DefaultHTTPReadTimeout,
+// DefaultHTTPWriteTimeout and DefaultHTTPIdleTimeout; a header of up to 8
+// KiB (ReadBufferSize); and bodies bounded at the default frame limit
+// (codec.DefaultMaxFrameBytes) plus one byte, so that a larger one is
+// refused by the server before it is read whole. Change its fields
+// before serving (a Binder that raises the frame limit must raise
+// MaxRequestBodySize too).
+func NewFastHTTPServer(h fasthttp.RequestHandler) *fasthttp.Server {
+	return &fasthttp.Server{
+		Handler:            h,
+		Name:               "mcpwire",
+		ReadTimeout:        DefaultHTTPReadTimeout,
+		WriteTimeout:       DefaultHTTPWriteTimeout,
+		IdleTimeout:        DefaultHTTPIdleTimeout,
+		ReadBufferSize:     8 << 10,
+		MaxRequestBodySize: codec.DefaultMaxFrameBytes + 1,
+		NoDefaultDate:      true,
+		ErrorHandler:       fastRequestError,
+	}
+}
+
+// fastRequestError answers a request fasthttp could not read, with a
+// JSON-RPC error response as HTTPHandler would: 413 for a body over
+// MaxRequestBodySize, 400 otherwise.
+func fastRequestError(rc *fasthttp.RequestCtx, err error) {
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		rc.SetConnectionClose()
+		fastError(rc, http.StatusRequestEntityTooLarge, msgTooLarge)
+		return
+	}
+	fastError(rc, http.StatusBadRequest, "Bad Request: "+err.Error())
+}
