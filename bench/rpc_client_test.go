@@ -11,7 +11,6 @@ import (
 	"net"
 	neturl "net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -308,6 +307,3 @@ func (c *wsClient) call(ctx context.Context, msg string) (string, error) {
 		return "", ctx.Err()
 	}
 }
-
-// wsURL turns an httptest server's URL and a path into a ws:// URL.
-func wsURL(httpURL, path string) string { return "ws" + strings.TrimPrefix(httpURL, "http") + path }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/creachadair/jrpc2/handler"
@@ -110,23 +111,21 @@ func jrpc2HTTP(testing.TB) (http.Handler, func()) {
 	return b, func() { b.Close() }
 }
 
-// rpcImpl makes an impl of a server for tr driven by that transport's
-// plain client.
-func rpcImpl(tr string, server func(testing.TB) (http.Handler, func())) func(testing.TB) (caller, func()) {
-	return func(tb testing.TB) (caller, func()) {
+// rpcServer is one of BenchmarkRPCEcho's servers: start serves it on
+// loopback and returns the URL its clients call (http:// or ws://) and
+// how to stop it.
+type rpcServer struct {
+	name  string
+	start func(testing.TB) (url string, stop func())
+}
+
+// onHTTPTest serves an http.Handler on an httptest server; scheme is
+// "http" or "ws".
+func onHTTPTest(scheme string, server func(testing.TB) (http.Handler, func())) func(testing.TB) (string, func()) {
+	return func(tb testing.TB) (string, func()) {
 		h, stopServer := server(tb)
 		hs := httptest.NewServer(h)
-		if tr == "http" {
-			call, stopClient := plainPOST(hs.URL)
-			return call, func() { stopClient(); stopServer(); hs.Close() }
-		}
-		call, stopClient, err := plainWS(context.Background(), wsURL(hs.URL, ""))
-		if err != nil {
-			stopServer()
-			hs.Close()
-			tb.Fatal(err)
-		}
-		return call, func() { stopClient(); stopServer(); hs.Close() }
+		return scheme + strings.TrimPrefix(hs.URL, "http"), func() { stopServer(); hs.Close() }
 	}
 }
 
@@ -138,33 +137,56 @@ func rpcHandler(tr string, pooled bool) func(testing.TB) (http.Handler, func()) 
 	}
 }
 
-// fastImpl makes the impl of mcpwire's fasthttp server driven by the
-// plain HTTP client.
-func fastImpl(pooled bool) func(testing.TB) (caller, func()) {
-	return func(tb testing.TB) (caller, func()) {
-		url, stopServer := mcpwireFastRPC(tb, pooled)
-		call, stopClient := plainPOST(url)
-		return call, func() { stopClient(); stopServer() }
-	}
+// rpcServers are BenchmarkRPCEcho's servers, by transport.
+var rpcServers = []struct {
+	transport string
+	servers   []rpcServer
+}{
+	{"http", []rpcServer{
+		{"mcpwire", onHTTPTest("http", rpcHandler("http", false))},
+		{"mcpwire-pooled", onHTTPTest("http", rpcHandler("http", true))},
+		{"mcpwire-fasthttp", func(tb testing.TB) (string, func()) { return mcpwireFastRPC(tb, false) }},
+		{"mcpwire-fasthttp-pooled", func(tb testing.TB) (string, func()) { return mcpwireFastRPC(tb, true) }},
+		{"geth", onHTTPTest("http", func(tb testing.TB) (http.Handler, func()) { return gethRPC(tb, "http") })},
+		{"jrpc2", onHTTPTest("http", jrpc2HTTP)},
+	}},
+	{"ws", []rpcServer{
+		{"mcpwire", onHTTPTest("ws", rpcHandler("ws", false))},
+		{"mcpwire-pooled", onHTTPTest("ws", rpcHandler("ws", true))},
+		{"geth", onHTTPTest("ws", func(tb testing.TB) (http.Handler, func()) { return gethRPC(tb, "ws") })},
+	}},
 }
 
 // rpcTransports are BenchmarkRPCEcho's tables: plain JSON-RPC over HTTP
 // POST and over WebSocket, a server per entry, one plain client per
 // transport.
-var rpcTransports = []table{
-	{"http", []impl{
-		{"mcpwire", rpcImpl("http", rpcHandler("http", false))},
-		{"mcpwire-pooled", rpcImpl("http", rpcHandler("http", true))},
-		{"mcpwire-fasthttp", fastImpl(false)},
-		{"mcpwire-fasthttp-pooled", fastImpl(true)},
-		{"geth", rpcImpl("http", func(tb testing.TB) (http.Handler, func()) { return gethRPC(tb, "http") })},
-		{"jrpc2", rpcImpl("http", jrpc2HTTP)},
-	}},
-	{"ws", []impl{
-		{"mcpwire", rpcImpl("ws", rpcHandler("ws", false))},
-		{"mcpwire-pooled", rpcImpl("ws", rpcHandler("ws", true))},
-		{"geth", rpcImpl("ws", func(tb testing.TB) (http.Handler, func()) { return gethRPC(tb, "ws") })},
-	}},
+var rpcTransports = func() []table {
+	var tables []table
+	for _, tr := range rpcServers {
+		t := table{name: tr.transport}
+		for _, srv := range tr.servers {
+			t.impls = append(t.impls, impl{srv.name, plainImpl(tr.transport, srv.start)})
+		}
+		tables = append(tables, t)
+	}
+	return tables
+}()
+
+// plainImpl makes an impl of a server driven by tr's plain client.
+func plainImpl(tr string, start func(testing.TB) (string, func())) func(testing.TB) (caller, func()) {
+	return func(tb testing.TB) (caller, func()) {
+		url, stopServer := start(tb)
+		if tr == "http" {
+			call, stopClient := plainPOST(url)
+			return call, func() { stopClient(); stopServer() }
+		}
+		call, stopClient, err := plainWS(context.Background(), url)
+		if err != nil {
+			stopServer()
+			tb.Fatal(err)
+		}
+		return call, func() { stopClient(); stopServer() }
+	}
 }
 
 // BenchmarkRPCEcho calls bench_echo on each server over each transport,

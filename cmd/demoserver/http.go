@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 
+	"github.com/valyala/fasthttp"
+
+	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -51,17 +55,27 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	log.Info("listening", "addr", "http://"+ln.Addr().String(), "endpoint", "/mcp", "legacy", "/sse", "rpc", "/rpc", "ws", "/ws")
 
+	fast, err := listenFastRPC(d, cfg.fastRPC, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {
 	case err := <-served:
+		fast.stop(ctx)
+		return err
+	case err := <-fast.served:
+		hs.Close()
+		<-served
 		return err
 	case <-ctx.Done():
 		log.Info("signal: shutting down")
 	}
 	legacy.Close()
 	err = shutdown(func(ctx context.Context) error {
-		err := errors.Join(streamable.Shutdown(ctx), ws.Shutdown(ctx), hs.Shutdown(ctx))
+		err := errors.Join(streamable.Shutdown(ctx), ws.Shutdown(ctx), hs.Shutdown(ctx), fast.stop(ctx))
 		if ctx.Err() != nil {
 			hs.Close() // past the deadline: cut what is left
 		}
@@ -72,6 +86,46 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	}
 	return err
 }
+
+// fastRPC is the -fast-rpc server: JSON-RPC over HTTP POST on fasthttp.
+type fastRPC struct {
+	srv    *fasthttp.Server // nil without -fast-rpc
+	served chan error       // Serve's error; never sent to without one
+}
+
+// listenFastRPC serves b's sessions at addr with transport.FastHTTPHandler
+// (nothing for an empty addr), logging its URL as fastrpc=URL.
+func listenFastRPC(b conn.Binder, addr string, log *slog.Logger) (*fastRPC, error) {
+	f := &fastRPC{served: make(chan error, 1)}
+	if addr == "" {
+		return f, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	f.srv = transport.NewFastHTTPServer(transport.NewFastHTTPHandler(b, &transport.HTTPOptions{Logger: log}).ServeFastHTTP)
+	f.srv.Logger = fastLogger{log}
+	log.Info("serving JSON-RPC over HTTP POST on fasthttp", "fastrpc", "http://"+ln.Addr().String()+"/rpc")
+	go func() { f.served <- f.srv.Serve(ln) }()
+	return f, nil
+}
+
+// stop shuts the server down by ctx's deadline: connections still open
+// then are closed.
+func (f *fastRPC) stop(ctx context.Context) error {
+	if f.srv == nil {
+		return nil
+	}
+	err := f.srv.ShutdownWithContext(ctx)
+	<-f.served
+	return err
+}
+
+// fastLogger sends fasthttp's log lines to the demo's log, at debug level.
+type fastLogger struct{ log *slog.Logger }
+
+func (l fastLogger) Printf(format string, args ...any) { l.log.Debug(fmt.Sprintf(format, args...)) }
 
 // isHTTP reports whether a -listen address asks for Streamable HTTP.
 func isHTTP(listen string) bool {

@@ -78,6 +78,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	authToken := fs.String("auth-token", "", "require `TOKEN` on every call: \"Authorization: Bearer TOKEN\" over HTTP and WebSocket,\nparams._meta.authorization \"Bearer TOKEN\" on stdio, TCP and Unix sockets;\nwithout it -32009 (HTTP 401)")
 	forbid := fs.String("forbid", "", "refuse the comma-separated `METHODS` to every caller with -32010 (HTTP 403)")
 	rateFlag := fs.Float64("rate", 0, "allow each peer `N` calls per second, in bursts of N (a session; over HTTP POST\nan IP address); past it -32011 with data.retryAfterMs (HTTP 429). 0: no limit")
+	fastRPC := fs.String("fast-rpc", "", "with -listen http://…, also serve JSON-RPC over HTTP POST (as /rpc) on fasthttp at\n`ADDR` (HOST:PORT, any path; port 0 picks one, logged as fastrpc=URL): the same sessions,\nanswers and statuses, with the answers of pipelined requests written together")
 	adaptive := fs.Bool("adaptive", false, "limit the requests of all connections together by an adaptive limit that follows\nmeasured latency, instead of a fixed one the size of the pool and its queue")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -112,6 +113,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			err = fmt.Errorf("-metrics %s: want HOST:PORT: %w", *metricsAddr, serr)
 		}
 	}
+	if err == nil && *fastRPC != "" {
+		if !isHTTP(*listen) {
+			err = fmt.Errorf("-fast-rpc needs -listen http://HOST:PORT")
+		} else if _, _, serr := net.SplitHostPort(*fastRPC); serr != nil {
+			err = fmt.Errorf("-fast-rpc %s: want HOST:PORT: %w", *fastRPC, serr)
+		}
+	}
 	if err == nil && (*rateFlag < 0 || math.IsNaN(*rateFlag) || math.IsInf(*rateFlag, 0)) {
 		err = fmt.Errorf("-rate %v: want a number of calls per second, 0 for no limit", *rateFlag)
 	}
@@ -125,7 +133,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg := config{
 		listen: *listen, framing: f, verbose: *verbose, grace: *grace, pageSize: *pageSize, watch: *watch,
 		inline: *inline, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
-		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag,
+		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag, fastRPC: *fastRPC,
 	}
 	if err := serve(cfg, stdin, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "demoserver:", err)
@@ -185,6 +193,7 @@ type config struct {
 	authToken   string        // -auth-token: "" for none
 	forbid      []string      // -forbid
 	rate        float64       // -rate: 0 for no limit
+	fastRPC     string        // -fast-rpc: HOST:PORT, or "" for none
 }
 
 // splitList reads a comma-separated flag: its non-empty items.

@@ -50,8 +50,9 @@ func startHTTP(t *testing.T, args ...string) string {
 }
 
 // TestDemoserver_specVectorsOverRPCAndWS: every vector over /rpc (one POST
-// each) and /ws (one connection, one message each) is answered byte for
-// byte as over stdio, and as the specification says.
+// each, on net/http and on -fast-rpc's fasthttp) and /ws (one connection,
+// one message each) is answered byte for byte as over stdio, and as the
+// specification says.
 func TestDemoserver_specVectorsOverRPCAndWS(t *testing.T) {
 	bin := build(t)
 	vs := loadVectors(t)
@@ -65,27 +66,16 @@ func TestDemoserver_specVectorsOverRPCAndWS(t *testing.T) {
 		}
 	}
 	for _, mode := range [][]string{nil, {"-inline=false"}} {
-		base := startHTTP(t, mode...)
-		t.Run("rpc"+strings.Join(mode, ""), func(t *testing.T) {
-			for i, v := range vs {
-				res, err := http.Post(base+"/rpc", "application/json", strings.NewReader(v.Request))
-				if err != nil {
-					t.Fatal(err)
-				}
-				body, err := io.ReadAll(res.Body)
-				res.Body.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
-				status := http.StatusOK
-				if want[i] == nil {
-					status = http.StatusNoContent
-				}
-				if res.StatusCode != status || !bytes.Equal(body, want[i]) {
-					t.Errorf("%s: %d %s\n want %d %s", v.Name, res.StatusCode, body, status, want[i])
-				}
+		_, found, logs := startLogging(t, bin, []string{"addr", "fastrpc"}, append([]string{"-listen", "http://127.0.0.1:0", "-fast-rpc", "127.0.0.1:0"}, mode...)...)
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("demoserver's stderr:\n%s", logs)
 			}
 		})
+		base := found["addr"]
+		for name, url := range map[string]string{"rpc": base + "/rpc", "fastrpc": found["fastrpc"]} {
+			t.Run(name+strings.Join(mode, ""), func(t *testing.T) { postVectors(t, url, vs, want) })
+		}
 		t.Run("ws"+strings.Join(mode, ""), func(t *testing.T) {
 			ws := dialDemoWS(t, base)
 			for i, v := range vs {
@@ -95,6 +85,29 @@ func TestDemoserver_specVectorsOverRPCAndWS(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// postVectors posts every vector to url, one POST each, and checks each
+// answer and its status against stdio's answer want[i].
+func postVectors(t *testing.T, url string, vs []vector, want [][]byte) {
+	for i, v := range vs {
+		res, err := http.Post(url, "application/json", strings.NewReader(v.Request))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		status := http.StatusOK
+		if want[i] == nil {
+			status = http.StatusNoContent
+		}
+		if res.StatusCode != status || !bytes.Equal(body, want[i]) {
+			t.Errorf("%s: %d %s\n want %d %s", v.Name, res.StatusCode, body, status, want[i])
+		}
 	}
 }
 
