@@ -26,6 +26,11 @@
 //     single error response coded unauthorized (401, WWW-Authenticate:
 //     Bearer), forbidden (403), too many requests (429) or overloaded with
 //     a retry hint (503), the last two with Retry-After. See HTTPHandler.
+//   - HTTP POST on fasthttp: FastHTTPHandler (with NewFastHTTPServer) serves
+//     the same sessions with the same statuses and answers on
+//     github.com/valyala/fasthttp, for an endpoint that carries only
+//     JSON-RPC: it writes the answers of pipelined requests together and
+//     spends far less per request than net/http. See FastHTTPHandler.
 //   - WebSocket (github.com/coder/websocket): one session per connection,
 //     one message or batch per WebSocket message; a message over the
 //     frame limit is skipped and answered -32600; both sides ping, and a

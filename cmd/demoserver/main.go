@@ -17,6 +17,8 @@
 //	demoserver -listen unix:///tmp/demo.sock
 //	demoserver -listen http://127.0.0.1:8080    # MCP Streamable HTTP at /mcp, HTTP+SSE (2024-11-05) at /sse,
 //	                                            # JSON-RPC over HTTP POST at /rpc, WebSocket at /ws
+//	demoserver -listen http://127.0.0.1:8080 -fast-rpc 127.0.0.1:8081
+//	                                            # and JSON-RPC over HTTP POST on fasthttp at :8081
 //	demoserver -page-size 3                     # lists in pages of 3 (to test pagination)
 //	demoserver -overload reject -max-inflight 8 # answer -32000 past 8 requests in flight per connection
 //	demoserver -inline=false                    # every method of the demo on the pool (to measure the hand-off)
