@@ -180,10 +180,7 @@ func burstWS(ctx context.Context, url string) (func([][]byte) error, func() ([]b
 	send := func(bodies [][]byte) error {
 		out = out[:0]
 		for _, body := range bodies {
-			mask := ws.NewMask()
-			ws.Cipher(body, mask, 0)
-			out = appendHeader(out, ws.Header{Fin: true, OpCode: ws.OpText, Masked: true, Mask: mask, Length: int64(len(body))})
-			out = append(out, body...)
+			out = appendMaskedFrame(out, ws.OpText, body)
 		}
 		_, err := nc.Write(out)
 		return err
@@ -191,17 +188,11 @@ func burstWS(ctx context.Context, url string) (func([][]byte) error, func() ([]b
 	var in []byte
 	recv := func() ([]byte, error) {
 		for {
-			h, err := ws.ReadHeader(br)
+			h, b, err := readFrame(br, in)
 			if err != nil {
 				return nil, err
 			}
-			if int64(cap(in)) < h.Length {
-				in = make([]byte, h.Length)
-			}
-			in = in[:h.Length]
-			if _, err := io.ReadFull(br, in); err != nil {
-				return nil, err
-			}
+			in = b
 			switch h.OpCode {
 			case ws.OpText, ws.OpBinary:
 				if !h.Fin {

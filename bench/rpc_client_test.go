@@ -196,16 +196,9 @@ func (c *wsClient) read() {
 
 func (c *wsClient) readLoop() error {
 	for {
-		h, err := ws.ReadHeader(c.br)
+		h, b, err := readFrame(c.br, nil)
 		if err != nil {
 			return err
-		}
-		b := make([]byte, h.Length)
-		if _, err := io.ReadFull(c.br, b); err != nil {
-			return err
-		}
-		if h.Masked {
-			ws.Cipher(b, h.Mask, 0)
 		}
 		switch h.OpCode {
 		case ws.OpClose:
@@ -240,17 +233,13 @@ func (c *wsClient) readLoop() error {
 // send queues a masked frame of op with payload p (masked in place) and
 // writes out everything queued unless another caller is doing so.
 func (c *wsClient) send(op ws.OpCode, p []byte) error {
-	mask := ws.NewMask()
-	ws.Cipher(p, mask, 0)
-	h := ws.Header{Fin: true, OpCode: op, Masked: true, Mask: mask, Length: int64(len(p))}
 	c.wmu.Lock()
 	if c.writeErr != nil {
 		err := c.writeErr
 		c.wmu.Unlock()
 		return err
 	}
-	c.out = appendHeader(c.out, h)
-	c.out = append(c.out, p...)
+	c.out = appendMaskedFrame(c.out, op, p)
 	if c.writing {
 		c.wmu.Unlock()
 		return nil
@@ -270,12 +259,35 @@ func (c *wsClient) send(op ws.OpCode, p []byte) error {
 	return err
 }
 
-// appendHeader appends h as ws.WriteHeader writes it.
-func appendHeader(dst []byte, h ws.Header) []byte {
+// appendMaskedFrame appends a final frame of op carrying p, masked as a
+// client's frames are (p is masked in place).
+func appendMaskedFrame(dst []byte, op ws.OpCode, p []byte) []byte {
+	h := ws.Header{Fin: true, OpCode: op, Masked: true, Mask: ws.NewMask(), Length: int64(len(p))}
+	ws.Cipher(p, h.Mask, 0)
 	var b [ws.MaxHeaderSize]byte
 	w := bytes.NewBuffer(b[:0])
 	_ = ws.WriteHeader(w, h)
-	return append(dst, w.Bytes()...)
+	return append(append(dst, w.Bytes()...), p...)
+}
+
+// readFrame reads the next frame from br, its payload into buf (grown as
+// needed) and unmasked.
+func readFrame(br *bufio.Reader, buf []byte) (ws.Header, []byte, error) {
+	h, err := ws.ReadHeader(br)
+	if err != nil {
+		return h, nil, err
+	}
+	if int64(cap(buf)) < h.Length {
+		buf = make([]byte, h.Length)
+	}
+	buf = buf[:h.Length]
+	if _, err := io.ReadFull(br, buf); err != nil {
+		return h, nil, err
+	}
+	if h.Masked {
+		ws.Cipher(buf, h.Mask, 0)
+	}
+	return h, buf, nil
 }
 
 func (c *wsClient) call(ctx context.Context, msg string) (string, error) {

@@ -63,7 +63,7 @@ func (h *FastHTTPHandler) ServeFastHTTP(rc *fasthttp.RequestCtx) {
 		return
 	}
 	remote := rc.RemoteAddr().String()
-	opts, err := bindHTTP(h.b, rc, withRawHeader(rc.Request.Header.RawHeaders()), remote, "http")
+	opts, err := bindHTTP(h.b, rc, newRawHeader(rc.Request.Header.RawHeaders()), remote, "http")
 	if err != nil {
 		h.log.Debug("transport: http session refused", "remote", remote, "err", err)
 		msg, st := refusalOf(err)
@@ -76,18 +76,9 @@ func (h *FastHTTPHandler) ServeFastHTTP(rc *fasthttp.RequestCtx) {
 		fastError(rc, http.StatusRequestEntityTooLarge, msgTooLarge)
 		return
 	}
-	c := conn.NewStream(nil, &opts)
-	sent := false
-	answer := func(msg []byte) {
-		writeFast(rc, msg, statusOf(msg))
-		sent = true
-	}
-	if c.ServeBody(rc, body, answer) == nil && !sent {
+	if !serveBody(rc, &opts, body, func(msg []byte, st httpStatus) { writeFast(rc, msg, st) }) {
 		rc.SetStatusCode(http.StatusNoContent)
 	}
-	// The handlers the body started and the answer did not wait for (its
-	// notifications') finish first.
-	_ = c.Shutdown(rc)
 }
 
 // writeFast sets msg as the response with st's status and headers, as

@@ -41,12 +41,8 @@ type rawHeader struct {
 	h    http.Header
 }
 
-// withRawHeader returns a function putting in a context the header whose
-// raw lines are raw (copied now), as WithHeader does.
-func withRawHeader(raw []byte) func(context.Context) context.Context {
-	h := &rawHeader{raw: bytes.Clone(raw)}
-	return func(ctx context.Context) context.Context { return context.WithValue(ctx, headerKey{}, h) }
-}
+// newRawHeader keeps a copy of raw, a header's lines.
+func newRawHeader(raw []byte) *rawHeader { return &rawHeader{raw: bytes.Clone(raw)} }
 
 func (r *rawHeader) header() http.Header {
 	r.once.Do(func() {

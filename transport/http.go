@@ -115,14 +115,28 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c := conn.NewStream(nil, &opts)
 	a := answer{w: w, timeout: h.opts.WriteTimeout}
-	if c.ServeBody(r.Context(), body, a.write) == nil && !a.sent {
+	if !serveBody(r.Context(), &opts, body, a.writeAs) {
 		w.WriteHeader(http.StatusNoContent)
 	}
-	// Handlers the body started and the answer did not wait for (its
-	// notifications') finish first; a client gone cancels them.
-	_ = c.Shutdown(r.Context())
+}
+
+// serveBody serves body as a session of its own with opts, on ctx (a
+// client gone: the request's context is done), giving reply the answer
+// and the HTTP status it calls for. It reports whether the response is
+// settled: true once answered, or when ctx ended first (nothing is to be
+// written); false when no answer is due (204). It returns once the
+// handlers the body started, the answer's and the notifications', have
+// finished (or ctx is done).
+func serveBody(ctx context.Context, opts *conn.Options, body []byte, reply func(msg []byte, st httpStatus)) bool {
+	c := conn.NewStream(nil, opts)
+	answered := false
+	err := c.ServeBody(ctx, body, func(msg []byte) {
+		reply(msg, statusOf(msg))
+		answered = true
+	})
+	_ = c.Shutdown(ctx)
+	return answered || err != nil
 }
 
 // readBody reads r's body into buf within max bytes and ReadTimeout,
@@ -167,11 +181,9 @@ type answer struct {
 	sent    bool
 }
 
-// write is ServeBody's reply: it runs once, before ServeBody returns,
-// while ServeHTTP waits, so w is not used concurrently.
-func (a *answer) write(msg []byte) { a.writeAs(msg, statusOf(msg)) }
-
-// writeAs sends msg with st's status and headers.
+// writeAs sends msg with st's status and headers. As serveBody's reply it
+// runs once, before serveBody returns, while ServeHTTP waits, so w is not
+// used concurrently.
 func (a *answer) writeAs(msg []byte, st httpStatus) {
 	hd := a.w.Header()
 	hd["Content-Type"] = httpjson.ContentType
@@ -195,14 +207,15 @@ func (a *answer) writeAs(msg []byte, st httpStatus) {
 // carries the header (HeaderFromContext), whose Peer is that peer and
 // whose Limits are set.
 func bindRequest(b conn.Binder, r *http.Request, tr string) (conn.Options, error) {
-	return bindHTTP(b, r.Context(), func(ctx context.Context) context.Context { return WithHeader(ctx, r.Header) }, r.RemoteAddr, tr)
+	return bindHTTP(b, r.Context(), r.Header, r.RemoteAddr, tr)
 }
 
 // bindHTTP is bindRequest for a request from remote whose own context is
-// ctx: withHeader puts its header in a context.
-func bindHTTP(b conn.Binder, ctx context.Context, withHeader func(context.Context) context.Context, remote, tr string) (conn.Options, error) {
+// ctx, with header: an http.Header, or a *rawHeader (HeaderFromContext
+// reads either).
+func bindHTTP(b conn.Binder, ctx context.Context, header any, remote, tr string) (conn.Options, error) {
 	peer := conn.Peer{Transport: tr, Addr: remote}
-	o, err := b.Bind(withHeader(ctx), &peer)
+	o, err := b.Bind(context.WithValue(ctx, headerKey{}, header), &peer)
 	if err != nil {
 		return conn.Options{}, err
 	}
@@ -215,7 +228,7 @@ func bindHTTP(b conn.Binder, ctx context.Context, withHeader func(context.Contex
 	if parent == nil {
 		parent = context.Background()
 	}
-	opts.Context = withHeader(parent)
+	opts.Context = context.WithValue(parent, headerKey{}, header)
 	lim := opts.Limits.WithDefaults()
 	opts.Limits = &lim
 	return opts, nil
