@@ -41,7 +41,8 @@ func parseTarget(s string) (target, error) {
 		if _, _, err := transport.ParseAddr(s); err != nil {
 			return target{}, fmt.Errorf("target %s: %v", s, err)
 		}
-	case "ws", "wss", "http", "https":
+	case "ws", "http":
+	case "wss", "https":
 		scheme = strings.TrimSuffix(scheme, "s")
 	default:
 		return target{}, fmt.Errorf("target %s: unknown scheme %q", s, scheme)
@@ -84,6 +85,8 @@ func (d *dialer) dial(ctx context.Context) (conn.Stream, error) {
 		} else {
 			s = transport.NewHTTPStream(d.t.url, &transport.HTTPClientOptions{Header: d.header, MaxConcurrent: d.posts})
 		}
+	default:
+		err = fmt.Errorf("target kind %q", d.t.kind)
 	}
 	if err != nil {
 		return nil, err

@@ -33,13 +33,15 @@ type Report struct {
 	// Errors counts everything that went wrong: error answers, transport
 	// errors, -expect mismatches, lost requests, duplicate and unknown
 	// answers (each is also counted in its own field).
-	Errors          int64            `json:"errors"`
-	ErrorCodes      map[string]int64 `json:"error_codes"`      // error answers by JSON-RPC code ("-32601": 3)
-	TransportErrors int64            `json:"transport_errors"` // requests failed by the transport (refused, reset, HTTP status)
-	Mismatches      int64            `json:"mismatches"`       // results that differ from -expect
-	Lost            int64            `json:"lost"`             // requests never answered
-	Duplicates      int64            `json:"duplicates"`       // answers to a request answered already
-	Unknown         int64            `json:"unknown"`          // answers with an id never sent
+	Errors     int64            `json:"errors"`
+	ErrorCodes map[string]int64 `json:"error_codes"` // error answers by JSON-RPC code ("-32601": 3)
+	// ErrorSamples holds the first error answer of each code, as sent.
+	ErrorSamples    map[string]string `json:"error_samples,omitempty"`
+	TransportErrors int64             `json:"transport_errors"` // requests failed by the transport (refused, reset, HTTP status)
+	Mismatches      int64             `json:"mismatches"`       // results that differ from -expect
+	Lost            int64             `json:"lost"`             // requests never answered
+	Duplicates      int64             `json:"duplicates"`       // answers to a request answered already
+	Unknown         int64             `json:"unknown"`          // answers with an id never sent
 
 	ThroughputRPS float64 `json:"throughput_rps"` // answers per second
 	BytesSent     int64   `json:"bytes_sent"`

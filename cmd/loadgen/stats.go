@@ -42,6 +42,7 @@ type tally struct {
 	duplicates, unknown   int64
 	bytesIn               int64
 	codes                 map[int64]int64
+	samples               map[int64]string // the first error object of each code
 }
 
 func (t *tally) add(o *tally) {
@@ -58,6 +59,14 @@ func (t *tally) add(o *tally) {
 			t.codes = make(map[int64]int64)
 		}
 		t.codes[c] += n
+	}
+	for c, e := range o.samples {
+		if _, ok := t.samples[c]; !ok {
+			if t.samples == nil {
+				t.samples = make(map[int64]string)
+			}
+			t.samples[c] = e
+		}
 	}
 }
 
@@ -87,7 +96,9 @@ func newStats() *stats {
 func (s *stats) shard(i int) *shard { return &s.shards[i%len(s.shards)] }
 
 // answered records an answer's latency and what it was.
-func (sh *shard) answered(lat time.Duration, ok bool, code int64, mismatch bool) {
+// errObj is the error object of an error answer (nil for a result):
+// the first of each code is kept as a sample.
+func (sh *shard) answered(lat time.Duration, ok bool, code int64, errObj []byte, mismatch bool) {
 	v := min(max(int64(lat), histLowest), histHighest)
 	sh.mu.Lock()
 	sh.total.RecordValue(v)
@@ -105,6 +116,12 @@ func (sh *shard) answered(lat time.Duration, ok bool, code int64, mismatch bool)
 			t.codes = make(map[int64]int64)
 		}
 		t.codes[code]++
+		if _, seen := t.samples[code]; !seen {
+			if t.samples == nil {
+				t.samples = make(map[int64]string)
+			}
+			t.samples[code] = string(errObj[:min(len(errObj), 500)])
+		}
 	}
 	sh.mu.Unlock()
 }
@@ -193,6 +210,12 @@ func (s *stats) report(r *Report, elapsed time.Duration) {
 	r.ErrorCodes = make(map[string]int64, len(t.codes))
 	for c, n := range t.codes {
 		r.ErrorCodes[strconv.FormatInt(c, 10)] = n
+	}
+	for c, e := range t.samples {
+		if r.ErrorSamples == nil {
+			r.ErrorSamples = make(map[string]string)
+		}
+		r.ErrorSamples[strconv.FormatInt(c, 10)] = e
 	}
 	r.Errors = t.errors + t.mismatches + r.Lost + t.duplicates + t.unknown
 	if elapsed > 0 {

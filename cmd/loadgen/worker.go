@@ -285,11 +285,11 @@ func (w *worker) answer(m *codec.Message, now time.Duration, canon *codec.Canoni
 			mismatch = err != nil || string(got) != string(p.call.expect)
 			w.scratch = got
 		}
-		w.sh.answered(now-p.start, true, 0, mismatch)
+		w.sh.answered(now-p.start, true, 0, nil, mismatch)
 	case codec.KindError:
-		w.sh.answered(now-p.start, false, errorCode(m.ErrorObj), false)
+		w.sh.answered(now-p.start, false, errorCode(m.ErrorObj), m.ErrorObj, false)
 	default: // both result and error, say: an error of no code
-		w.sh.answered(now-p.start, false, 0, false)
+		w.sh.answered(now-p.start, false, 0, []byte(m.Err.Error()), false)
 	}
 }
 
@@ -298,7 +298,7 @@ func errorCode(obj []byte) int64 {
 	var ms codec.Members
 	ms.Reset(obj)
 	for ms.Next() {
-		if string(ms.Key()) == "code" {
+		if string(ms.Key()) == `"code"` {
 			n, _ := strconv.ParseInt(string(ms.Value()), 10, 64)
 			return n
 		}
