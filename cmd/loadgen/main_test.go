@@ -62,7 +62,7 @@ type server struct {
 
 // startServer starts the demo server with args and -metrics, and returns
 // once it has logged its addresses. It is killed when the test ends.
-func startServer(t *testing.T, args ...string) *server {
+func startServer(t testing.TB, args ...string) *server {
 	t.Helper()
 	args = append(args, "-metrics", "127.0.0.1:0")
 	s := &server{cmd: exec.Command(demoserver, args...), done: make(chan struct{})}
@@ -126,7 +126,7 @@ func (s *server) Write(p []byte) (int, error) {
 
 // answered returns how many requests of method the server answered, by
 // its metrics (mcpwire_requests_total, all codes).
-func (s *server) answered(t *testing.T, method string) int64 {
+func (s *server) answered(t testing.TB, method string) int64 {
 	t.Helper()
 	resp, err := http.Get(s.metrics)
 	if err != nil {
@@ -147,7 +147,7 @@ func (s *server) answered(t *testing.T, method string) int64 {
 
 // load runs loadgen with args (-q and -json added) and returns its report
 // and exit status.
-func load(t *testing.T, args ...string) (*Report, int, string) {
+func load(t testing.TB, args ...string) (*Report, int, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "report.json")
 	var stdout, stderr bytes.Buffer
@@ -180,3 +180,5 @@ func clean(t *testing.T, r *Report, n int64) {
 		t.Errorf("report: throughput %v p50 %v bytes %d/%d: want them measured", r.ThroughputRPS, r.LatencyUS.P50, r.BytesSent, r.BytesReceived)
 	}
 }
+
+func unmarshalJSON(s string, v any) error { return json.Unmarshal([]byte(s), v) }

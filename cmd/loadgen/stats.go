@@ -96,56 +96,32 @@ func newStats() *stats {
 func (s *stats) shard(i int) *shard { return &s.shards[i%len(s.shards)] }
 
 // answered records an answer's latency and what it was.
-// errObj is the error object of an error answer (nil for a result):
-// the first of each code is kept as a sample.
-func (sh *shard) answered(lat time.Duration, ok bool, code int64, errObj []byte, mismatch bool) {
-	v := min(max(int64(lat), histLowest), histHighest)
-	sh.mu.Lock()
-	sh.total.RecordValue(v)
-	sh.cur.RecordValue(v)
-	t := &sh.tally
-	t.responses++
-	switch {
-	case mismatch:
-		t.mismatches++
-	case ok:
-		t.ok++
-	default:
-		t.errors++
-		if t.codes == nil {
-			t.codes = make(map[int64]int64)
-		}
-		t.codes[code]++
-		if _, seen := t.samples[code]; !seen {
-			if t.samples == nil {
-				t.samples = make(map[int64]string)
-			}
-			t.samples[code] = string(errObj[:min(len(errObj), 500)])
-		}
+// errorAnswer counts an error answer of code; the first of each code
+// is kept as a sample.
+func (t *tally) errorAnswer(code int64, errObj []byte) {
+	t.errors++
+	if t.codes == nil {
+		t.codes = make(map[int64]int64)
 	}
-	sh.mu.Unlock()
+	t.codes[code]++
+	if _, seen := t.samples[code]; !seen {
+		if t.samples == nil {
+			t.samples = make(map[int64]string)
+		}
+		t.samples[code] = string(errObj[:min(len(errObj), 500)])
+	}
 }
 
-// failed records n requests failed by the transport.
-func (sh *shard) failed(n int64) {
+// add records answers' latencies (in nanoseconds) and what a tally
+// counted.
+func (sh *shard) add(lats []int64, t *tally) {
 	sh.mu.Lock()
-	sh.tally.transport += n
-	sh.tally.errors += n
-	sh.mu.Unlock()
-}
-
-// stray records answers that match no request outstanding.
-func (sh *shard) stray(duplicates, unknown int64) {
-	sh.mu.Lock()
-	sh.tally.duplicates += duplicates
-	sh.tally.unknown += unknown
-	sh.mu.Unlock()
-}
-
-// received counts bytes read.
-func (sh *shard) received(n int) {
-	sh.mu.Lock()
-	sh.tally.bytesIn += int64(n)
+	for _, v := range lats {
+		v = min(max(v, histLowest), histHighest)
+		sh.total.RecordValue(v)
+		sh.cur.RecordValue(v)
+	}
+	sh.tally.add(t)
 	sh.mu.Unlock()
 }
 

@@ -27,6 +27,7 @@ const maxPerWrite = 256
 
 // pend is a request in flight.
 type pend struct {
+	id    uint64
 	start time.Duration // from the run's start: when it was sent, or meant to be (open loop)
 	call  *call
 	msg   uint64 // the first id of its message, for a batch's
@@ -40,7 +41,7 @@ type worker struct {
 	rnd    *rand.Rand
 
 	mu      sync.Mutex
-	pending map[uint64]pend
+	pending *pendingSet
 	left    map[uint64]int // a batch's requests still unanswered, by its first id
 	nextID  uint64         // the next id to send; ids below it were sent
 
@@ -61,7 +62,7 @@ func newWorker(r *runner, i int, s conn.Stream) *worker {
 	return &worker{
 		i: i, r: r, stream: s, sh: r.stats.shard(i),
 		rnd:     rand.New(rand.NewPCG(uint64(i)+1, uint64(time.Now().UnixNano()))),
-		pending: make(map[uint64]pend),
+		pending: newPendingSet(4 * r.depth * r.calls.batch),
 		left:    make(map[uint64]int),
 		nextID:  1,
 		wake:    make(chan struct{}, 1),
@@ -85,9 +86,12 @@ func (w *worker) run(ctx context.Context) {
 // closedLoop keeps -depth messages in flight.
 func (w *worker) closedLoop(ctx context.Context) {
 	depth := int64(w.r.depth)
+	// Deep pipelines refill in bulk, a quarter of the depth at a time:
+	// one write per refill, not one per answer.
+	low := max(1, depth/4)
 	for {
 		n := depth - w.inflight.Load()
-		if n <= 0 {
+		if n < low {
 			select {
 			case <-w.wake:
 				continue
@@ -175,7 +179,7 @@ func (w *worker) send(ctx context.Context, n int, startOf func() time.Duration) 
 			}
 			id := w.nextID
 			w.nextID++
-			w.pending[id] = pend{start: start, call: c, msg: first}
+			w.pending.add(pend{id: id, start: start, call: c, msg: first})
 			w.buf = appendCall(w.buf, c, id, seq, w.rnd)
 			msgReqs++
 		}
@@ -208,88 +212,129 @@ func (w *worker) send(ctx context.Context, n int, startOf func() time.Duration) 
 	return ctx.Err() == nil
 }
 
-// read matches answers to requests until the stream ends.
+// read matches answers to requests until the stream ends. It accounts
+// for a burst of answers at once (those one read brought): one clock
+// reading, one lock of the stats, one wake-up of the writer.
 func (w *worker) read() {
 	defer close(w.ended)
-	scan := codec.NewScanner(nil)
-	canon := codec.NewCanonicalizer(nil)
+	rd := reading{scan: codec.NewScanner(nil), canon: codec.NewCanonicalizer(nil)}
+	burst := false // the message read next was buffered: same burst
 	for {
 		msg, err := w.stream.Next()
 		if err != nil {
 			var fe *codec.FrameError
 			if errors.As(err, &fe) {
-				w.sh.stray(0, 1) // a frame nobody could read: no request it answers
+				rd.t.unknown++ // a frame nobody could read: no request it answers
 				continue
 			}
+			w.flush(&rd)
 			if !w.closing.Load() {
 				w.broken(err)
 			}
 			return
 		}
-		now := time.Since(w.r.start)
-		w.last = now
-		w.sh.received(len(msg))
-		msgs, _, err := scan.Scan(msg)
-		if err != nil {
-			w.sh.stray(0, 1)
-			continue
+		if !burst {
+			rd.now = time.Since(w.r.start)
+			w.last = rd.now
 		}
-		for i := range msgs {
-			m := &msgs[i]
-			switch m.Kind {
-			case codec.KindResult, codec.KindError, codec.KindBadResponse:
-				w.answer(m, now, canon)
-			case codec.KindRequest:
-				w.reply(m)
+		rd.t.bytesIn += int64(len(msg))
+		if id, result, ok := fastResult(msg); ok {
+			w.mu.Lock()
+			w.answer(id, result, nil, &rd)
+			w.mu.Unlock()
+		} else if msgs, _, err := rd.scan.Scan(msg); err != nil {
+			rd.t.unknown++
+		} else {
+			w.mu.Lock()
+			for i := range msgs {
+				if m := &msgs[i]; m.Kind == codec.KindResult || m.Kind == codec.KindError || m.Kind == codec.KindBadResponse {
+					id, err := strconv.ParseUint(string(m.ID), 10, 64)
+					if err != nil {
+						id = 0 // never sent
+					}
+					w.answer(id, m.Result, m, &rd)
+				}
 			}
+			w.mu.Unlock()
+			for i := range msgs {
+				if msgs[i].Kind == codec.KindRequest {
+					w.reply(&msgs[i])
+				}
+			}
+		}
+		burst = w.stream.Buffered()
+		if !burst || len(rd.lats) >= 1024 {
+			w.flush(&rd)
 		}
 	}
 }
 
-// answer matches one answer to its request.
-func (w *worker) answer(m *codec.Message, now time.Duration, canon *codec.Canonicalizer) {
-	id, err := strconv.ParseUint(string(m.ID), 10, 64)
-	w.mu.Lock()
-	p, ok := w.pending[id]
-	if err != nil || !ok {
-		sent := err == nil && id > 0 && id < w.nextID
-		w.mu.Unlock()
-		if sent {
-			w.sh.stray(1, 0)
-		} else {
-			w.sh.stray(0, 1)
-		}
-		return
-	}
-	delete(w.pending, id)
-	done := true
-	if n, batch := w.left[p.msg]; batch {
-		if done = n == 1; done {
-			delete(w.left, p.msg)
-		} else {
-			w.left[p.msg] = n - 1
-		}
-	}
-	w.mu.Unlock()
-	if done && w.inflight.Add(-1) == int64(w.r.depth)-1 {
+// reading is the reader's state, and what it counted since its last
+// flush.
+type reading struct {
+	scan  *codec.Scanner
+	canon *codec.Canonicalizer
+	now   time.Duration
+	lats  []int64 // latencies of the answers counted in t
+	t     tally
+	freed int64 // messages fully answered: room for the writer
+}
+
+// flush hands what the reader counted to the stats and wakes the writer
+// if there is room now.
+func (w *worker) flush(rd *reading) {
+	w.sh.add(rd.lats, &rd.t)
+	rd.lats, rd.t = rd.lats[:0], tally{codes: rd.t.codes, samples: rd.t.samples}
+	clear(rd.t.codes)
+	if rd.freed > 0 {
+		w.inflight.Add(-rd.freed)
+		rd.freed = 0
 		select {
 		case w.wake <- struct{}{}:
 		default:
 		}
 	}
-	switch m.Kind {
-	case codec.KindResult:
-		mismatch := false
-		if p.call.expect != nil {
-			got, err := canon.Append(w.scratch[:0], m.Result)
-			mismatch = err != nil || string(got) != string(p.call.expect)
-			w.scratch = got
+}
+
+// answer matches an answer to request id (0: not an id loadgen sends):
+// a result, or the message m (nil for a result read by fastResult) of
+// an error or a bad response. w.mu is held.
+func (w *worker) answer(id uint64, result []byte, m *codec.Message, rd *reading) {
+	p, ok := w.pending.take(id)
+	if !ok {
+		if id > 0 && id < w.nextID {
+			rd.t.duplicates++
+		} else {
+			rd.t.unknown++
 		}
-		w.sh.answered(now-p.start, true, 0, nil, mismatch)
-	case codec.KindError:
-		w.sh.answered(now-p.start, false, errorCode(m.ErrorObj), m.ErrorObj, false)
+		return
+	}
+	if n, batch := w.left[p.msg]; !batch {
+		rd.freed++
+	} else if n == 1 {
+		delete(w.left, p.msg)
+		rd.freed++
+	} else {
+		w.left[p.msg] = n - 1
+	}
+	rd.lats = append(rd.lats, int64(rd.now-p.start))
+	t := &rd.t
+	t.responses++
+	switch {
+	case m == nil || m.Kind == codec.KindResult:
+		if p.call.expect != nil {
+			got, err := rd.canon.Append(w.scratch[:0], result)
+			w.scratch = got
+			if err != nil || string(got) != string(p.call.expect) {
+				t.mismatches++
+				return
+			}
+		}
+		t.ok++
+	case m.Kind == codec.KindError:
+		t.errorAnswer(errorCode(m.ErrorObj), m.ErrorObj)
 	default: // both result and error, say: an error of no code
-		w.sh.answered(now-p.start, false, 0, []byte(m.Err.Error()), false)
+		t.errorAnswer(0, []byte(m.Err.Error()))
 	}
 }
 
@@ -324,12 +369,12 @@ func (w *worker) reply(m *codec.Message) {
 // broken fails every request in flight: the transport ended under them.
 func (w *worker) broken(err error) {
 	w.mu.Lock()
-	n := len(w.pending)
-	clear(w.pending)
+	n := w.pending.len()
+	w.pending.clear()
 	clear(w.left)
 	w.mu.Unlock()
 	if n > 0 {
-		w.sh.failed(int64(n))
+		w.sh.add(nil, &tally{transport: int64(n), errors: int64(n)})
 	}
 	w.r.transportError(err)
 }
@@ -340,7 +385,7 @@ func (w *worker) drain() {
 	deadline := time.Now().Add(w.r.timeout)
 	for time.Now().Before(deadline) {
 		w.mu.Lock()
-		n := len(w.pending)
+		n := w.pending.len()
 		w.mu.Unlock()
 		if n == 0 {
 			break
@@ -356,8 +401,8 @@ func (w *worker) drain() {
 	w.stream.Close()
 	<-w.ended
 	w.mu.Lock()
-	lost := len(w.pending)
-	clear(w.pending)
+	lost := w.pending.len()
+	w.pending.clear()
 	w.mu.Unlock()
 	w.r.stats.lost.Add(int64(lost))
 }
