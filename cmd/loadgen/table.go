@@ -17,21 +17,33 @@ func writeTable(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(w, "\nloadgen → %s · %s · %s · %.1fs\n\n", r.Target, r.Call, loop, r.DurationS)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintf(tw, "  requests\t%s\t(notifications %s)\n", count(r.Requests), count(r.Notifications))
-	fmt.Fprintf(tw, "  responses\t%s\t(ok %s)\n", count(r.Responses), count(r.OK))
-	fmt.Fprintf(tw, "  errors\t%s\t%s\n", count(r.Errors), errorDetail(r))
-	fmt.Fprintf(tw, "  throughput\t%s req/s\t\n", count(int64(r.ThroughputRPS+0.5)))
+	fmt.Fprintf(tw, "  requests\t%s  (notifications %s)\n", count(r.Requests), count(r.Notifications))
+	fmt.Fprintf(tw, "  responses\t%s  (ok %s)\n", count(r.Responses), count(r.OK))
+	if d := errorDetail(r); d != "" {
+		fmt.Fprintf(tw, "  errors\t%s  (%s)\n", count(r.Errors), d)
+	} else {
+		fmt.Fprintf(tw, "  errors\t%s\n", count(r.Errors))
+	}
+	fmt.Fprintf(tw, "  throughput\t%s req/s\n", count(int64(r.ThroughputRPS+0.5)))
 	l := r.LatencyUS
-	fmt.Fprintf(tw, "  latency\tp50 %s\tp90 %s  p99 %s  p99.9 %s  max %s  (mean %s)\n",
+	fmt.Fprintf(tw, "  latency\tp50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (mean %s)\n",
 		micros(l.P50), micros(l.P90), micros(l.P99), micros(l.P999), micros(l.Max), micros(l.Mean))
-	fmt.Fprintf(tw, "  bytes\tsent %s\treceived %s\n", size(r.BytesSent), size(r.BytesReceived))
+	fmt.Fprintf(tw, "  bytes\tsent %s  received %s\n", size(r.BytesSent), size(r.BytesReceived))
 	in := ""
 	if r.CPU.InProcess {
 		in = ", the server's included"
 	}
-	fmt.Fprintf(tw, "  loadgen cpu\t%.2f cores of %d\t(user %.1fs, system %.1fs%s)\n", r.CPU.Cores, r.CPU.Machine, r.CPU.UserS, r.CPU.SystemS, in)
+	fmt.Fprintf(tw, "  loadgen cpu\t%.2f cores of %d  (user %.1fs, system %.1fs%s)\n", r.CPU.Cores, r.CPU.Machine, r.CPU.UserS, r.CPU.SystemS, in)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	codes := make([]string, 0, len(r.ErrorSamples))
+	for c := range r.ErrorSamples {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	for _, c := range codes {
+		fmt.Fprintf(w, "\n  first error %s: %s", c, r.ErrorSamples[c])
 	}
 	for _, s := range r.Warnings {
 		fmt.Fprintf(w, "\n  warning: %s", s)

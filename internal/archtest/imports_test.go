@@ -71,6 +71,13 @@ var until = map[string][]string{
 	// params (codec.AppendCanonical). It goes once DESIGN.md §2's client
 	// row lists codec, as transport's and mcp's do.
 	"client": {"codec"},
+	// The load generator reads every answer itself, to match it to its
+	// request by id and count what is lost, duplicated or unknown: it
+	// scans them with codec.Scanner (codec.SkipValue on its fast path),
+	// reads error codes with codec.Members, compares -expect in
+	// codec.AppendCanonical's form and frames with codec.ParseFraming. It
+	// goes once DESIGN.md §2's cmd/loadgen row lists codec.
+	"cmd/loadgen": {"codec"},
 }
 
 // rowOf returns the table row that governs pkg: its own, or examples/… for
