@@ -1,4 +1,4 @@
-package main
+package demoserver
 
 import (
 	"bufio"
@@ -56,11 +56,11 @@ func build(t *testing.T) string {
 	return bin
 }
 
-// buildOnce compiles the demoserver once per test binary, into a
-// directory TestMain removes.
+// buildOnce compiles the demoserver command (a main around Run) once per
+// test binary, into a directory TestMain removes.
 var buildOnce = sync.OnceValues(func() (string, error) {
 	bin := filepath.Join(binDir, "demoserver")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/mcpwire/mcpwire/cmd/demoserver").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
@@ -79,8 +79,8 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(binDir)
 	if code == 0 {
-		// The tests that serve in this process (sessions, the command's
-		// run) and the peers of the built binary leave no goroutine.
+		// The tests that serve in this process (sessions, Run, Start)
+		// and the peers of the built binary leave no goroutine.
 		if err := goleak.Find(leaks); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			code = 1
@@ -273,10 +273,10 @@ func TestDemoserver_specVectorsOverTCPAndUnix(t *testing.T) {
 	}
 }
 
-// runArgs runs the command in this process with args; stdin is empty.
+// runArgs runs the command in this process (Run) with args; stdin is empty.
 func runArgs(args ...string) (code int, stdout, stderr string) {
 	var out, errs bytes.Buffer
-	code = run(args, strings.NewReader(""), &out, &errs)
+	code = Run(args, strings.NewReader(""), &out, &errs)
 	return code, out.String(), errs.String()
 }
 

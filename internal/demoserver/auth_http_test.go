@@ -1,4 +1,4 @@
-package main
+package demoserver
 
 import (
 	"encoding/json"

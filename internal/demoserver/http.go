@@ -1,4 +1,4 @@
-package main
+package demoserver
 
 import (
 	"context"
@@ -22,15 +22,16 @@ import (
 // them (plain JSON-RPC first, MCP after initialize) over JSON-RPC over
 // HTTP POST at /rpc (a session per POST) and WebSocket at /ws (a session
 // per connection), on the address of cfg.listen ("http://HOST:PORT"; port
-// 0 picks one, logged as "listening addr=http://…") until ctx is done
-// (SIGINT/SIGTERM); then it shuts down within cfg.grace. g's token, if
-// any, is checked on every request (the sessions' calls go through g's
+// 0 picks one, logged as "listening addr=http://…" and given to ready once
+// -fast-rpc's address listens too) until ctx is done (SIGINT/SIGTERM, or
+// Server.Close); then it shuts down within cfg.grace. g's token, if any,
+// is checked on every request (the sessions' calls go through g's
 // middleware too).
 //
 // The server has no ReadTimeout or WriteTimeout (mcp.NewHTTPServer: /mcp
 // and /sse hold event streams open); /rpc bounds each body read and each
 // answer's write itself.
-func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Logger) error {
+func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Logger, ready func(url string)) error {
 	srv := d.srv
 	ln, err := net.Listen("tcp", strings.TrimPrefix(cfg.listen, "http://"))
 	if err != nil {
@@ -62,6 +63,7 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
+	ready("http://" + ln.Addr().String())
 	select {
 	case err := <-served:
 		fast.stop(ctx)
@@ -71,7 +73,7 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 		<-served
 		return err
 	case <-ctx.Done():
-		log.Info("signal: shutting down")
+		log.Info("shutting down", "cause", context.Cause(ctx))
 	}
 	legacy.Close()
 	err = shutdown(func(ctx context.Context) error {
