@@ -21,9 +21,9 @@ import (
 	"go.uber.org/goleak"
 )
 
-// demoserver is the demo server built for these tests, in a directory
+// demoBin is the demo server built for these tests, in a directory
 // TestMain removes.
-var demoserver string
+var demoBin string
 
 func TestMain(m *testing.M) {
 	ignore := goleak.IgnoreCurrent() // ants starts its default pool when loaded
@@ -32,8 +32,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	demoserver = filepath.Join(dir, "demoserver")
-	out, err := exec.Command("go", "build", "-o", demoserver, "github.com/mcpwire/mcpwire/cmd/demoserver").CombinedOutput()
+	demoBin = filepath.Join(dir, "demoserver")
+	out, err := exec.Command("go", "build", "-o", demoBin, "github.com/mcpwire/mcpwire/cmd/demoserver").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "go build demoserver: %v\n%s", err, out)
 		os.RemoveAll(dir)
@@ -65,7 +65,7 @@ type server struct {
 func startServer(t testing.TB, args ...string) *server {
 	t.Helper()
 	args = append(args, "-metrics", "127.0.0.1:0")
-	s := &server{cmd: exec.Command(demoserver, args...), done: make(chan struct{})}
+	s := &server{cmd: exec.Command(demoBin, args...), done: make(chan struct{})}
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

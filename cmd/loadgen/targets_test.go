@@ -60,7 +60,7 @@ func stdioServer(t *testing.T, args ...string) (target, in, out string) {
 	dir := t.TempDir()
 	in, out = filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	script := filepath.Join(dir, "server.sh")
-	body := fmt.Sprintf("#!/bin/sh\ntee -a %q | %q %s | tee -a %q\n", in, demoserver, strings.Join(args, " "), out)
+	body := fmt.Sprintf("#!/bin/sh\ntee -a %q | %q %s | tee -a %q\n", in, demoBin, strings.Join(args, " "), out)
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -111,4 +111,32 @@ func TestLoad_stdio(t *testing.T) {
 			t.Errorf("the servers read %d tools/call and wrote %d tool results; want %d each", sent, got, n)
 		}
 	})
+}
+
+// TestLoad_inProcessDefault: with no target, the demo server runs in
+// process (the README's first command, shortened).
+func TestLoad_inProcessDefault(t *testing.T) {
+	r, code, out := load(t, "-d", "1s", "-c", "2")
+	if code != 0 || !strings.Contains(r.Target, "in process") || !r.CPU.InProcess {
+		t.Errorf("exit %d, target %q:\n%s", code, r.Target, out)
+	}
+	clean(t, r, r.Requests)
+	if len(r.Timeline) == 0 || r.Timeline[0].Responses == 0 {
+		t.Errorf("timeline %+v: want the first second's answers", r.Timeline)
+	}
+	for _, want := range []string{"loadgen → the demo server, in process", "throughput", "p99"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report printed lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestLoad_mcpInProcess: -mcp with no target opens MCP sessions on the
+// demo server in process.
+func TestLoad_mcpInProcess(t *testing.T) {
+	r, code, _ := load(t, "-n", "500", "-mcp", "-resource", "test://static-text")
+	if code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	clean(t, r, 500)
 }
