@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLoad_eachTargetKind drives the demo server over each transport and
@@ -139,4 +142,45 @@ func TestLoad_mcpInProcess(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 	clean(t, r, 500)
+}
+
+// TestLoad_interruptStillReports: Ctrl-C (the context ending) stops the
+// run early and it still reports.
+func TestLoad_interruptStillReports(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run(ctx, []string{"-q", "-d", "1m"}, &stdout, &stderr)
+	if code != 0 || time.Since(start) > 30*time.Second || !strings.Contains(stdout.String(), "throughput") {
+		t.Errorf("exit %d after %v:\n%s%s", code, time.Since(start), stdout.String(), stderr.String())
+	}
+}
+
+// TestRun_usageErrors: a bad command line exits 2 and says what is wrong;
+// a target that cannot be reached exits 1.
+func TestRun_usageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"-c", "0"}, "-c 0", 2},
+		{[]string{"-rate", "fast"}, "-rate fast", 2},
+		{[]string{"-params", `{"a":`}, "not valid JSON", 2},
+		{[]string{"-tool", "echo"}, "need -mcp", 2},
+		{[]string{"-expect", "{"}, "-expect", 2},
+		{[]string{"-notify", "2"}, "-notify", 2},
+		{[]string{"ftp://x"}, "unknown scheme", 2},
+		{[]string{"a", "b"}, "one target at most", 2},
+		{[]string{"-compare", "a.json"}, "second report", 2},
+		{[]string{"-compare", "/nonexistent/a.json", "b.json"}, "a.json", 1},
+		{[]string{"-n", "1", "tcp://127.0.0.1:1"}, "connection 1 of 1", 1},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), c.args, &stdout, &stderr)
+		if code != c.code || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("loadgen %q: exit %d, said %q; want exit %d saying %q", c.args, code, stderr.String(), c.code, c.want)
+		}
+	}
 }
