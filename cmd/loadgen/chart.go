@@ -130,13 +130,24 @@ func renderSVG(draw func(*charts.Painter) error) (htmltemplate.HTML, error) {
 	return htmltemplate.HTML(b), nil
 }
 
-// timeLabels labels each interval with its end in seconds: "1s", "14.5s".
+// timeLabels labels each interval with its end in seconds: "1s",
+// "14.5s", and to the millisecond where that tells it from the one
+// before (a run's last interval can be a few milliseconds long: "4.002s").
 func timeLabels(tl []Interval) []string {
 	labels := make([]string, len(tl))
 	for i, iv := range tl {
-		labels[i] = strconv.FormatFloat(math.Round(iv.TS*10)/10, 'f', -1, 64) + "s"
+		labels[i] = secondsText(iv.TS, 10)
+		if i > 0 && labels[i] == labels[i-1] {
+			labels[i] = secondsText(iv.TS, 1000)
+		}
 	}
 	return labels
+}
+
+// secondsText writes s rounded to 1/per of a second, without trailing
+// zeros: "4s", "4.5s", "4.002s".
+func secondsText(s, per float64) string {
+	return strconv.FormatFloat(math.Round(s*per)/per, 'f', -1, 64) + "s"
 }
 
 // percentilePoints resamples a distribution on a log scale of 1/(1-p),

@@ -170,6 +170,14 @@ func TestWriteHTML_refusesNil(t *testing.T) {
 	}
 }
 
+func TestTimeLabels(t *testing.T) {
+	got := timeLabels([]Interval{{TS: 1.00007}, {TS: 2.0001}, {TS: 2.5}, {TS: 3.00008}, {TS: 3.0023}})
+	want := []string{"1s", "2s", "2.5s", "3s", "3.002s"}
+	if !slices.Equal(got, want) {
+		t.Errorf("labels %q, want %q", got, want)
+	}
+}
+
 func TestPercentilePoints_logScale(t *testing.T) {
 	labels, us := percentilePoints(sampleReport().Percentiles)
 	var named []string
