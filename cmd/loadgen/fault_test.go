@@ -144,17 +144,17 @@ func TestLoad_openLoopShowsAStallAClosedLoopHides(t *testing.T) {
 	open, _, _ := load(t, "-rate", "1000", "-d", "3s", "-method", "x", stalled())
 	closed, _, _ := load(t, "-d", "3s", "-method", "x", stalled())
 	t.Logf("open loop: p50 %s p99 %s max %s (%d calls); closed loop: p50 %s p99 %s max %s (%d calls)",
-		micros(open.LatencyUS.P50), micros(open.LatencyUS.P99), micros(open.LatencyUS.Max), open.Responses,
-		micros(closed.LatencyUS.P50), micros(closed.LatencyUS.P99), micros(closed.LatencyUS.Max), closed.Responses)
+		latencyText(open.LatencyUS.P50), latencyText(open.LatencyUS.P99), latencyText(open.LatencyUS.Max), open.Responses,
+		latencyText(closed.LatencyUS.P50), latencyText(closed.LatencyUS.P99), latencyText(closed.LatencyUS.Max), closed.Responses)
 	for _, r := range []*Report{open, closed} {
 		if r.Errors != 0 || r.LatencyUS.Max < 900e3 {
-			t.Errorf("%s loop: errors %d, max %s: want none, and the stall (1s) as max", r.Mode, r.Errors, micros(r.LatencyUS.Max))
+			t.Errorf("%s loop: errors %d, max %s: want none, and the stall (1s) as max", r.Mode, r.Errors, latencyText(r.LatencyUS.Max))
 		}
 	}
 	if open.LatencyUS.P99 < 500e3 {
-		t.Errorf("open loop p99 %s: want the stall to show (≥ 500ms)", micros(open.LatencyUS.P99))
+		t.Errorf("open loop p99 %s: want the stall to show (≥ 500ms)", latencyText(open.LatencyUS.P99))
 	}
 	if closed.LatencyUS.P99 > 100e3 {
-		t.Errorf("closed loop p99 %s: the stall was expected to hide in it (one slow call of many)", micros(closed.LatencyUS.P99))
+		t.Errorf("closed loop p99 %s: the stall was expected to hide in it (one slow call of many)", latencyText(closed.LatencyUS.P99))
 	}
 }

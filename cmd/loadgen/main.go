@@ -382,7 +382,7 @@ func (s *callSet) describe() string {
 // status.
 func (p *runPlan) finish(rep *Report, stdout, stderr io.Writer) int {
 	if p.o.maxP99 > 0 && rep.LatencyUS.P99 > float64(p.o.maxP99.Microseconds()) {
-		rep.Failed = append(rep.Failed, fmt.Sprintf("p99 latency %s is over -max-p99 %s", micros(rep.LatencyUS.P99), p.o.maxP99))
+		rep.Failed = append(rep.Failed, fmt.Sprintf("p99 latency %s is over -max-p99 %s", latencyText(rep.LatencyUS.P99), p.o.maxP99))
 	}
 	if p.o.maxErrors >= 0 && rep.Errors > p.o.maxErrors {
 		rep.Failed = append(rep.Failed, fmt.Sprintf("%d errors, over -max-errors %d", rep.Errors, p.o.maxErrors))

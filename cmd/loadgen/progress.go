@@ -53,7 +53,7 @@ func (p *progress) update(iv Interval) {
 	} else {
 		p.bar.Set64(int64(p.r.seq.Load()))
 	}
-	p.bar.Describe(fmt.Sprintf("%s req/s  p99 %s  errors %d", count(int64(iv.RPS)), micros(iv.P99US), iv.Errors))
+	p.bar.Describe(fmt.Sprintf("%s req/s  p99 %s  errors %d", thousands(int64(iv.RPS)), latencyText(iv.P99US), iv.Errors))
 }
 
 // done clears the line.

@@ -77,7 +77,7 @@ func (r *runner) drive(ctx context.Context, ws []*worker, tick func(Interval)) t
 				tick(iv)
 			}
 		case <-done:
-			r.stats.tick(time.Now())
+			r.stats.close(time.Now(), true)
 			var end time.Duration
 			for _, w := range ws {
 				end = max(end, w.stopped, w.last)

@@ -80,6 +80,11 @@ type stats struct {
 	mu       sync.Mutex // the collector's
 	timeline []Interval
 	last     time.Duration // end of the last interval
+	// The last interval's: its answers' latencies, counts and start, to
+	// fold a short one after it into it.
+	prev      *hdrhistogram.Histogram
+	prevTally tally
+	prevFrom  time.Duration
 }
 
 // newStats makes the stats of a run; set start when it begins.
@@ -126,7 +131,12 @@ func (sh *shard) add(lats []int64, t *tally) {
 }
 
 // tick closes the interval that ends now and returns it.
-func (s *stats) tick(now time.Time) Interval {
+func (s *stats) tick(now time.Time) Interval { return s.close(now, false) }
+
+// close ends the interval at now. With fold (the run's end), an interval
+// shorter than half a second is folded into the one before: a sliver of
+// a few milliseconds would chart as a spike of nothing.
+func (s *stats) close(now time.Time, fold bool) Interval {
 	h := newHist()
 	var t tally
 	for i := range s.shards {
@@ -142,10 +152,17 @@ func (s *stats) tick(now time.Time) Interval {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	end := now.Sub(s.start)
-	span := (end - s.last).Seconds()
-	s.last = end
+	from := s.last
+	if n := len(s.timeline); fold && n > 0 && end-s.last < 500*time.Millisecond {
+		s.timeline = s.timeline[:n-1]
+		h.Merge(s.prev)
+		t.responses += s.prevTally.responses
+		t.errors += s.prevTally.errors
+		from = s.prevFrom
+	}
+	s.prev, s.prevTally, s.prevFrom, s.last = h, t, from, end
 	iv := Interval{TS: end.Seconds(), Responses: t.responses, Errors: t.errors}
-	if span > 0 {
+	if span := (end - from).Seconds(); span > 0 {
 		iv.RPS = float64(t.responses) / span
 	}
 	if h.TotalCount() > 0 {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -17,18 +16,18 @@ func writeTable(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(w, "\nloadgen → %s · %s · %s · %.1fs\n\n", r.Target, r.Call, loop, r.DurationS)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintf(tw, "  requests\t%s  (notifications %s)\n", count(r.Requests), count(r.Notifications))
-	fmt.Fprintf(tw, "  responses\t%s  (ok %s)\n", count(r.Responses), count(r.OK))
+	fmt.Fprintf(tw, "  requests\t%s  (notifications %s)\n", thousands(r.Requests), thousands(r.Notifications))
+	fmt.Fprintf(tw, "  responses\t%s  (ok %s)\n", thousands(r.Responses), thousands(r.OK))
 	if d := errorDetail(r); d != "" {
-		fmt.Fprintf(tw, "  errors\t%s  (%s)\n", count(r.Errors), d)
+		fmt.Fprintf(tw, "  errors\t%s  (%s)\n", thousands(r.Errors), d)
 	} else {
-		fmt.Fprintf(tw, "  errors\t%s\n", count(r.Errors))
+		fmt.Fprintf(tw, "  errors\t%s\n", thousands(r.Errors))
 	}
-	fmt.Fprintf(tw, "  throughput\t%s req/s\n", count(int64(r.ThroughputRPS+0.5)))
+	fmt.Fprintf(tw, "  throughput\t%s req/s\n", thousands(int64(r.ThroughputRPS+0.5)))
 	l := r.LatencyUS
 	fmt.Fprintf(tw, "  latency\tp50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (mean %s)\n",
-		micros(l.P50), micros(l.P90), micros(l.P99), micros(l.P999), micros(l.Max), micros(l.Mean))
-	fmt.Fprintf(tw, "  bytes\tsent %s  received %s\n", size(r.BytesSent), size(r.BytesReceived))
+		latencyText(l.P50), latencyText(l.P90), latencyText(l.P99), latencyText(l.P999), latencyText(l.Max), latencyText(l.Mean))
+	fmt.Fprintf(tw, "  bytes\tsent %s  received %s\n", byteText(r.BytesSent), byteText(r.BytesReceived))
 	in := ""
 	if r.CPU.InProcess {
 		in = ", the server's included"
@@ -64,14 +63,14 @@ func errorDetail(r *Report) string {
 	}
 	slices.Sort(codes)
 	for _, c := range codes {
-		parts = append(parts, fmt.Sprintf("code %s: %s", c, count(r.ErrorCodes[c])))
+		parts = append(parts, fmt.Sprintf("code %s: %s", c, thousands(r.ErrorCodes[c])))
 	}
 	for _, f := range []struct {
 		name string
 		n    int64
 	}{{"transport", r.TransportErrors}, {"mismatched", r.Mismatches}, {"lost", r.Lost}, {"duplicates", r.Duplicates}, {"unknown ids", r.Unknown}} {
 		if f.n > 0 {
-			parts = append(parts, fmt.Sprintf("%s: %s", f.name, count(f.n)))
+			parts = append(parts, fmt.Sprintf("%s: %s", f.name, thousands(f.n)))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -82,48 +81,4 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// count writes n with thousands separated: 1,234,567.
-func count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// micros writes a latency in microseconds in the unit that reads best.
-func micros(us float64) string {
-	switch {
-	case us >= 1e6:
-		return strconv.FormatFloat(us/1e6, 'f', 2, 64) + "s"
-	case us >= 1e3:
-		return strconv.FormatFloat(us/1e3, 'f', 2, 64) + "ms"
-	}
-	return strconv.FormatFloat(us, 'f', 1, 64) + "µs"
-}
-
-// size writes a byte count in the unit that reads best.
-func size(n int64) string {
-	f := float64(n)
-	for _, u := range []string{"B", "KB", "MB", "GB"} {
-		if f < 1000 || u == "GB" {
-			if u == "B" {
-				return strconv.FormatInt(n, 10) + " B"
-			}
-			return strconv.FormatFloat(f, 'f', 1, 64) + " " + u
-		}
-		f /= 1000
-	}
-	return ""
 }
