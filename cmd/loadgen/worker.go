@@ -153,13 +153,16 @@ func (w *worker) openLoop(ctx context.Context) {
 func (w *worker) send(ctx context.Context, n int, startOf func() time.Duration) bool {
 	r := w.r
 	w.buf = w.buf[:0]
-	var reqs, notes int64
+	left := r.reserve(n * r.calls.batch)
+	if left == 0 {
+		return false
+	}
+	seq := r.seq.Add(uint64(left)) - uint64(left)
+	var reqs, notes, msgs int64
 	w.mu.Lock()
-	for range n {
-		k := r.reserve(r.calls.batch)
-		if k == 0 {
-			break
-		}
+	for left > 0 {
+		k := min(r.calls.batch, left)
+		left -= k
 		start := startOf()
 		first, msgReqs := w.nextID, 0
 		m := len(w.buf)
@@ -171,7 +174,7 @@ func (w *worker) send(ctx context.Context, n int, startOf func() time.Duration) 
 				w.buf = append(w.buf, ',')
 			}
 			c := r.calls.pick(w.rnd)
-			seq := r.seq.Add(1)
+			seq++
 			if c.notify || (r.calls.notify > 0 && w.rnd.Float64() < r.calls.notify) {
 				w.buf = appendCall(w.buf, c, 0, seq, w.rnd)
 				notes++
@@ -191,14 +194,12 @@ func (w *worker) send(ctx context.Context, n int, startOf func() time.Duration) 
 		}
 		w.buf = w.stream.FrameInPlace(w.buf, m)
 		if msgReqs > 0 {
-			w.inflight.Add(1)
+			msgs++
 			reqs += int64(msgReqs)
 		}
 	}
 	w.mu.Unlock()
-	if len(w.buf) == 0 {
-		return false
-	}
+	w.inflight.Add(msgs)
 	r.stats.requests.Add(reqs)
 	r.stats.notifications.Add(notes)
 	r.stats.bytesOut.Add(int64(len(w.buf)))
@@ -218,53 +219,67 @@ func (w *worker) send(ctx context.Context, n int, startOf func() time.Duration) 
 func (w *worker) read() {
 	defer close(w.ended)
 	rd := reading{scan: codec.NewScanner(nil), canon: codec.NewCanonicalizer(nil)}
-	burst := false // the message read next was buffered: same burst
+	locked := false // w.mu is held for the burst: Next does not block within it
+	end := func() {
+		if locked {
+			w.mu.Unlock()
+			locked = false
+		}
+		w.flush(&rd)
+	}
 	for {
 		msg, err := w.stream.Next()
 		if err != nil {
 			var fe *codec.FrameError
 			if errors.As(err, &fe) {
 				rd.t.unknown++ // a frame nobody could read: no request it answers
+				if !w.stream.Buffered() {
+					end()
+				}
 				continue
 			}
-			w.flush(&rd)
+			end()
 			if !w.closing.Load() {
 				w.broken(err)
 			}
 			return
 		}
-		if !burst {
+		if !locked {
 			rd.now = time.Since(w.r.start)
 			w.last = rd.now
+			w.mu.Lock()
+			locked = true
 		}
 		rd.t.bytesIn += int64(len(msg))
 		if id, result, ok := fastResult(msg); ok {
-			w.mu.Lock()
 			w.answer(id, result, nil, &rd)
-			w.mu.Unlock()
 		} else if msgs, _, err := rd.scan.Scan(msg); err != nil {
 			rd.t.unknown++
 		} else {
-			w.mu.Lock()
+			asked := false
 			for i := range msgs {
-				if m := &msgs[i]; m.Kind == codec.KindResult || m.Kind == codec.KindError || m.Kind == codec.KindBadResponse {
+				switch m := &msgs[i]; m.Kind {
+				case codec.KindResult, codec.KindError, codec.KindBadResponse:
 					id, err := strconv.ParseUint(string(m.ID), 10, 64)
 					if err != nil {
 						id = 0 // never sent
 					}
 					w.answer(id, m.Result, m, &rd)
+				case codec.KindRequest:
+					asked = true
 				}
 			}
-			w.mu.Unlock()
-			for i := range msgs {
-				if msgs[i].Kind == codec.KindRequest {
-					w.reply(&msgs[i])
+			if asked { // the server's requests are answered outside the lock
+				end()
+				for i := range msgs {
+					if msgs[i].Kind == codec.KindRequest {
+						w.reply(&msgs[i])
+					}
 				}
 			}
 		}
-		burst = w.stream.Buffered()
-		if !burst || len(rd.lats) >= 1024 {
-			w.flush(&rd)
+		if !w.stream.Buffered() || len(rd.lats) >= 1024 {
+			end()
 		}
 	}
 }
