@@ -34,7 +34,7 @@ export function suite({ open, http = false }) {
   const LATEST = VERSIONS[0];
   const TIMEOUT = { timeout: 30_000 };
 
-  // The 1x1 PNG the demo server serves (cmd/demoserver/media.go).
+  // The 1x1 PNG the demo server serves (internal/demoserver/media.go).
   const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC';
 
   // connect starts the demo server with args and connects an SDK client.

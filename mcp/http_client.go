@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
 )
 
@@ -50,6 +51,20 @@ type HTTPClientOptions struct {
 func (c *Client) ConnectHTTP(ctx context.Context, endpoint string, opts *HTTPClientOptions) (*ClientSession, error) {
 	t := newHTTPClientStream(endpoint, opts)
 	return c.connect(ctx, t, t)
+}
+
+// NewHTTPClientStream returns the client side of Streamable HTTP as a
+// bare conn.Stream, for a program that speaks MCP's messages itself (a
+// load generator, a proxy) rather than through a ClientSession: Write
+// posts each message (each request concurrently, in a POST of its own),
+// Next returns what the answers and their event streams bring. The
+// session id the server gives with initialize's answer is sent with every
+// later request; call negotiated with the protocol version initialize
+// agreed on, and it is sent too (MCP-Protocol-Version). No GET stream is
+// opened. Close ends the session at the server too (DELETE).
+func NewHTTPClientStream(endpoint string, opts *HTTPClientOptions) (s conn.Stream, negotiated func(version string)) {
+	t := newHTTPClientStream(endpoint, opts)
+	return t, t.negotiated
 }
 
 // httpClientStream is a conn.Stream over Streamable HTTP: Write posts each

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// BenchmarkThroughput: what loadgen pushes through the demo server over
+// loopback TCP, next to the engine's own pipelined benchmark client on
+// the same server in the same run (conn's BenchmarkEchoPipelined client:
+// blocks of 256 requests written again and again on one connection, each
+// answer read and checked). loadgen runs one connection 256 deep, every
+// answer matched by id and timed. Compare the req/s metrics (ns/op is per
+// request for both).
+func BenchmarkThroughput(b *testing.B) {
+	s := startServer(b, "-listen", "tcp://127.0.0.1:0")
+	addr := strings.TrimPrefix(s.addr, "tcp://")
+	const params = `{"text":"hello, world","n":42,"tags":["a","b"]}`
+	b.Run("client=pipelined", func(b *testing.B) {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer nc.Close()
+		var block []byte
+		for i := range 256 {
+			block = append(block, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"echo","params":`+params+"}\n"...)
+		}
+		tail := []byte(`"result":` + params + "}\n")
+		b.ResetTimer()
+		go func() {
+			for sent := 0; sent < b.N; sent += 256 {
+				n := min(256, b.N-sent)
+				end := len(block)
+				if n < 256 {
+					end = bytes.Index(block, []byte(`{"jsonrpc":"2.0","id":`+strconv.Itoa(n)+`,`))
+				}
+				if _, err := nc.Write(block[:end]); err != nil {
+					return
+				}
+			}
+		}()
+		br := bufio.NewReaderSize(nc, 64<<10)
+		for i := 0; i < b.N; i++ {
+			line, err := br.ReadSlice('\n')
+			if err != nil || !bytes.HasSuffix(line, tail) {
+				b.Fatalf("answer %d: %q %v", i, line, err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	})
+	b.Run("client=loadgen", func(b *testing.B) {
+		r, code, out := load(b, "-n", strconv.Itoa(b.N), "-depth", "2048", "-params", params, s.addr)
+		if code != 0 || r.OK != int64(b.N) {
+			b.Fatalf("exit %d, %d of %d answered:\n%s", code, r.OK, b.N, out)
+		}
+		b.ReportMetric(r.ThroughputRPS, "req/s")
+	})
+}

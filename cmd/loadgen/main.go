@@ -1,0 +1,418 @@
+// Command loadgen is a load generator for JSON-RPC 2.0 and MCP servers:
+// wrk2's open loop with coordinated omission corrected, k6's thresholds
+// and summaries, ghz's knowledge of the protocol, vegeta's reports. It
+// checks what it measures: every id answered exactly once (lost,
+// duplicated and unknown ids are counted), results compared with -expect.
+//
+//	loadgen                                   # the demo server, in process, for 10 s
+//	loadgen -c 4 -depth 64 tcp://127.0.0.1:7000
+//	loadgen -rate 1000:5000/30s -d 40s ws://127.0.0.1:8080/ws
+//	loadgen -method subtract -params '[{{rand 100}}, 1]' stdio:./server --flag
+//	loadgen -mcp -tool echo -args '{"message":"hi {{seq}}"}' http://127.0.0.1:8080/mcp
+//	loadgen -json a.json -html a.html -max-p99 5ms -max-errors 0 unix:///tmp/s.sock
+//	loadgen -compare a.json b.json
+//
+// It prints a live progress line on a terminal and a summary at the end;
+// the exit status is 1 when a threshold is crossed or the run could not
+// start, 2 for a usage error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// headers is -H, repeatable.
+type headers http.Header
+
+func (h headers) String() string { return "" }
+func (h headers) Set(s string) error {
+	name, value, ok := strings.Cut(s, ":")
+	if !ok || strings.TrimSpace(name) == "" {
+		return fmt.Errorf("want \"Name: value\"")
+	}
+	http.Header(h).Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	return nil
+}
+
+// options are the flags.
+type options struct {
+	conns, depth, batch          int
+	rate, method, params         string
+	dur                          time.Duration
+	n                            int64
+	notify                       float64
+	mix                          string
+	mcp                          bool
+	tool, args, resource, prompt string
+	expect                       string
+	jsonOut, htmlOut, compare    string
+	maxP99                       time.Duration
+	maxErrors                    int64
+	framing                      string
+	timeout                      time.Duration
+	header                       headers
+	quiet, verbose               bool
+}
+
+// run is the whole command; it returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := options{header: headers{}}
+	fs.IntVar(&o.conns, "c", 1, "`N` connections (with -mcp: sessions)")
+	fs.IntVar(&o.depth, "depth", 1, "`N` messages in flight per connection (closed loop)")
+	fs.StringVar(&o.rate, "rate", "", "open loop at `R` calls/s in all, latency from the intended send time;\nA:B/DURATION ramps from A to B (1000:5000/30s)")
+	fs.DurationVar(&o.dur, "d", 0, "stop after `DURATION` (default 10s when -n is not given)")
+	fs.Int64Var(&o.n, "n", 0, "stop after `N` calls")
+	fs.StringVar(&o.method, "method", "echo", "the `METHOD` to call")
+	fs.StringVar(&o.params, "params", "", "the params: a `JSON` template with {{seq}}, {{rand N}}, {{randstr N}}, {{choice a,b,c}}\n(default {\"text\":\"hello, world\"} for echo)")
+	fs.IntVar(&o.batch, "batch", 1, "send calls in batches of `N`")
+	fs.Float64Var(&o.notify, "notify", 0, "send a share `P` (0..1) of the calls as notifications")
+	fs.StringVar(&o.mix, "mix", "", "weighted calls from a JSON or YAML `FILE` (see README)")
+	fs.BoolVar(&o.mcp, "mcp", false, "speak MCP: initialize each session first; over http://, Streamable HTTP")
+	fs.StringVar(&o.tool, "tool", "", "MCP: call tool `NAME` (tools/call)")
+	fs.StringVar(&o.args, "args", "", "MCP: the tool's or prompt's arguments, a `JSON` template")
+	fs.StringVar(&o.resource, "resource", "", "MCP: read resource `URI` (resources/read)")
+	fs.StringVar(&o.prompt, "prompt", "", "MCP: get prompt `NAME` (prompts/get)")
+	fs.StringVar(&o.expect, "expect", "", "each result must equal this `JSON` (else it counts as a mismatch)")
+	fs.StringVar(&o.jsonOut, "json", "", "write the report as JSON to `FILE`")
+	fs.StringVar(&o.htmlOut, "html", "", "write the report as a self-contained HTML page to `FILE`")
+	fs.StringVar(&o.compare, "compare", "", "compare two -json reports: -compare `A.json` B.json (no load is run)")
+	fs.DurationVar(&o.maxP99, "max-p99", 0, "fail (exit 1) when p99 latency is over `DURATION`")
+	fs.Int64Var(&o.maxErrors, "max-errors", -1, "fail (exit 1) when there are more than `N` errors")
+	fs.StringVar(&o.framing, "framing", "newline", "stdio, tcp and unix framing: newline or header")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "at the end, wait up to `DURATION` for answers in flight; the rest are lost")
+	fs.Var(o.header, "H", "add the `\"Name: value\"` header to HTTP and WebSocket requests (repeatable)")
+	fs.BoolVar(&o.quiet, "q", false, "no progress line")
+	fs.BoolVar(&o.verbose, "v", false, "show a stdio server's stderr")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: loadgen [flags] [TARGET]\n\nTARGET: none (the demo server, in process), stdio:CMD ARGS…, tcp://HOST:PORT,\nunix://PATH, ws://HOST:PORT/PATH or http://HOST:PORT/PATH.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	usage := func(err error) int {
+		fmt.Fprintf(stderr, "loadgen: %v\nRun loadgen -h for usage.\n", err)
+		return 2
+	}
+	if o.compare != "" {
+		if fs.NArg() != 1 {
+			return usage(fmt.Errorf("-compare A.json B.json: want the second report"))
+		}
+		return compare(o.compare, fs.Arg(0), stdout, stderr)
+	}
+	if fs.NArg() > 1 {
+		return usage(fmt.Errorf("one target at most, got %q (quote a stdio command: 'stdio:CMD ARGS')", fs.Args()))
+	}
+	p, err := plan(o, fs.Arg(0))
+	if err != nil {
+		return usage(err)
+	}
+	rep, err := p.execute(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen: %v\n", err)
+		return 1
+	}
+	return p.finish(rep, stdout, stderr)
+}
+
+// compare prints two reports side by side.
+func compare(a, b string, stdout, stderr io.Writer) int {
+	ra, err := readReport(a)
+	if err == nil {
+		var rb *Report
+		if rb, err = readReport(b); err == nil {
+			err = writeCompare(stdout, ra, rb, a, b)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// runPlan is a checked command line, ready to run.
+type runPlan struct {
+	o      options
+	t      *target // nil: the demo server in process
+	rate   *rate
+	calls  *callSet
+	framer codec.Framing
+}
+
+// plan checks the command line.
+func plan(o options, arg string) (*runPlan, error) {
+	p := &runPlan{o: o}
+	if arg != "" {
+		t, err := parseTarget(arg)
+		if err != nil {
+			return nil, err
+		}
+		p.t = &t
+	}
+	switch {
+	case o.conns < 1:
+		return nil, fmt.Errorf("-c %d: want at least 1", o.conns)
+	case o.depth < 1:
+		return nil, fmt.Errorf("-depth %d: want at least 1", o.depth)
+	case o.batch < 1:
+		return nil, fmt.Errorf("-batch %d: want at least 1", o.batch)
+	case o.n < 0 || o.dur < 0:
+		return nil, fmt.Errorf("-n and -d must not be negative")
+	case o.notify < 0 || o.notify > 1 || math.IsNaN(o.notify):
+		return nil, fmt.Errorf("-notify %v: want a share from 0 to 1", o.notify)
+	case o.timeout <= 0:
+		return nil, fmt.Errorf("-timeout must be positive")
+	}
+	if p.o.n == 0 && p.o.dur == 0 {
+		p.o.dur = 10 * time.Second
+	}
+	f, err := codec.ParseFraming(o.framing)
+	if err != nil {
+		return nil, err
+	}
+	p.framer = f
+	if o.rate != "" {
+		r, err := parseRate(o.rate)
+		if err != nil {
+			return nil, err
+		}
+		p.rate = &r
+	}
+	if p.calls, err = o.callSet(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// callSet builds what the run calls from -method/-params, the MCP flags or
+// -mix.
+func (o options) callSet() (*callSet, error) {
+	var expect []byte
+	if o.expect != "" {
+		var err error
+		if expect, err = canonical("-expect", o.expect); err != nil {
+			return nil, err
+		}
+	}
+	s := &callSet{notify: o.notify, batch: o.batch}
+	mcpCalls := o.tool != "" || o.resource != "" || o.prompt != ""
+	switch {
+	case o.mix != "":
+		if mcpCalls {
+			return nil, fmt.Errorf("-mix with -tool, -resource or -prompt: choose one")
+		}
+		calls, err := readMix(o.mix)
+		if err != nil {
+			return nil, err
+		}
+		for i := range calls {
+			if expect != nil && calls[i].expect == nil {
+				calls[i].expect = expect
+			}
+		}
+		s.calls = calls
+	case mcpCalls:
+		if !o.mcp {
+			return nil, fmt.Errorf("-tool, -resource and -prompt need -mcp")
+		}
+		c, err := mcpCall(o.tool, o.resource, o.prompt, o.args, 1, expect)
+		if err != nil {
+			return nil, err
+		}
+		s.calls = []call{c}
+	default:
+		params := o.params
+		if params == "" && o.method == "echo" {
+			params = `{"text":"hello, world"}`
+		}
+		c, err := newCall(o.method, o.method, params, 1, false, expect)
+		if err != nil {
+			return nil, err
+		}
+		s.calls = []call{c}
+	}
+	s.finish()
+	return s, nil
+}
+
+// execute runs the load and returns its report.
+func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error) {
+	o := p.o
+	t := p.t
+	inProcess := t == nil
+	if inProcess {
+		url, stop, err := startDemo()
+		if err != nil {
+			return nil, fmt.Errorf("the demo server: %v", err)
+		}
+		defer stop()
+		tt, _ := parseTarget(url)
+		t = &tt
+	}
+	d := &dialer{t: *t, framing: p.framer, mcp: o.mcp, header: http.Header(o.header), stderr: io.Discard, posts: o.depth}
+	if o.verbose {
+		d.stderr = stderr
+	}
+	if p.rate != nil {
+		d.posts = 1024 // an open loop does not wait for answers
+	}
+	r := newRunner(o.conns, o.depth, p.rate, p.calls, o.timeout, o.n)
+	ws := make([]*worker, 0, o.conns)
+	defer func() {
+		for _, w := range ws {
+			w.stream.Close() // closed already after a run; not after a failed dial
+		}
+	}()
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for i := range o.conns {
+		s, err := d.dial(dctx)
+		if err != nil {
+			return nil, fmt.Errorf("connection %d of %d to %s: %v", i+1, o.conns, t.url, err)
+		}
+		ws = append(ws, newWorker(r, i, s))
+	}
+
+	u0, s0 := cpuTime()
+	r.start = time.Now()
+	r.stats.start = r.start
+	lctx := ctx
+	if o.dur > 0 {
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithTimeout(ctx, o.dur)
+		defer cancel()
+	}
+	var prog *progress
+	if !o.quiet {
+		prog = newProgress(stderr, r, o.dur, o.n)
+	}
+	elapsed := r.drive(lctx, ws, prog.update)
+	prog.done()
+	wall := time.Since(r.start)
+	u1, s1 := cpuTime()
+
+	rep := &Report{
+		Target: t.url, Mode: "closed", Conns: o.conns, Depth: o.depth,
+		Call: p.calls.describe(), Start: r.start,
+	}
+	if inProcess {
+		rep.Target = "the demo server, in process (" + t.url + ")"
+	}
+	if p.rate != nil {
+		rep.Mode, rep.Rate, rep.Depth = "open", p.rate.text, 0
+	}
+	r.stats.report(rep, elapsed)
+	rep.CPU = CPU{UserS: (u1 - u0).Seconds(), SystemS: (s1 - s0).Seconds(), Machine: runtime.NumCPU(), InProcess: inProcess}
+	if wall > 0 {
+		rep.CPU.Cores = (rep.CPU.UserS + rep.CPU.SystemS) / wall.Seconds()
+	}
+	rep.Warnings = p.warnings(rep, r)
+	return rep, nil
+}
+
+// warnings says what may make the figures wrong.
+func (p *runPlan) warnings(rep *Report, r *runner) []string {
+	var ws []string
+	c := rep.CPU
+	switch {
+	case c.InProcess && c.Cores > 0.8*float64(c.Machine):
+		ws = append(ws, fmt.Sprintf("the server ran in this process and the machine's %d cores were busy (%.2f): server and generator share them; load an external server to measure it alone", c.Machine, c.Cores))
+	case !c.InProcess && c.Cores > 0.8*float64(c.Machine):
+		ws = append(ws, fmt.Sprintf("loadgen used %.2f of the machine's %d cores: the generator, not the server, may be the bottleneck; run it on another machine or with fewer connections", c.Cores, c.Machine))
+	case !c.InProcess && p.rate == nil && c.Cores > 0.9:
+		ws = append(ws, fmt.Sprintf("loadgen used %.2f cores: with few connections it may itself be the bottleneck; try more connections (-c) or depth", c.Cores))
+	}
+	if p.rate != nil && rep.DurationS > 0 {
+		want := p.rate.to
+		if got := float64(rep.Requests+rep.Notifications) / rep.DurationS; p.rate.over == 0 && got < 0.9*want {
+			ws = append(ws, fmt.Sprintf("sent %.0f calls/s of the %.0f asked: the server or the generator could not keep up", got, want))
+		}
+	}
+	r.errMu.Lock()
+	for e, n := range r.errSeen {
+		ws = append(ws, fmt.Sprintf("%d connection%s failed: %s", n, plural(n), e))
+	}
+	r.errMu.Unlock()
+	return ws
+}
+
+// describe names what the run calls, for the report.
+func (s *callSet) describe() string {
+	var names []string
+	for _, c := range s.calls {
+		names = append(names, c.name)
+	}
+	d := strings.Join(names, ", ")
+	if s.batch > 1 {
+		d += fmt.Sprintf(" in batches of %d", s.batch)
+	}
+	if s.notify > 0 {
+		d += fmt.Sprintf(", %.0f%% as notifications", 100*s.notify)
+	}
+	return d
+}
+
+// finish checks the thresholds, writes the reports and returns the exit
+// status.
+func (p *runPlan) finish(rep *Report, stdout, stderr io.Writer) int {
+	if p.o.maxP99 > 0 && rep.LatencyUS.P99 > float64(p.o.maxP99.Microseconds()) {
+		rep.Failed = append(rep.Failed, fmt.Sprintf("p99 latency %s is over -max-p99 %s", latencyText(rep.LatencyUS.P99), p.o.maxP99))
+	}
+	if p.o.maxErrors >= 0 && rep.Errors > p.o.maxErrors {
+		rep.Failed = append(rep.Failed, fmt.Sprintf("%d errors, over -max-errors %d", rep.Errors, p.o.maxErrors))
+	}
+	err := writeTable(stdout, rep)
+	if err == nil && p.o.jsonOut != "" {
+		err = writeFile(p.o.jsonOut, func(w io.Writer) error { return writeJSON(w, rep) })
+	}
+	if err == nil && p.o.htmlOut != "" {
+		err = writeFile(p.o.htmlOut, func(w io.Writer) error { return writeHTML(w, rep) })
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "loadgen: %v\n", err)
+		return 1
+	}
+	if len(rep.Failed) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// writeFile writes a file with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// demoBin is the demo server built for these tests, in a directory
+// TestMain removes.
+var demoBin string
+
+func TestMain(m *testing.M) {
+	ignore := goleak.IgnoreCurrent() // ants starts its default pool when loaded
+	dir, err := os.MkdirTemp("", "loadgen-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	demoBin = filepath.Join(dir, "demoserver")
+	out, err := exec.Command("go", "build", "-o", demoBin, "github.com/mcpwire/mcpwire/cmd/demoserver").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "go build demoserver: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(ignore); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// server is a demo server process serving metrics.
+type server struct {
+	cmd     *exec.Cmd
+	addr    string // as logged: tcp://127.0.0.1:PORT, http://127.0.0.1:PORT…
+	metrics string // its metrics URL
+	done    chan struct{}
+	mu      sync.Mutex
+	log     bytes.Buffer
+}
+
+// startServer starts the demo server with args and -metrics, and returns
+// once it has logged its addresses. It is killed when the test ends.
+func startServer(t testing.TB, args ...string) *server {
+	t.Helper()
+	args = append(args, "-metrics", "127.0.0.1:0")
+	s := &server{cmd: exec.Command(demoBin, args...), done: make(chan struct{})}
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.cmd.Process.Kill()
+		<-s.done
+		s.cmd.Wait()
+		if t.Failed() {
+			s.mu.Lock()
+			t.Logf("demoserver %v said:\n%s", args, s.log.String())
+			s.mu.Unlock()
+		}
+	})
+	br := bufio.NewReader(stderr)
+	for s.addr == "" || s.metrics == "" {
+		line, err := br.ReadString('\n')
+		s.log.WriteString(line)
+		if err != nil {
+			close(s.done)
+			t.Fatalf("demoserver %v logged no address: %v\n%s", args, err, s.log.String())
+		}
+		s.addr = cmp(s.addr, logged(line, "addr"))
+		s.metrics = cmp(s.metrics, logged(line, "metrics"))
+	}
+	go func() {
+		defer close(s.done)
+		io.Copy(s, br)
+	}()
+	return s
+}
+
+func cmp(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// logged returns the value of key=value in a log line.
+func logged(line, key string) string {
+	_, v, ok := strings.Cut(line, " "+key+"=")
+	if !ok {
+		return ""
+	}
+	v, _, _ = strings.Cut(strings.TrimSpace(v), " ")
+	return v
+}
+
+func (s *server) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.log.Write(p)
+}
+
+// answered returns how many requests of method the server answered, by
+// its metrics (mcpwire_requests_total, all codes).
+func (s *server) answered(t testing.TB, method string) int64 {
+	t.Helper()
+	resp, err := http.Get(s.metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	re := regexp.MustCompile(`(?m)^mcpwire_requests_total\{([^}]*)\} (\S+)$`)
+	var n int64
+	for _, m := range re.FindAllStringSubmatch(string(body), -1) {
+		if strings.Contains(m[1], `method="`+method+`"`) {
+			v, _ := strconv.ParseFloat(m[2], 64)
+			n += int64(v)
+		}
+	}
+	return n
+}
+
+// load runs loadgen with args (-q and -json added) and returns its report
+// and exit status.
+func load(t testing.TB, args ...string) (*Report, int, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "report.json")
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code := run(ctx, append([]string{"-q", "-json", path}, args...), &stdout, &stderr)
+	if code == 2 {
+		t.Fatalf("loadgen %q: usage error: %s", args, stderr.String())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("loadgen %q: no report (exit %d): %v\n%s%s", args, code, err, stdout.String(), stderr.String())
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r, code, stdout.String()
+}
+
+// clean checks a report says n requests were sent and each answered once
+// with a result.
+func clean(t *testing.T, r *Report, n int64) {
+	t.Helper()
+	if r.Requests != n || r.Responses != n || r.OK != n || r.Errors != 0 || r.Lost != 0 || r.Duplicates != 0 || r.Unknown != 0 {
+		t.Errorf("report: requests %d responses %d ok %d errors %d (codes %v %v, transport %d, warnings %q) lost %d duplicates %d unknown %d; want %d answered, no errors",
+			r.Requests, r.Responses, r.OK, r.Errors, r.ErrorCodes, r.ErrorSamples, r.TransportErrors, r.Warnings, r.Lost, r.Duplicates, r.Unknown, n)
+	}
+	if r.ThroughputRPS <= 0 || r.LatencyUS.P50 <= 0 || r.BytesSent <= 0 || r.BytesReceived <= 0 {
+		t.Errorf("report: throughput %v p50 %v bytes %d/%d: want them measured", r.ThroughputRPS, r.LatencyUS.P50, r.BytesSent, r.BytesReceived)
+	}
+}
+
+func unmarshalJSON(s string, v any) error { return json.Unmarshal([]byte(s), v) }

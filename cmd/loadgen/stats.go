@@ -1,0 +1,252 @@
+package main
+
+import (
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Latencies are recorded in nanoseconds, told apart to 3 significant
+// digits, from 100 ns to an hour (a longer one counts as an hour).
+const (
+	histLowest  = 100
+	histHighest = int64(time.Hour)
+	histDigits  = 3
+)
+
+func newHist() *hdrhistogram.Histogram {
+	return hdrhistogram.New(histLowest, histHighest, histDigits)
+}
+
+// shard is a part of the run's answers: connections share a few shards
+// (a histogram is ~200 KiB; one per connection would not scale to
+// thousands), each behind its own lock, held for the span of one record.
+type shard struct {
+	mu    sync.Mutex
+	total *hdrhistogram.Histogram
+	cur   *hdrhistogram.Histogram // this interval's
+	tally tally                   // this interval's
+	sum   tally                   // the intervals' before it
+}
+
+// tally counts answers and what was wrong with them.
+type tally struct {
+	responses, ok, errors int64 // errors: error answers and transport errors
+	transport             int64
+	mismatches            int64
+	duplicates, unknown   int64
+	bytesIn               int64
+	codes                 map[int64]int64
+	samples               map[int64]string // the first error object of each code
+}
+
+func (t *tally) add(o *tally) {
+	t.responses += o.responses
+	t.ok += o.ok
+	t.errors += o.errors
+	t.transport += o.transport
+	t.mismatches += o.mismatches
+	t.duplicates += o.duplicates
+	t.unknown += o.unknown
+	t.bytesIn += o.bytesIn
+	for c, n := range o.codes {
+		if t.codes == nil {
+			t.codes = make(map[int64]int64)
+		}
+		t.codes[c] += n
+	}
+	for c, e := range o.samples {
+		if _, ok := t.samples[c]; !ok {
+			if t.samples == nil {
+				t.samples = make(map[int64]string)
+			}
+			t.samples[c] = e
+		}
+	}
+}
+
+// stats gathers the run's measures. Safe for concurrent use.
+type stats struct {
+	shards []shard
+	// Sending side, counted by the writers.
+	requests, notifications, bytesOut, lost atomic.Int64
+
+	start    time.Time
+	mu       sync.Mutex // the collector's
+	timeline []Interval
+	last     time.Duration // end of the last interval
+	// The last interval's: its answers' latencies, counts and start, to
+	// fold a short one after it into it.
+	prev      *hdrhistogram.Histogram
+	prevTally tally
+	prevFrom  time.Duration
+}
+
+// newStats makes the stats of a run; set start when it begins.
+func newStats() *stats {
+	s := &stats{shards: make([]shard, 2*runtime.GOMAXPROCS(0))}
+	for i := range s.shards {
+		s.shards[i].total = newHist()
+		s.shards[i].cur = newHist()
+	}
+	return s
+}
+
+// shard returns the shard of connection i.
+func (s *stats) shard(i int) *shard { return &s.shards[i%len(s.shards)] }
+
+// answered records an answer's latency and what it was.
+// errorAnswer counts an error answer of code; the first of each code
+// is kept as a sample.
+func (t *tally) errorAnswer(code int64, errObj []byte) {
+	t.errors++
+	if t.codes == nil {
+		t.codes = make(map[int64]int64)
+	}
+	t.codes[code]++
+	if _, seen := t.samples[code]; !seen {
+		if t.samples == nil {
+			t.samples = make(map[int64]string)
+		}
+		t.samples[code] = string(errObj[:min(len(errObj), 500)])
+	}
+}
+
+// add records answers' latencies (in nanoseconds) and what a tally
+// counted.
+func (sh *shard) add(lats []int64, t *tally) {
+	sh.mu.Lock()
+	for _, v := range lats {
+		v = min(max(v, histLowest), histHighest)
+		sh.total.RecordValue(v)
+		sh.cur.RecordValue(v)
+	}
+	sh.tally.add(t)
+	sh.mu.Unlock()
+}
+
+// tick closes the interval that ends now and returns it.
+func (s *stats) tick(now time.Time) Interval { return s.close(now, false) }
+
+// close ends the interval at now. With fold (the run's end), an interval
+// shorter than half a second is folded into the one before: a sliver of
+// a few milliseconds would chart as a spike of nothing.
+func (s *stats) close(now time.Time, fold bool) Interval {
+	h := newHist()
+	var t tally
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		h.Merge(sh.cur)
+		sh.cur.Reset()
+		t.add(&sh.tally)
+		sh.sum.add(&sh.tally)
+		sh.tally = tally{}
+		sh.mu.Unlock()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	end := now.Sub(s.start)
+	from := s.last
+	if n := len(s.timeline); fold && n > 0 && end-s.last < 500*time.Millisecond {
+		s.timeline = s.timeline[:n-1]
+		h.Merge(s.prev)
+		t.responses += s.prevTally.responses
+		t.errors += s.prevTally.errors
+		from = s.prevFrom
+	}
+	s.prev, s.prevTally, s.prevFrom, s.last = h, t, from, end
+	iv := Interval{TS: end.Seconds(), Responses: t.responses, Errors: t.errors}
+	if span := (end - from).Seconds(); span > 0 {
+		iv.RPS = float64(t.responses) / span
+	}
+	if h.TotalCount() > 0 {
+		iv.P50US = us(h.ValueAtPercentile(50))
+		iv.P99US = us(h.ValueAtPercentile(99))
+		iv.MaxUS = us(h.Max())
+	}
+	s.timeline = append(s.timeline, iv)
+	return iv
+}
+
+func us(ns int64) float64 { return float64(ns) / 1e3 }
+
+// report fills r with the totals; the last interval must be ticked.
+func (s *stats) report(r *Report, elapsed time.Duration) {
+	h := newHist()
+	var t tally
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		h.Merge(sh.total)
+		t.add(&sh.sum)
+		t.add(&sh.tally)
+		sh.mu.Unlock()
+	}
+	r.DurationS = elapsed.Seconds()
+	r.Requests = s.requests.Load()
+	r.Notifications = s.notifications.Load()
+	r.BytesSent = s.bytesOut.Load()
+	r.Lost = s.lost.Load()
+	r.Responses = t.responses
+	r.OK = t.ok
+	r.TransportErrors = t.transport
+	r.Mismatches = t.mismatches
+	r.Duplicates = t.duplicates
+	r.Unknown = t.unknown
+	r.BytesReceived = t.bytesIn
+	r.ErrorCodes = make(map[string]int64, len(t.codes))
+	for c, n := range t.codes {
+		r.ErrorCodes[strconv.FormatInt(c, 10)] = n
+	}
+	for c, e := range t.samples {
+		if r.ErrorSamples == nil {
+			r.ErrorSamples = make(map[string]string)
+		}
+		r.ErrorSamples[strconv.FormatInt(c, 10)] = e
+	}
+	r.Errors = t.errors + t.mismatches + r.Lost + t.duplicates + t.unknown
+	if elapsed > 0 {
+		r.ThroughputRPS = float64(t.responses) / elapsed.Seconds()
+	}
+	if h.TotalCount() > 0 {
+		r.LatencyUS = Latency{
+			Min: us(h.Min()), Mean: h.Mean() / 1e3,
+			P50: us(h.ValueAtPercentile(50)), P90: us(h.ValueAtPercentile(90)),
+			P99: us(h.ValueAtPercentile(99)), P999: us(h.ValueAtPercentile(99.9)),
+			Max: us(h.Max()),
+		}
+		r.Percentiles = distribution(h)
+	}
+	s.mu.Lock()
+	r.Timeline = append([]Interval(nil), s.timeline...)
+	s.mu.Unlock()
+}
+
+// distribution samples the latency at percentiles spread evenly on a
+// log scale of 1/(1-p), so that the tail has as many points as the body.
+func distribution(h *hdrhistogram.Histogram) []Percentile {
+	var ps []float64
+	for _, decade := range []float64{0, 90, 99, 99.9, 99.99} {
+		step := (100 - decade) / 10
+		for i := range 9 {
+			ps = append(ps, decade+float64(i)*step)
+		}
+	}
+	ps = append(ps, 99.999, 100)
+	sort.Float64s(ps)
+	out := make([]Percentile, 0, len(ps))
+	for _, p := range ps {
+		v := h.ValueAtPercentile(p)
+		if p == 100 {
+			v = h.Max()
+		}
+		out = append(out, Percentile{Percentile: p, US: us(v)})
+	}
+	return out
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// writeTable prints the report for people.
+func writeTable(w io.Writer, r *Report) error {
+	loop := fmt.Sprintf("closed loop, %d connection%s × depth %d", r.Conns, plural(r.Conns), r.Depth)
+	if r.Mode == "open" {
+		loop = fmt.Sprintf("open loop at %s/s over %d connection%s", r.Rate, r.Conns, plural(r.Conns))
+	}
+	fmt.Fprintf(w, "\nloadgen → %s · %s · %s · %.1fs\n\n", r.Target, r.Call, loop, r.DurationS)
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintf(tw, "  requests\t%s  (notifications %s)\n", thousands(r.Requests), thousands(r.Notifications))
+	fmt.Fprintf(tw, "  responses\t%s  (ok %s)\n", thousands(r.Responses), thousands(r.OK))
+	if d := errorDetail(r); d != "" {
+		fmt.Fprintf(tw, "  errors\t%s  (%s)\n", thousands(r.Errors), d)
+	} else {
+		fmt.Fprintf(tw, "  errors\t%s\n", thousands(r.Errors))
+	}
+	fmt.Fprintf(tw, "  throughput\t%s req/s\n", thousands(int64(r.ThroughputRPS+0.5)))
+	l := r.LatencyUS
+	fmt.Fprintf(tw, "  latency\tp50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (mean %s)\n",
+		latencyText(l.P50), latencyText(l.P90), latencyText(l.P99), latencyText(l.P999), latencyText(l.Max), latencyText(l.Mean))
+	fmt.Fprintf(tw, "  bytes\tsent %s  received %s\n", byteText(r.BytesSent), byteText(r.BytesReceived))
+	in := ""
+	if r.CPU.InProcess {
+		in = ", the server's included"
+	}
+	fmt.Fprintf(tw, "  loadgen cpu\t%.2f cores of %d  (user %.1fs, system %.1fs%s)\n", r.CPU.Cores, r.CPU.Machine, r.CPU.UserS, r.CPU.SystemS, in)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	codes := make([]string, 0, len(r.ErrorSamples))
+	for c := range r.ErrorSamples {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	for _, c := range codes {
+		fmt.Fprintf(w, "\n  first error %s: %s", c, r.ErrorSamples[c])
+	}
+	for _, s := range r.Warnings {
+		fmt.Fprintf(w, "\n  warning: %s", s)
+	}
+	for _, s := range r.Failed {
+		fmt.Fprintf(w, "\n  FAILED: %s", s)
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// errorDetail says what the errors were.
+func errorDetail(r *Report) string {
+	var parts []string
+	codes := make([]string, 0, len(r.ErrorCodes))
+	for c := range r.ErrorCodes {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	for _, c := range codes {
+		parts = append(parts, fmt.Sprintf("code %s: %s", c, thousands(r.ErrorCodes[c])))
+	}
+	for _, f := range []struct {
+		name string
+		n    int64
+	}{{"transport", r.TransportErrors}, {"mismatched", r.Mismatches}, {"lost", r.Lost}, {"duplicates", r.Duplicates}, {"unknown ids", r.Unknown}} {
+		if f.n > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %s", f.name, thousands(f.n)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,167 @@
+package demoserver
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/pool"
+	"github.com/mcpwire/mcpwire/transport"
+)
+
+// config is what the flags chose.
+type config struct {
+	listen      string // "stdio" or an address for transport.Listen
+	framing     codec.Framing
+	verbose     bool
+	grace       time.Duration // -shutdown-timeout
+	pageSize    int           // -page-size
+	watch       time.Duration // -watch-interval
+	inline      bool          // -inline
+	maxInFlight int           // -max-inflight
+	overload    pool.Overload // -overload
+	metrics     string        // -metrics: HOST:PORT, or "" for none
+	adaptive    bool          // -adaptive
+	authToken   string        // -auth-token: "" for none
+	forbid      []string      // -forbid
+	rate        float64       // -rate: 0 for no limit
+	fastRPC     string        // -fast-rpc: HOST:PORT, or "" for none
+}
+
+// syntaxError is an error of flag.FlagSet.Parse, which the flag set has
+// also written on its output.
+type syntaxError struct{ error }
+
+func (e syntaxError) Unwrap() error { return e.error }
+
+// parseFlags reads the command's flags in args into a config; the flag
+// set it returns is for usage. flag's own messages go to output. Its error
+// is flag.ErrHelp for -h, a syntaxError when flag could not parse args
+// (flag has said why on output), or another usage error: a value out of
+// range, an address of the wrong form, arguments left over.
+func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) {
+	fs := flag.NewFlagSet("demoserver", flag.ContinueOnError)
+	fs.SetOutput(output)
+	fs.Usage = func() {} // printed by the caller: on stdout when asked for, after the error otherwise
+	listen := fs.String("listen", "stdio", "stdio, tcp://HOST:PORT, unix://PATH or http://HOST:PORT")
+	framing := fs.String("framing", "newline", "newline or header")
+	verbose := fs.Bool("v", false, "log at debug level")
+	grace := fs.Duration("shutdown-timeout", 5*time.Second, "how long requests in flight may run on after SIGINT/SIGTERM")
+	pageSize := fs.Int("page-size", mcp.DefaultPageSize, "the most items of one MCP list answer (tools, resources, templates, prompts)")
+	watch := fs.Duration("watch-interval", defaultWatchInterval, "how often test://watched-resource changes while a session is subscribed")
+	inline := fs.Bool("inline", true, "run the cheap plain methods (the specification's examples, echo) inline on the reader;\nfalse puts them on the pool like every other method, to measure the hand-off\n(MCP's own inline methods, initialize and ping among them, stay inline)")
+	maxInFlight := fs.Int("max-inflight", conn.DefaultMaxInFlight, "`N` requests one connection may have on the pool at once, queued or running;\npast it -overload applies")
+	overload := fs.String("overload", "block", "when a connection's -max-inflight (or the server's limit) is full, `block|reject`:\nstop reading that connection, or answer -32000 with data.retryAfterMs at once")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (HOST:PORT; port 0 picks one,\nlogged as metrics=URL)")
+	authToken := fs.String("auth-token", "", "require `TOKEN` on every call: \"Authorization: Bearer TOKEN\" over HTTP and WebSocket,\nparams._meta.authorization \"Bearer TOKEN\" on stdio, TCP and Unix sockets;\nwithout it -32009 (HTTP 401)")
+	forbid := fs.String("forbid", "", "refuse the comma-separated `METHODS` to every caller with -32010 (HTTP 403)")
+	rateFlag := fs.Float64("rate", 0, "allow each peer `N` calls per second, in bursts of N (a session; over HTTP POST\nan IP address); past it -32011 with data.retryAfterMs (HTTP 429). 0: no limit")
+	fastRPC := fs.String("fast-rpc", "", "with -listen http://…, also serve JSON-RPC over HTTP POST (as /rpc) on fasthttp at\n`ADDR` (HOST:PORT, any path; port 0 picks one, logged as fastrpc=URL): the same sessions,\nanswers and statuses, with the answers of pipelined requests written together")
+	adaptive := fs.Bool("adaptive", false, "limit the requests of all connections together by an adaptive limit that follows\nmeasured latency, instead of a fixed one the size of the pool and its queue")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return fs, config{}, err
+		}
+		return fs, config{}, syntaxError{err}
+	}
+	f, err := codec.ParseFraming(*framing)
+	switch {
+	case err != nil, *listen == "stdio":
+	case isHTTP(*listen):
+		if _, _, serr := net.SplitHostPort(strings.TrimPrefix(*listen, "http://")); serr != nil {
+			err = fmt.Errorf("-listen %s: want http://HOST:PORT: %w", *listen, serr)
+		}
+	default:
+		_, _, err = transport.ParseAddr(*listen)
+	}
+	if err == nil && (*pageSize <= 0 || *watch <= 0) {
+		err = fmt.Errorf("-page-size and -watch-interval must be positive")
+	}
+	if err == nil && *maxInFlight <= 0 {
+		err = fmt.Errorf("-max-inflight must be positive")
+	}
+	var ov pool.Overload
+	if err == nil {
+		ov, err = parseOverload(*overload)
+	}
+	if err == nil && *metricsAddr != "" {
+		if _, _, serr := net.SplitHostPort(*metricsAddr); serr != nil {
+			err = fmt.Errorf("-metrics %s: want HOST:PORT: %w", *metricsAddr, serr)
+		}
+	}
+	if err == nil && *fastRPC != "" {
+		if !isHTTP(*listen) {
+			err = fmt.Errorf("-fast-rpc needs -listen http://HOST:PORT")
+		} else if _, _, serr := net.SplitHostPort(*fastRPC); serr != nil {
+			err = fmt.Errorf("-fast-rpc %s: want HOST:PORT: %w", *fastRPC, serr)
+		}
+	}
+	if err == nil && (*rateFlag < 0 || math.IsNaN(*rateFlag) || math.IsInf(*rateFlag, 0)) {
+		err = fmt.Errorf("-rate %v: want a number of calls per second, 0 for no limit", *rateFlag)
+	}
+	if err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if err != nil {
+		return fs, config{}, err
+	}
+	return fs, config{
+		listen: *listen, framing: f, verbose: *verbose, grace: *grace, pageSize: *pageSize, watch: *watch,
+		inline: *inline, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
+		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag, fastRPC: *fastRPC,
+	}, nil
+}
+
+// usage prints the command's help to w.
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `Usage: demoserver [flags]
+
+Serves MCP (the conformance suite's fixtures and echo) and, on the same
+stream, the JSON-RPC 2.0 specification's example methods, over stdio (the
+default), TCP, a Unix socket or HTTP. Logs go to stderr. Over HTTP:
+  /mcp  MCP Streamable HTTP        /sse  MCP HTTP+SSE (2024-11-05)
+  /rpc  JSON-RPC over HTTP POST    /ws   JSON-RPC over WebSocket
+
+For load tests, two plain JSON-RPC methods hold a worker on the pool:
+  sleep        {"ms": N}                sleeps N ms (0..10000), returns N
+  cached_sleep {"ms": N, "key": STRING} the same behind the response cache
+               (60 s), returns {"ms": N, "key": KEY, "runs": R}, R counting
+               the handler's runs: single flight and hits show in it
+
+Flags:
+`)
+	out := fs.Output()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+}
+
+// parseOverload reads -overload.
+func parseOverload(s string) (pool.Overload, error) {
+	switch s {
+	case "block":
+		return pool.Block, nil
+	case "reject":
+		return pool.Reject, nil
+	}
+	return 0, fmt.Errorf("-overload %s: want block or reject", s)
+}
+
+// splitList reads a comma-separated flag: its non-empty items.
+func splitList(s string) []string {
+	var out []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}

@@ -1,0 +1,72 @@
+package demoserver
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/metrics"
+)
+
+// metricsServer serves Prometheus /metrics for -metrics ADDR: what every
+// session reports (its Collector is each session's conn.Options.Metrics)
+// and, read when scraped, the engine's pool, admission limit and cache.
+type metricsServer struct {
+	col    *metrics.Collector
+	hs     *http.Server
+	served chan error
+	log    *slog.Logger
+}
+
+// serveMetrics starts serving /metrics on addr (HOST:PORT; port 0 picks
+// one). It logs the URL it serves ("metrics=http://HOST:PORT/metrics"),
+// so that a script asking for port 0 can find it.
+func serveMetrics(addr string, e *engine, log *slog.Logger) (*metricsServer, error) {
+	reg := prometheus.NewRegistry()
+	col, err := metrics.New(reg, nil)
+	if err != nil {
+		return nil, err
+	}
+	err = errors.Join(
+		col.WatchQueue(e.pool),
+		col.WatchWorkers(e.pool),
+		col.WatchLimit(e.limit, e.inUse),
+		col.WatchCache(e.cache),
+	)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", metrics.Handler(reg))
+	ms := &metricsServer{col: col, hs: mcp.NewHTTPServer(ln.Addr().String(), mux), served: make(chan error, 1), log: log}
+	ms.hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
+	log.Info("serving metrics", "metrics", "http://"+ln.Addr().String()+"/metrics")
+	go func() {
+		err := ms.hs.Serve(ln)
+		if !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics server failed", "err", err)
+		}
+		ms.served <- err
+	}()
+	return ms, nil
+}
+
+// stop shuts the metrics server down, letting scrapes under way finish
+// for at most grace.
+func (ms *metricsServer) stop(grace time.Duration) error {
+	err := shutdown(ms.hs.Shutdown, grace, ms.log)
+	ms.hs.Close() // past the deadline: cut what is left
+	if serr := <-ms.served; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	return err
+}

@@ -1,0 +1,146 @@
+package demoserver
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+const (
+	subtract       = `{"jsonrpc":"2.0","id":1,"method":"subtract","params":[42,23]}`
+	subtractAnswer = `{"jsonrpc":"2.0","id":1,"result":19}`
+)
+
+// TestStart_servesTCPUntilClose: Start returns once the server listens on
+// the port it picked, which answers a call; Close shuts it down cleanly
+// and leaves no goroutine behind.
+func TestStart_servesTCPUntilClose(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var logs lockedBuffer
+	s, err := Start([]string{"-listen", "tcp://127.0.0.1:0"}, &logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := s.URL()
+	if !strings.HasPrefix(url, "tcp://127.0.0.1:") || strings.HasSuffix(url, ":0") {
+		t.Errorf("URL() = %q, want tcp://127.0.0.1:PORT", url)
+	}
+	nc, err := net.DialTimeout("tcp", strings.TrimPrefix(url, "tcp://"), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(nc, subtract+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := bufio.NewReader(nc).ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameJSON(t, got, []byte(subtractAnswer)) {
+		t.Errorf("got %s, want %s", got, subtractAnswer)
+	}
+	nc.Close()
+	if err := s.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close again: %v", err)
+	}
+	for _, want := range []string{"addr=" + url, `cause="closed by Server.Close"`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log does not say %s:\n%s", want, &logs)
+		}
+	}
+}
+
+// TestStart_servesHTTPAndMetrics: with -listen http://127.0.0.1:0, URL is
+// the base URL, /rpc answers under it, and -metrics serves at the URL it
+// logs.
+func TestStart_servesHTTPAndMetrics(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var logs lockedBuffer
+	s, err := Start([]string{"-listen", "http://127.0.0.1:0", "-metrics", "127.0.0.1:0"}, &logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	url := s.URL()
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || strings.HasSuffix(url, ":0") {
+		t.Errorf("URL() = %q, want http://127.0.0.1:PORT", url)
+	}
+	hc := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
+	defer hc.CloseIdleConnections()
+
+	resp, err := hc.Post(url+"/rpc", "application/json", strings.NewReader(subtract))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || !sameJSON(t, body, []byte(subtractAnswer)) {
+		t.Errorf("POST /rpc: %v %s %v, want 200 %s", resp.Status, body, err, subtractAnswer)
+	}
+
+	_, metricsURL, ok := strings.Cut(logs.String(), " metrics=")
+	metricsURL, _, _ = strings.Cut(metricsURL, "\n")
+	if !ok || !strings.HasPrefix(metricsURL, "http://127.0.0.1:") || !strings.HasSuffix(metricsURL, "/metrics") {
+		t.Fatalf("no metrics=URL logged:\n%s", &logs)
+	}
+	resp, err = hc.Get(metricsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `mcpwire_requests_total{code="0",method="subtract"} 1`) {
+		t.Errorf("GET %s: %v %v, want 200 and the call counted:\n%s", metricsURL, resp.Status, err, body)
+	}
+
+	hc.CloseIdleConnections()
+	if err := s.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+// TestStart_refusesStdioAndUsageErrors: Start serves an address, never
+// stdio; a usage error, or an address it cannot bind, is an error and no
+// server runs.
+func TestStart_refusesStdioAndUsageErrors(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "not stdio"},
+		{[]string{"-listen", "stdio"}, "not stdio"},
+		{[]string{"-nope"}, "demoserver: flag provided but not defined: -nope"},
+		{[]string{"-h"}, "demoserver: flag: help requested"},
+		{[]string{"-listen", "ftp://x"}, "demoserver: transport: "},
+		{[]string{"-listen", "tcp://127.0.0.1:0", "-page-size", "0"}, "demoserver: -page-size and -watch-interval must be positive"},
+		{[]string{"-listen", "tcp://127.0.0.1:0", "extra"}, `demoserver: unexpected arguments: ["extra"]`},
+		{[]string{"-listen", "tcp://" + taken.Addr().String()}, "address already in use"},
+		{[]string{"-listen", "http://" + taken.Addr().String()}, "address already in use"},
+		{[]string{"-listen", "tcp://127.0.0.1:0", "-metrics", taken.Addr().String()}, "address already in use"},
+	} {
+		s, err := Start(tc.args, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Start(%q): %v, want an error saying %q", tc.args, err, tc.want)
+		}
+		if s != nil {
+			t.Errorf("Start(%q) returned a server", tc.args)
+			s.Close()
+		}
+	}
+}
