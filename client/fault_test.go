@@ -63,7 +63,7 @@ func TestClient_serverKilledMidCall_everyPendingCallFailsWithin100ms(t *testing.
 		t.Fatal(err)
 	}
 	defer c.Close()
-	killMidCall(t, c, srv.kill)
+	killMidCall(t, c, srv.Kill)
 }
 
 func TestClient_stdioChildKilledMidCall_everyPendingCallFailsWithin100ms(t *testing.T) {

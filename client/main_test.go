@@ -2,41 +2,32 @@ package client_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/mcpwire/mcpwire/internal/testproc"
 )
 
-// demoserver is the demo server built for these tests, in a directory
-// TestMain removes.
+// demoserver is the demo server built for these tests.
 var demoserver string
 
 func TestMain(m *testing.M) {
 	// ants starts its default pool's goroutines when loaded: not ours.
 	ignore := goleak.IgnoreCurrent()
-	dir, err := os.MkdirTemp("", "client-test")
+	bin, remove, err := testproc.Build("github.com/mcpwire/mcpwire/cmd/demoserver")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	demoserver = filepath.Join(dir, "demoserver")
-	out, err := exec.Command("go", "build", "-o", demoserver, "github.com/mcpwire/mcpwire/cmd/demoserver").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go build demoserver: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	demoserver = bin
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(ignore); err != nil {
@@ -44,17 +35,14 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 
 // server is a demo server process.
 type server struct {
-	cmd    *exec.Cmd
-	addr   string        // as logged: tcp://127.0.0.1:PORT
-	logged chan struct{} // closed once its stderr has ended
-	mu     sync.Mutex
-	log    bytes.Buffer
+	*testproc.Process
+	addr string // as logged: tcp://127.0.0.1:PORT
 }
 
 // startServer starts the demo server listening on TCP loopback (a port of
@@ -65,59 +53,8 @@ func startServer(t *testing.T, args ...string) *server {
 	if !strings.Contains(strings.Join(args, " "), "-listen") {
 		args = append([]string{"-listen", "tcp://127.0.0.1:0"}, args...)
 	}
-	s := &server{cmd: exec.Command(demoserver, args...), logged: make(chan struct{})}
-	stderr, err := s.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		s.kill()
-		if t.Failed() {
-			t.Logf("demoserver %v said:\n%s", args, s.logs())
-		}
-	})
-	br := bufio.NewReader(stderr)
-	for s.addr == "" {
-		line, err := br.ReadString('\n')
-		s.log.WriteString(line)
-		if err != nil {
-			close(s.logged)
-			t.Fatalf("demoserver %v logged no address: %v\n%s", args, err, s.log.String())
-		}
-		if _, a, ok := strings.Cut(line, " addr="); ok {
-			s.addr, _, _ = strings.Cut(strings.TrimSpace(a), " ")
-		}
-	}
-	go func() {
-		defer close(s.logged)
-		io.Copy(s, br)
-	}()
-	return s
-}
-
-func (s *server) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.log.Write(p)
-}
-
-func (s *server) logs() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.log.String()
-}
-
-// kill kills the process (SIGKILL: no clean shutdown) and reaps it.
-func (s *server) kill() {
-	if s.cmd.ProcessState != nil {
-		return
-	}
-	s.cmd.Process.Kill()
-	<-s.logged
-	s.cmd.Wait()
+	p := testproc.Start(t, demoserver, args, "addr")
+	return &server{Process: p, addr: p.Value("addr")}
 }
 
 // wireRequest is a request as a scripted server reads it.

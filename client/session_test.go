@@ -65,7 +65,7 @@ func TestClient_redialsAfterTheServerRestarts(t *testing.T) {
 	if err := echo(1); err != nil {
 		t.Fatal(err)
 	}
-	srv.kill()
+	srv.Kill()
 	waitFor(t, "the client to see its session end", func() bool { return c.Stats().Open == 0 })
 	var te *client.TransportError
 	if err := echo(2); !errors.As(err, &te) || te.Sent {

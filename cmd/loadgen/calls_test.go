@@ -28,9 +28,6 @@ func TestTemplate_rendersPlaceholders(t *testing.T) {
 			t.Errorf("seq %d rendered %s", seq, out)
 		}
 	}
-	if tp.static() {
-		t.Error("a template with placeholders called static")
-	}
 }
 
 func TestTemplate_refusesBadPlaceholders(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	htmltemplate "html/template" // aliased: this package has a type named template
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,13 +128,8 @@ func badRow(name string, n int64) htmlRow {
 // errorNotes lists the error answers by code, then the other kinds of
 // errors that were counted.
 func errorNotes(r *Report) []string {
-	codes := make([]string, 0, len(r.ErrorCodes))
-	for c := range r.ErrorCodes {
-		codes = append(codes, c)
-	}
-	slices.Sort(codes)
-	notes := make([]string, 0, len(codes)+5)
-	for _, c := range codes {
+	notes := make([]string, 0, len(r.ErrorCodes)+5)
+	for _, c := range slices.Sorted(maps.Keys(r.ErrorCodes)) {
 		notes = append(notes, "code "+c+": "+thousands(r.ErrorCodes[c]))
 	}
 	for _, f := range []struct {

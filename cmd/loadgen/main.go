@@ -284,16 +284,14 @@ func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error
 	}
 	r := newRunner(o.conns, o.depth, p.rate, p.calls, o.timeout, o.n)
 	ws := make([]*worker, 0, o.conns)
-	defer func() {
-		for _, w := range ws {
-			w.stream.Close() // closed already after a run; not after a failed dial
-		}
-	}()
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	for i := range o.conns {
 		s, err := d.dial(dctx)
 		if err != nil {
+			for _, w := range ws { // a run closes them itself; this one will not run
+				w.stream.Close()
+			}
 			return nil, fmt.Errorf("connection %d of %d to %s: %v", i+1, o.conns, t.url, err)
 		}
 		ws = append(ws, newWorker(r, i, s))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,36 +8,29 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/mcpwire/mcpwire/internal/testproc"
 )
 
-// demoBin is the demo server built for these tests, in a directory
-// TestMain removes.
+// demoBin is the demo server built for these tests.
 var demoBin string
 
 func TestMain(m *testing.M) {
 	ignore := goleak.IgnoreCurrent() // ants starts its default pool when loaded
-	dir, err := os.MkdirTemp("", "loadgen-test")
+	bin, remove, err := testproc.Build("github.com/mcpwire/mcpwire/cmd/demoserver")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	demoBin = filepath.Join(dir, "demoserver")
-	out, err := exec.Command("go", "build", "-o", demoBin, "github.com/mcpwire/mcpwire/cmd/demoserver").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go build demoserver: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	demoBin = bin
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(ignore); err != nil {
@@ -46,82 +38,22 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 
 // server is a demo server process serving metrics.
 type server struct {
-	cmd     *exec.Cmd
 	addr    string // as logged: tcp://127.0.0.1:PORT, http://127.0.0.1:PORT…
 	metrics string // its metrics URL
-	done    chan struct{}
-	mu      sync.Mutex
-	log     bytes.Buffer
 }
 
 // startServer starts the demo server with args and -metrics, and returns
 // once it has logged its addresses. It is killed when the test ends.
 func startServer(t testing.TB, args ...string) *server {
 	t.Helper()
-	args = append(args, "-metrics", "127.0.0.1:0")
-	s := &server{cmd: exec.Command(demoBin, args...), done: make(chan struct{})}
-	stderr, err := s.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		s.cmd.Process.Kill()
-		<-s.done
-		s.cmd.Wait()
-		if t.Failed() {
-			s.mu.Lock()
-			t.Logf("demoserver %v said:\n%s", args, s.log.String())
-			s.mu.Unlock()
-		}
-	})
-	br := bufio.NewReader(stderr)
-	for s.addr == "" || s.metrics == "" {
-		line, err := br.ReadString('\n')
-		s.log.WriteString(line)
-		if err != nil {
-			close(s.done)
-			t.Fatalf("demoserver %v logged no address: %v\n%s", args, err, s.log.String())
-		}
-		s.addr = cmp(s.addr, logged(line, "addr"))
-		s.metrics = cmp(s.metrics, logged(line, "metrics"))
-	}
-	go func() {
-		defer close(s.done)
-		io.Copy(s, br)
-	}()
-	return s
-}
-
-func cmp(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// logged returns the value of key=value in a log line.
-func logged(line, key string) string {
-	_, v, ok := strings.Cut(line, " "+key+"=")
-	if !ok {
-		return ""
-	}
-	v, _, _ = strings.Cut(strings.TrimSpace(v), " ")
-	return v
-}
-
-func (s *server) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.log.Write(p)
+	p := testproc.Start(t, demoBin, append(args, "-metrics", "127.0.0.1:0"), "addr", "metrics")
+	return &server{addr: p.Value("addr"), metrics: p.Value("metrics")}
 }
 
 // answered returns how many requests of method the server answered, by

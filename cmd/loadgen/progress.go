@@ -17,7 +17,6 @@ type progress struct {
 	bar   *progressbar.ProgressBar
 	byDur bool
 	r     *runner
-	n     int64
 	start time.Time
 }
 
@@ -28,7 +27,7 @@ func newProgress(w io.Writer, r *runner, d time.Duration, n int64) *progress {
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	p := &progress{r: r, n: n, byDur: d > 0, start: r.start}
+	p := &progress{r: r, byDur: d > 0, start: r.start}
 	max := n
 	if p.byDur {
 		max = int64(d / time.Second)

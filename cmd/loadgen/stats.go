@@ -165,16 +165,26 @@ func (s *stats) close(now time.Time, fold bool) Interval {
 	if span := (end - from).Seconds(); span > 0 {
 		iv.RPS = float64(t.responses) / span
 	}
-	if h.TotalCount() > 0 {
-		iv.P50US = us(h.ValueAtPercentile(50))
-		iv.P99US = us(h.ValueAtPercentile(99))
-		iv.MaxUS = us(h.Max())
-	}
+	l := latency(h)
+	iv.P50US, iv.P99US, iv.MaxUS = l.P50, l.P99, l.Max
 	s.timeline = append(s.timeline, iv)
 	return iv
 }
 
 func us(ns int64) float64 { return float64(ns) / 1e3 }
+
+// latency sums up the latencies h holds (zero when it holds none).
+func latency(h *hdrhistogram.Histogram) Latency {
+	if h.TotalCount() == 0 {
+		return Latency{}
+	}
+	return Latency{
+		Min: us(h.Min()), Mean: h.Mean() / 1e3,
+		P50: us(h.ValueAtPercentile(50)), P90: us(h.ValueAtPercentile(90)),
+		P99: us(h.ValueAtPercentile(99)), P999: us(h.ValueAtPercentile(99.9)),
+		Max: us(h.Max()),
+	}
+}
 
 // report fills r with the totals; the last interval must be ticked.
 func (s *stats) report(r *Report, elapsed time.Duration) {
@@ -214,13 +224,8 @@ func (s *stats) report(r *Report, elapsed time.Duration) {
 	if elapsed > 0 {
 		r.ThroughputRPS = float64(t.responses) / elapsed.Seconds()
 	}
+	r.LatencyUS = latency(h)
 	if h.TotalCount() > 0 {
-		r.LatencyUS = Latency{
-			Min: us(h.Min()), Mean: h.Mean() / 1e3,
-			P50: us(h.ValueAtPercentile(50)), P90: us(h.ValueAtPercentile(90)),
-			P99: us(h.ValueAtPercentile(99)), P999: us(h.ValueAtPercentile(99.9)),
-			Max: us(h.Max()),
-		}
 		r.Percentiles = distribution(h)
 	}
 	s.mu.Lock()

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -36,12 +37,7 @@ func writeTable(w io.Writer, r *Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	codes := make([]string, 0, len(r.ErrorSamples))
-	for c := range r.ErrorSamples {
-		codes = append(codes, c)
-	}
-	slices.Sort(codes)
-	for _, c := range codes {
+	for _, c := range slices.Sorted(maps.Keys(r.ErrorSamples)) {
 		fmt.Fprintf(w, "\n  first error %s: %s", c, r.ErrorSamples[c])
 	}
 	for _, s := range r.Warnings {
@@ -55,26 +51,7 @@ func writeTable(w io.Writer, r *Report) error {
 }
 
 // errorDetail says what the errors were.
-func errorDetail(r *Report) string {
-	var parts []string
-	codes := make([]string, 0, len(r.ErrorCodes))
-	for c := range r.ErrorCodes {
-		codes = append(codes, c)
-	}
-	slices.Sort(codes)
-	for _, c := range codes {
-		parts = append(parts, fmt.Sprintf("code %s: %s", c, thousands(r.ErrorCodes[c])))
-	}
-	for _, f := range []struct {
-		name string
-		n    int64
-	}{{"transport", r.TransportErrors}, {"mismatched", r.Mismatches}, {"lost", r.Lost}, {"duplicates", r.Duplicates}, {"unknown ids", r.Unknown}} {
-		if f.n > 0 {
-			parts = append(parts, fmt.Sprintf("%s: %s", f.name, thousands(f.n)))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
+func errorDetail(r *Report) string { return strings.Join(errorNotes(r), ", ") }
 
 func plural(n int) string {
 	if n == 1 {

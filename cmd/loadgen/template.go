@@ -86,16 +86,6 @@ func parsePlaceholder(s string) (part, error) {
 	return part{}, fmt.Errorf("{{%s}}: unknown placeholder; want {{seq}}, {{rand N}}, {{randstr N}} or {{choice a,b,c}}", s)
 }
 
-// static reports whether every rendering is the same text.
-func (t *template) static() bool {
-	for _, p := range t.parts {
-		if p.op != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // append renders the template for call number seq onto dst.
 func (t *template) append(dst []byte, seq uint64, r *rand.Rand) []byte {
 	for i := range t.parts {

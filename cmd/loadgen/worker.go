@@ -86,9 +86,10 @@ func (w *worker) run(ctx context.Context) {
 // closedLoop keeps -depth messages in flight.
 func (w *worker) closedLoop(ctx context.Context) {
 	depth := int64(w.r.depth)
-	// Deep pipelines refill in bulk, a quarter of the depth at a time:
-	// one write per refill, not one per answer.
-	low := max(1, depth/4)
+	// Deep pipelines refill in bulk, once a quarter of the depth (at
+	// most one write's worth) is free: one write per refill, not one per
+	// answer.
+	low := max(1, min(depth/4, maxPerWrite))
 	for {
 		n := depth - w.inflight.Load()
 		if n < low {
@@ -397,20 +398,17 @@ func (w *worker) broken(err error) {
 // drain waits up to the run's timeout for the answers in flight, then
 // closes the stream; what is still unanswered is lost.
 func (w *worker) drain() {
-	deadline := time.Now().Add(w.r.timeout)
-	for time.Now().Before(deadline) {
-		w.mu.Lock()
-		n := w.pending.len()
-		w.mu.Unlock()
-		if n == 0 {
-			break
-		}
+	timeout := time.NewTimer(w.r.timeout)
+	defer timeout.Stop()
+wait:
+	for w.inFlight() > 0 {
 		select {
+		case <-w.wake: // the reader freed a message: look again
 		case <-w.ended:
-		case <-time.After(time.Millisecond):
-			continue
+			break wait
+		case <-timeout.C:
+			break wait
 		}
-		break
 	}
 	w.closing.Store(true)
 	w.stream.Close()
@@ -420,4 +418,11 @@ func (w *worker) drain() {
 	w.pending.clear()
 	w.mu.Unlock()
 	w.r.stats.lost.Add(int64(lost))
+}
+
+// inFlight is how many requests are unanswered.
+func (w *worker) inFlight() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pending.len()
 }

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/testproc"
 )
 
 // vector is one case of testdata/jsonrpc/spec-examples.json.
@@ -57,27 +58,22 @@ func build(t *testing.T) string {
 }
 
 // buildOnce compiles the demoserver command (a main around Run) once per
-// test binary, into a directory TestMain removes.
+// test binary; TestMain removes it.
 var buildOnce = sync.OnceValues(func() (string, error) {
-	bin := filepath.Join(binDir, "demoserver")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/mcpwire/mcpwire/cmd/demoserver").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
+	bin, remove, err := testproc.Build("github.com/mcpwire/mcpwire/cmd/demoserver")
+	removeBin = remove
+	return bin, err
 })
 
-var binDir string
+// removeBin removes the built command (nil: none was built).
+var removeBin func()
 
 func TestMain(m *testing.M) {
-	var err error
-	if binDir, err = os.MkdirTemp("", "demoserver-test"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
 	leaks := goleak.IgnoreCurrent() // ants' default pool, started when imported
 	code := m.Run()
-	os.RemoveAll(binDir)
+	if removeBin != nil {
+		removeBin()
+	}
 	if code == 0 {
 		// The tests that serve in this process (sessions, Run, Start)
 		// and the peers of the built binary leave no goroutine.
