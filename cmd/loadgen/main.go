@@ -294,7 +294,7 @@ func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error
 			}
 			return nil, fmt.Errorf("connection %d of %d to %s: %v", i+1, o.conns, t.url, err)
 		}
-		ws = append(ws, newWorker(r, i, s))
+		ws = append(ws, newWorker(r, i, s, d.lines()))
 	}
 
 	u0, s0 := cpuTime()
