@@ -14,8 +14,9 @@ import (
 // loopback TCP, next to the engine's own pipelined benchmark client on
 // the same server in the same run (conn's BenchmarkEchoPipelined client:
 // blocks of 256 requests written again and again on one connection, each
-// answer read and checked). loadgen runs one connection 256 deep, every
-// answer matched by id and timed. Compare the req/s metrics (ns/op is per
+// answer read and checked). loadgen runs one connection 2048 deep, every
+// answer matched by id and timed, as its defaults have it (on one
+// processor: -procs 0 with one connection). Compare the req/s metrics (ns/op is per
 // request for both), and cpu-ns/req: the client's own CPU time (user and
 // system) per request, which a busy shared machine blurs far less than
 // wall time — the server being the same, the client that spends less CPU
