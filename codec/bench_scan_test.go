@@ -25,6 +25,7 @@ func benchScanInputs() []struct {
 		{"size=echo", [][]byte{[]byte(`{"jsonrpc":"2.0","id":123,"method":"echo","params":{"text":"hello, world","n":42,"tags":["a","b"]}}`)}},
 		{"size=medium", [][]byte{[]byte(mcpToolsList(42))}},
 		{"size=large", [][]byte{[]byte(mcpLarge(r, 42))}},
+		{"size=blob", [][]byte{[]byte(mcpImage(r, 42))}},
 		{"stream=mixedMCP", mcpStream()},
 	}
 }

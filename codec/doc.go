@@ -145,7 +145,13 @@
 // Scanning allocates nothing in the steady state: a Scanner reuses its
 // message slice, and member names or jsonrpc values with escapes are
 // unescaped into a small buffer it owns. Its hot loops (string bodies, white
-// space, digit runs) look at 8 bytes per step in portable Go.
+// space, digit runs) look at 8 bytes per step in portable Go. Built with
+// GOEXPERIMENT=simd on amd64 with AVX2, a string's long plain runs (base64
+// image and audio data, say) are scanned 32 bytes per step with Go's
+// simd/archsimd (string_wide_simd.go): about 8× faster on a base64 blob, a
+// fifth or more on a mixed MCP stream. The portable path stays the
+// default; the test command runs the codec tests and FuzzScan in both
+// builds, and FuzzPlainRun checks the wide loop's contract.
 //
 // # Security
 //

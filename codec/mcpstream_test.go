@@ -60,6 +60,11 @@ func mcpSmallRequest(id int) string {
 	return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"get_weather","arguments":{"location":"Paris","units":"metric"}}}`
 }
 
+// mcpImage is a tools/call result holding a 48 KiB image, base64.
+func mcpImage(r *rand.Rand, id int) string {
+	return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"result":{"content":[{"type":"image","mimeType":"image/png","data":"` + mcpBlob(r, 48<<10) + `"}]}}`
+}
+
 // mcpLarge is a resources/read result with long text and an image blob.
 func mcpLarge(r *rand.Rand, id int) string {
 	return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"result":{"contents":[{"uri":"file:///docs/guide.md","mimeType":"text/markdown","text":"` +

@@ -297,10 +297,16 @@ var strSafe = func() (t [256]bool) {
 // just past the closing quote if every byte before it is plain (see
 // strSafe) and the quote lies before the last 8 bytes of the frame;
 // otherwise ^j < 0, where scanStringSlow resumes at d[j]: the first byte
-// that is not plain (an escape, a control character, non-ASCII UTF-8) or
-// the start of the frame's last 7 or fewer bytes. No escape comes before j.
+// that is not plain (an escape, a control character, non-ASCII UTF-8),
+// the start of the frame's last 7 or fewer bytes, or, with wide scanning
+// (wideStrings), where a long string's first 64 bytes end. No escape
+// comes before j.
 func stringEnd(d []byte, i int) int {
-	for len(d)-i >= 8 {
+	end := len(d)
+	if wideStrings && end-i > 64 {
+		end = i + 64 // the rest of a long string: plainRun, 32 bytes a time
+	}
+	for end-i >= 8 {
 		if m := stringStop(binary.LittleEndian.Uint64(d[i:])); m != 0 {
 			if i += bits.TrailingZeros64(m) >> 3; d[i] == '"' {
 				return i + 1
@@ -318,11 +324,13 @@ func stringEnd(d []byte, i int) int {
 func scanStringSlow(d []byte, i int) (int, bool, error) {
 	esc := false
 	for {
-		// Find the next byte that is not plain: 8 at a time, then the tail.
+		// Find the next byte that is not plain: 8 at a time, then the
+		// tail; after a plain word, 32 at a time with wide scanning (a
+		// long run, such as base64, likely follows).
 		if len(d)-i >= 8 {
 			m := stringStop(binary.LittleEndian.Uint64(d[i:]))
 			if m == 0 {
-				i += 8
+				i = plainRun(d, i+8)
 				continue
 			}
 			i += bits.TrailingZeros64(m) >> 3

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/mcpwire/mcpwire/codec"
 )
@@ -15,6 +14,11 @@ type call struct {
 	name   string    // for the report: the method, or the tool, resource or prompt
 	method []byte    // the method, quoted as JSON
 	params *template // nil: no params
+	// text is the message from its method on: "method":M,"params":
+	// — or, when the params have no placeholders (or there are none),
+	// the whole rest of the message, rendered once (static).
+	text   []byte
+	static bool
 	weight float64
 	notify bool   // always sent as a notification
 	expect []byte // the result expected, in canonical form; nil: not checked
@@ -48,6 +52,16 @@ func newCall(name, method, params string, weight float64, notify bool, expect []
 			return call{}, fmt.Errorf("params of %s: must be an object or an array, got %s", name, sample)
 		}
 		c.params = t
+	}
+	head := append([]byte(`"method":`), c.method...)
+	lit, static := c.params.literal()
+	switch {
+	case c.params == nil:
+		c.text, c.static = append(head, '}'), true
+	case static:
+		c.text, c.static = fmt.Appendf(head, `,"params":%s}`, lit), true
+	default:
+		c.text = append(head, `,"params":`...)
 	}
 	if weight <= 0 {
 		return call{}, fmt.Errorf("weight of %s: must be positive, got %v", name, weight)
@@ -113,19 +127,19 @@ func (s *callSet) pick(r *rand.Rand) *call {
 }
 
 // appendCall appends one call as a JSON-RPC message: a request with id
-// (a notification when id is 0), its params rendered for seq.
-func appendCall(dst []byte, c *call, id, seq uint64, r *rand.Rand) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0",`...)
-	if id != 0 {
-		dst = append(dst, `"id":`...)
-		dst = strconv.AppendUint(dst, id, 10)
+// (its decimal text; a notification when id is nil), its params rendered
+// for seq.
+func appendCall(dst []byte, c *call, id []byte, seq uint64, r *rand.Rand) []byte {
+	if id != nil {
+		dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+		dst = append(dst, id...)
 		dst = append(dst, ',')
+	} else {
+		dst = append(dst, `{"jsonrpc":"2.0",`...)
 	}
-	dst = append(dst, `"method":`...)
-	dst = append(dst, c.method...)
-	if c.params != nil {
-		dst = append(dst, `,"params":`...)
-		dst = c.params.append(dst, seq, r)
+	dst = append(dst, c.text...)
+	if c.static {
+		return dst
 	}
-	return append(dst, '}')
+	return append(c.params.append(dst, seq, r), '}')
 }

@@ -48,12 +48,35 @@ func TestNewCall_checksParamsOnceRendered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := string(appendCall(nil, &c, 7, 1, rand.New(rand.NewPCG(1, 1))))
+	got := string(appendCall(nil, &c, []byte("7"), 1, rand.New(rand.NewPCG(1, 1))))
 	if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":7,"method":"m","params":[`) {
 		t.Errorf("request %s", got)
 	}
-	if got := string(appendCall(nil, &c, 0, 1, rand.New(rand.NewPCG(1, 1)))); strings.Contains(got, `"id"`) {
+	if got := string(appendCall(nil, &c, nil, 1, rand.New(rand.NewPCG(1, 1)))); strings.Contains(got, `"id"`) {
 		t.Errorf("notification %s has an id", got)
+	}
+}
+
+// TestAppendCall_eachShape: a call without params, with params that have
+// no placeholders (rendered once) and with placeholders, as requests and
+// as notifications, each one line of valid JSON.
+func TestAppendCall_eachShape(t *testing.T) {
+	for _, c := range []struct{ params, request, notification string }{
+		{"", `{"jsonrpc":"2.0","id":12,"method":"m"}`, `{"jsonrpc":"2.0","method":"m"}`},
+		{"{\n \"a\": [1,\n2]\n}", `{"jsonrpc":"2.0","id":12,"method":"m","params":{  "a": [1, 2] }}`, `{"jsonrpc":"2.0","method":"m","params":{  "a": [1, 2] }}`},
+		{`{"seq":{{seq}}}`, `{"jsonrpc":"2.0","id":12,"method":"m","params":{"seq":5}}`, `{"jsonrpc":"2.0","method":"m","params":{"seq":5}}`},
+	} {
+		call, err := newCall("m", "m", c.params, 1, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rnd := rand.New(rand.NewPCG(1, 1))
+		if got := string(appendCall(nil, &call, []byte("12"), 5, rnd)); got != c.request {
+			t.Errorf("params %q: request %s; want %s", c.params, got, c.request)
+		}
+		if got := string(appendCall(nil, &call, nil, 5, rnd)); got != c.notification {
+			t.Errorf("params %q: notification %s; want %s", c.params, got, c.notification)
+		}
 	}
 }
 

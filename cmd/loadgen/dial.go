@@ -60,6 +60,15 @@ type dialer struct {
 	posts   int       // HTTP POSTs in flight per connection at most
 }
 
+// lines reports whether the connections are newline-framed byte streams.
+func (d *dialer) lines() bool {
+	switch d.t.kind {
+	case "stdio", "tcp", "unix":
+		return d.framing == codec.Newline
+	}
+	return false
+}
+
 // dial opens one connection; with -mcp it has done MCP's handshake.
 func (d *dialer) dial(ctx context.Context) (conn.Stream, error) {
 	var (

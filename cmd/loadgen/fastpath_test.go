@@ -26,7 +26,8 @@ func TestFastResult(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":7,"result":1,"error":{}}`, 0, false},
 		{`{"jsonrpc":"2.0","id":7,"result":tru}`, 0, false},
 	} {
-		id, result, ok := fastResult([]byte(c.msg))
+		var passed []byte
+		id, result, ok := fastResult([]byte(c.msg), &passed)
 		if ok != c.ok || id != c.id {
 			t.Errorf("%s: id %d ok %v; want %d %v", c.msg, id, ok, c.id, c.ok)
 		}
@@ -35,6 +36,17 @@ func TestFastResult(t *testing.T) {
 			if err != nil || msgs[0].Kind != codec.KindResult || string(msgs[0].Result) != string(result) {
 				t.Errorf("%s: the Scanner disagrees: %v %v", c.msg, msgs, err)
 			}
+			if string(passed) != string(result) {
+				t.Errorf("%s: passed holds %s", c.msg, passed)
+			}
 		}
+	}
+	// A result equal to one that passed is not checked again; any other is.
+	passed := []byte(`{"a":1}`)
+	if _, _, ok := fastResult([]byte(`{"jsonrpc":"2.0","id":7,"result":{"a":1}}`), &passed); !ok {
+		t.Error("a result equal to one that passed: not taken")
+	}
+	if _, _, ok := fastResult([]byte(`{"jsonrpc":"2.0","id":7,"result":{"a":"x}}`), &passed); ok || string(passed) != `{"a":1}` {
+		t.Errorf("a result unlike the one that passed: taken unchecked, or kept (%s)", passed)
 	}
 }

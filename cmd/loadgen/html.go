@@ -150,7 +150,7 @@ func errorNotes(r *Report) []string {
 func cpuRow(c CPU) htmlRow {
 	row := htmlRow{
 		Name:  "loadgen CPU",
-		Value: fmt.Sprintf("%.2f cores of %d", c.Cores, c.Machine),
+		Value: fmt.Sprintf("%.2f cores of %d, on %d processor%s", c.Cores, c.Machine, c.Procs, plural(c.Procs)),
 		Notes: []string{fmt.Sprintf("user %.1f s, system %.1f s", c.UserS, c.SystemS)},
 	}
 	if c.InProcess {

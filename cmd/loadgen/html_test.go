@@ -42,7 +42,7 @@ func sampleReport() *Report {
 		BytesSent:       141_233_700,
 		BytesReceived:   183_586_130,
 		LatencyUS:       Latency{Min: 61, Mean: 1_340, P50: 1_180, P90: 1_910, P99: 9_850, P999: 14_200, Max: 48_700},
-		CPU:             CPU{UserS: 9.8, SystemS: 6.1, Cores: 1.06, Machine: 2},
+		CPU:             CPU{UserS: 9.8, SystemS: 6.1, Cores: 1.06, Machine: 2, Procs: 2},
 		Warnings:        []string{"loadgen used 1.06 of 2 cores: the generator may be what was measured"},
 	}
 	for i := range 15 {

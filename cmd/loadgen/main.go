@@ -56,7 +56,7 @@ func (h headers) Set(s string) error {
 
 // options are the flags.
 type options struct {
-	conns, depth, batch          int
+	conns, depth, batch, procs   int
 	rate, method, params         string
 	dur                          time.Duration
 	n                            int64
@@ -103,6 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.framing, "framing", "newline", "stdio, tcp and unix framing: newline or header")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "at the end, wait up to `DURATION` for answers in flight; the rest are lost")
 	fs.Var(o.header, "H", "add the `\"Name: value\"` header to HTTP and WebSocket requests (repeatable)")
+	fs.IntVar(&o.procs, "procs", 0, "run on `N` processors (GOMAXPROCS); 0: one per 4 connections for stdio, tcp\nand unix targets, else all (and all when the environment sets GOMAXPROCS)")
 	fs.BoolVar(&o.quiet, "q", false, "no progress line")
 	fs.BoolVar(&o.verbose, "v", false, "show a stdio server's stderr")
 	fs.Usage = func() {
@@ -188,6 +189,8 @@ func plan(o options, arg string) (*runPlan, error) {
 		return nil, fmt.Errorf("-notify %v: want a share from 0 to 1", o.notify)
 	case o.timeout <= 0:
 		return nil, fmt.Errorf("-timeout must be positive")
+	case o.procs < 0:
+		return nil, fmt.Errorf("-procs %d: want 0 (chosen for the target) or more", o.procs)
 	}
 	if p.o.n == 0 && p.o.dur == 0 {
 		p.o.dur = 10 * time.Second
@@ -282,6 +285,11 @@ func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error
 	if p.rate != nil {
 		d.posts = 1024 // an open loop does not wait for answers
 	}
+	procs := o.procs
+	if procs == 0 {
+		procs = autoProcs(t.kind, o.conns, inProcess)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	r := newRunner(o.conns, o.depth, p.rate, p.calls, o.timeout, o.n)
 	ws := make([]*worker, 0, o.conns)
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -294,7 +302,7 @@ func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error
 			}
 			return nil, fmt.Errorf("connection %d of %d to %s: %v", i+1, o.conns, t.url, err)
 		}
-		ws = append(ws, newWorker(r, i, s))
+		ws = append(ws, newWorker(r, i, s, d.lines()))
 	}
 
 	u0, s0 := cpuTime()
@@ -326,12 +334,34 @@ func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error
 		rep.Mode, rep.Rate, rep.Depth = "open", p.rate.text, 0
 	}
 	r.stats.report(rep, elapsed)
-	rep.CPU = CPU{UserS: (u1 - u0).Seconds(), SystemS: (s1 - s0).Seconds(), Machine: runtime.NumCPU(), InProcess: inProcess}
+	rep.CPU = CPU{UserS: (u1 - u0).Seconds(), SystemS: (s1 - s0).Seconds(), Machine: runtime.NumCPU(), Procs: procs, InProcess: inProcess}
 	if wall > 0 {
 		rep.CPU.Cores = (rep.CPU.UserS + rep.CPU.SystemS) / wall.Seconds()
 	}
 	rep.Warnings = p.warnings(rep, r)
 	return rep, nil
+}
+
+// autoProcs is how many processors (GOMAXPROCS) a run uses when -procs
+// does not say. A byte-stream target (stdio, tcp, unix) costs loadgen
+// little per call, and one processor per four connections keeps each
+// connection's reader and writer on one processor, where handing work
+// from one to the other is a goroutine switch, not the wake-up of another
+// thread: it cuts loadgen's CPU per call by about a third
+// (BenchmarkThroughput), which leaves that much more to a server on the
+// same machine. The demo server in process, HTTP and WebSocket targets
+// (whose clients cost more per call) and a GOMAXPROCS set in the
+// environment keep the runtime's choice.
+func autoProcs(kind string, conns int, inProcess bool) int {
+	all := runtime.GOMAXPROCS(0)
+	if inProcess || os.Getenv("GOMAXPROCS") != "" {
+		return all
+	}
+	switch kind {
+	case "stdio", "tcp", "unix":
+		return min(all, (conns+3)/4)
+	}
+	return all
 }
 
 // warnings says what may make the figures wrong.
@@ -343,6 +373,8 @@ func (p *runPlan) warnings(rep *Report, r *runner) []string {
 		ws = append(ws, fmt.Sprintf("the server ran in this process and the machine's %d cores were busy (%.2f): server and generator share them; load an external server to measure it alone", c.Machine, c.Cores))
 	case !c.InProcess && c.Cores > 0.8*float64(c.Machine):
 		ws = append(ws, fmt.Sprintf("loadgen used %.2f of the machine's %d cores: the generator, not the server, may be the bottleneck; run it on another machine or with fewer connections", c.Cores, c.Machine))
+	case !c.InProcess && c.Procs < c.Machine && c.Cores > 0.8*float64(c.Procs):
+		ws = append(ws, fmt.Sprintf("loadgen used %.2f cores running on %d processor%s: the generator may be the bottleneck; give it more with -procs", c.Cores, c.Procs, plural(c.Procs)))
 	case !c.InProcess && p.rate == nil && c.Cores > 0.9:
 		ws = append(ws, fmt.Sprintf("loadgen used %.2f cores: with few connections it may itself be the bottleneck; try more connections (-c) or depth", c.Cores))
 	}

@@ -98,6 +98,9 @@ type CPU struct {
 	Cores float64 `json:"cores"`
 	// Machine is how many cores the machine has (runtime.NumCPU).
 	Machine int `json:"machine_cores"`
+	// Procs is how many processors (GOMAXPROCS) loadgen ran on: -procs,
+	// or its choice for the target.
+	Procs int `json:"procs"`
 	// InProcess says the server ran in this process: its CPU is counted
 	// here too.
 	InProcess bool `json:"in_process,omitempty"`

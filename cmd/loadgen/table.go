@@ -33,7 +33,7 @@ func writeTable(w io.Writer, r *Report) error {
 	if r.CPU.InProcess {
 		in = ", the server's included"
 	}
-	fmt.Fprintf(tw, "  loadgen cpu\t%.2f cores of %d  (user %.1fs, system %.1fs%s)\n", r.CPU.Cores, r.CPU.Machine, r.CPU.UserS, r.CPU.SystemS, in)
+	fmt.Fprintf(tw, "  loadgen cpu\t%.2f cores of %d, on %d processor%s  (user %.1fs, system %.1fs%s)\n", r.CPU.Cores, r.CPU.Machine, r.CPU.Procs, plural(r.CPU.Procs), r.CPU.UserS, r.CPU.SystemS, in)
 	if err := tw.Flush(); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -38,9 +39,22 @@ func TestLoad_eachTargetKind(t *testing.T) {
 			if tc.path == "/ws" {
 				url = "ws" + strings.TrimPrefix(url, "http")
 			}
+			all := runtime.GOMAXPROCS(0)
 			r, code, out := load(t, append(args, url)...)
 			if code != 0 {
 				t.Errorf("exit %d:\n%s", code, out)
+			}
+			if after := runtime.GOMAXPROCS(0); after != all {
+				t.Errorf("GOMAXPROCS %d after the run; %d before", after, all)
+			}
+			// Three connections to a byte stream run on one processor;
+			// HTTP and WebSocket on all.
+			want := all
+			if kind, _, _ := strings.Cut(url, "://"); (kind == "tcp" || kind == "unix") && os.Getenv("GOMAXPROCS") == "" {
+				want = 1
+			}
+			if r.CPU.Procs != want {
+				t.Errorf("ran on %d processors; want %d", r.CPU.Procs, want)
 			}
 			got := r.Requests + r.Notifications
 			if got != n {
@@ -120,7 +134,7 @@ func TestLoad_stdio(t *testing.T) {
 // process (the README's first command, shortened).
 func TestLoad_inProcessDefault(t *testing.T) {
 	r, code, out := load(t, "-d", "1s", "-c", "2")
-	if code != 0 || !strings.Contains(r.Target, "in process") || !r.CPU.InProcess {
+	if code != 0 || !strings.Contains(r.Target, "in process") || !r.CPU.InProcess || r.CPU.Procs != runtime.GOMAXPROCS(0) {
 		t.Errorf("exit %d, target %q:\n%s", code, r.Target, out)
 	}
 	clean(t, r, r.Requests)
@@ -171,6 +185,7 @@ func TestRun_usageErrors(t *testing.T) {
 		{[]string{"-tool", "echo"}, "need -mcp", 2},
 		{[]string{"-expect", "{"}, "-expect", 2},
 		{[]string{"-notify", "2"}, "-notify", 2},
+		{[]string{"-procs", "-1"}, "-procs -1", 2},
 		{[]string{"ftp://x"}, "unknown scheme", 2},
 		{[]string{"a", "b"}, "one target at most", 2},
 		{[]string{"-compare", "a.json"}, "second report", 2},

@@ -14,8 +14,11 @@ import (
 //	{{randstr N}}    N random letters and digits (put it inside quotes)
 //	{{choice a,b,c}} one of the texts, verbatim (quote them for strings)
 //
-// A template without placeholders is its text, copied. Safe for
-// concurrent use: the state a rendering needs is its caller's.
+// A template without placeholders is its text, copied. A newline in the
+// text (white space in JSON outside strings, and never valid inside one)
+// is read as a space, so that a rendering is always one line: framed by
+// a newline, it needs no scan for one. Safe for concurrent use: the
+// state a rendering needs is its caller's.
 type template struct {
 	parts []part
 }
@@ -33,6 +36,7 @@ const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 // parseTemplate reads a template. Its JSON validity is checked by the
 // caller on a rendering (the placeholders may sit anywhere).
 func parseTemplate(s string) (*template, error) {
+	s = strings.ReplaceAll(s, "\n", " ")
 	t := &template{}
 	for s != "" {
 		i := strings.Index(s, "{{")
@@ -84,6 +88,18 @@ func parsePlaceholder(s string) (part, error) {
 		}
 	}
 	return part{}, fmt.Errorf("{{%s}}: unknown placeholder; want {{seq}}, {{rand N}}, {{randstr N}} or {{choice a,b,c}}", s)
+}
+
+// literal returns the text of a template without placeholders (ok false
+// for one with any, or for nil).
+func (t *template) literal() (text string, ok bool) {
+	if t == nil || len(t.parts) > 1 || (len(t.parts) == 1 && t.parts[0].op != 0) {
+		return "", false
+	}
+	if len(t.parts) == 0 {
+		return "", true
+	}
+	return t.parts[0].lit, true
 }
 
 // append renders the template for call number seq onto dst.

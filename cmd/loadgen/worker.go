@@ -23,7 +23,7 @@ import (
 )
 
 // maxPerWrite bounds the messages of one write.
-const maxPerWrite = 256
+const maxPerWrite = 1024
 
 // pend is a request in flight.
 type pend struct {
@@ -44,12 +44,17 @@ type worker struct {
 	pending *pendingSet
 	left    map[uint64]int // a batch's requests still unanswered, by its first id
 	nextID  uint64         // the next id to send; ids below it were sent
+	idText  decimal        // nextID in decimal
 
 	wmu      sync.Mutex // held for a stream.Write
 	inflight atomic.Int64
-	wake     chan struct{} // the reader made room (closed loop)
+	wake     chan struct{} // the reader made room for a refill, or answered all
+	refillAt int64         // the writer waits while more messages than this are in flight
 	ended    chan struct{} // the reader is done
 	closing  atomic.Bool   // the run closes the stream: its end is no failure
+	// lines: the stream is newline-framed, so a message (one line, see
+	// template) is framed by appending '\n'.
+	lines bool
 
 	buf, scratch []byte
 	// stopped is when sending stopped, last when the last answer came
@@ -58,15 +63,17 @@ type worker struct {
 	stopped, last time.Duration
 }
 
-func newWorker(r *runner, i int, s conn.Stream) *worker {
+func newWorker(r *runner, i int, s conn.Stream, lines bool) *worker {
 	return &worker{
-		i: i, r: r, stream: s, sh: r.stats.shard(i),
-		rnd:     rand.New(rand.NewPCG(uint64(i)+1, uint64(time.Now().UnixNano()))),
-		pending: newPendingSet(4 * r.depth * r.calls.batch),
-		left:    make(map[uint64]int),
-		nextID:  1,
-		wake:    make(chan struct{}, 1),
-		ended:   make(chan struct{}),
+		i: i, r: r, stream: s, sh: r.stats.shard(i), lines: lines,
+		refillAt: int64(r.depth) - refillLow(r.depth),
+		rnd:      rand.New(rand.NewPCG(uint64(i)+1, uint64(time.Now().UnixNano()))),
+		pending:  newPendingSet(4 * r.depth * r.calls.batch),
+		left:     make(map[uint64]int),
+		nextID:   1,
+		idText:   newDecimal(),
+		wake:     make(chan struct{}, 1),
+		ended:    make(chan struct{}),
 	}
 }
 
@@ -86,13 +93,9 @@ func (w *worker) run(ctx context.Context) {
 // closedLoop keeps -depth messages in flight.
 func (w *worker) closedLoop(ctx context.Context) {
 	depth := int64(w.r.depth)
-	// Deep pipelines refill in bulk, once a quarter of the depth (at
-	// most one write's worth) is free: one write per refill, not one per
-	// answer.
-	low := max(1, min(depth/4, maxPerWrite))
 	for {
-		n := depth - w.inflight.Load()
-		if n < low {
+		in := w.inflight.Load()
+		if in > w.refillAt {
 			select {
 			case <-w.wake:
 				continue
@@ -106,7 +109,7 @@ func (w *worker) closedLoop(ctx context.Context) {
 			return
 		}
 		now := time.Since(w.r.start)
-		if !w.send(ctx, int(min(n, maxPerWrite)), func() time.Duration { return now }) {
+		if !w.send(ctx, int(min(depth-in, maxPerWrite)), func() time.Duration { return now }) {
 			return
 		}
 	}
@@ -177,14 +180,14 @@ func (w *worker) send(ctx context.Context, n int, startOf func() time.Duration) 
 			c := r.calls.pick(w.rnd)
 			seq++
 			if c.notify || (r.calls.notify > 0 && w.rnd.Float64() < r.calls.notify) {
-				w.buf = appendCall(w.buf, c, 0, seq, w.rnd)
+				w.buf = appendCall(w.buf, c, nil, seq, w.rnd)
 				notes++
 				continue
 			}
-			id := w.nextID
+			w.pending.add(pend{id: w.nextID, start: start, call: c, msg: first})
+			w.buf = appendCall(w.buf, c, w.idText.text(), seq, w.rnd)
 			w.nextID++
-			w.pending.add(pend{id: id, start: start, call: c, msg: first})
-			w.buf = appendCall(w.buf, c, id, seq, w.rnd)
+			w.idText.inc()
 			msgReqs++
 		}
 		if r.calls.batch > 1 {
@@ -193,7 +196,11 @@ func (w *worker) send(ctx context.Context, n int, startOf func() time.Duration) 
 				w.left[first] = msgReqs
 			}
 		}
-		w.buf = w.stream.FrameInPlace(w.buf, m)
+		if w.lines {
+			w.buf = append(w.buf, '\n')
+		} else {
+			w.buf = w.stream.FrameInPlace(w.buf, m)
+		}
 		if msgReqs > 0 {
 			msgs++
 			reqs += int64(msgReqs)
@@ -252,7 +259,7 @@ func (w *worker) read() {
 			locked = true
 		}
 		rd.t.bytesIn += int64(len(msg))
-		if id, result, ok := fastResult(msg); ok {
+		if id, result, ok := fastResult(msg, &rd.passed); ok {
 			w.answer(id, result, nil, &rd)
 		} else if msgs, _, err := rd.scan.Scan(msg); err != nil {
 			rd.t.unknown++
@@ -288,28 +295,43 @@ func (w *worker) read() {
 // reading is the reader's state, and what it counted since its last
 // flush.
 type reading struct {
-	scan  *codec.Scanner
-	canon *codec.Canonicalizer
-	now   time.Duration
-	lats  []int64 // latencies of the answers counted in t
-	t     tally
-	freed int64 // messages fully answered: room for the writer
+	scan   *codec.Scanner
+	canon  *codec.Canonicalizer
+	now    time.Duration
+	lats   []int64 // latencies of the answers counted in t
+	passed []byte  // for fastResult: the last result that passed its check
+	t      tally
+	freed  int64 // messages fully answered: room for the writer
 }
 
-// flush hands what the reader counted to the stats and wakes the writer
-// if there is room now.
+// flush hands what the reader counted to the stats. It wakes the writer
+// only when that has work: when the answers made room for a refill (the
+// closed loop waits for it), or when nothing is in flight any more (the
+// end waits for that) — not on every read, which would cost a goroutine
+// hand-off per read.
 func (w *worker) flush(rd *reading) {
 	w.sh.add(rd.lats, &rd.t)
 	rd.lats, rd.t = rd.lats[:0], tally{codes: rd.t.codes, samples: rd.t.samples}
 	clear(rd.t.codes)
 	if rd.freed > 0 {
-		w.inflight.Add(-rd.freed)
+		now := w.inflight.Add(-rd.freed)
+		was := now + rd.freed
 		rd.freed = 0
-		select {
-		case w.wake <- struct{}{}:
-		default:
+		if now == 0 || (was > w.refillAt && now <= w.refillAt) {
+			select {
+			case w.wake <- struct{}{}:
+			default:
+			}
 		}
 	}
+}
+
+// refillLow is how many messages must be free before the closed loop
+// refills: deep pipelines refill in bulk, once a quarter of the depth (at
+// most one write's worth) is free — one write per refill, not one per
+// answer.
+func refillLow(depth int) int64 {
+	return int64(max(1, min(depth/4, maxPerWrite)))
 }
 
 // answer matches an answer to request id (0: not an id loadgen sends):
