@@ -44,7 +44,7 @@ func BenchmarkEcho(b *testing.B) {
 
 // roundTrips makes b.N round trips (b.Loop), checking each answer.
 func roundTrips(b *testing.B, nc net.Conn) error {
-	vr := newValueReader(nc)
+	vr := newValueReader(nc, 64<<10)
 	var req []byte
 	var err error
 	for id := int64(0); b.Loop(); id++ {
@@ -102,7 +102,7 @@ func BenchmarkEchoPipelined(b *testing.B) {
 // timed.
 func pipeline(b *testing.B, nc net.Conn, n int) error {
 	ids := newIDSet(n)
-	vr := newValueReader(nc)
+	vr := newValueReader(nc, 64<<10)
 	tokens := make(chan struct{}, window)
 	for range window {
 		tokens <- struct{}{}
@@ -153,25 +153,18 @@ func pipeline(b *testing.B, nc net.Conn, n int) error {
 // batchSize is W3's batch.
 const batchSize = 100
 
-// noBatches names the implementations without JSON-RPC batches and what
-// each does with one: W3 skips them.
-var noBatches = map[string]string{
-	"sourcegraph":    "it logs a protocol error and closes the stream, answering nothing",
-	"x-exp-jsonrpc2": "its reader fails to decode the array and stops reading the stream, answering nothing (the stream stays open)",
-}
-
 // BenchmarkEchoBatch is W3: a batch of batchSize echo requests, one at a
 // time, over net.Pipe. One op is one batch; ns/item is per request.
 func BenchmarkEchoBatch(b *testing.B) {
 	for _, name := range echo.Names {
 		b.Run("impl="+name, func(b *testing.B) {
-			if why, ok := noBatches[name]; ok {
+			if why, ok := echo.NoBatches[name]; ok {
 				b.Skip(name + " has no batches: " + why)
 			}
 			cli, stop := startEcho(b, name)
 			defer stop()
 			b.ReportAllocs()
-			vr := newValueReader(cli)
+			vr := newValueReader(cli, 64<<10)
 			var frame []byte
 			var base int64
 			for b.Loop() {

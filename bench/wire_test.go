@@ -44,8 +44,10 @@ type valueState struct {
 	escaped bool
 }
 
-func newValueReader(r io.Reader) *valueReader {
-	return &valueReader{r: r, buf: make([]byte, 64<<10)}
+// newValueReader reads r with a buffer of size bytes to begin with (it
+// grows to hold a longer value).
+func newValueReader(r io.Reader, size int) *valueReader {
+	return &valueReader{r: r, buf: make([]byte, size)}
 }
 
 // next returns the next value, valid until the next call.
@@ -138,13 +140,14 @@ var (
 	idKey     = []byte(`"id":`)
 	resultKey = []byte(`"result":"` + echoMsg + `"`)
 	errorKey  = []byte(`"error"`)
+	version   = []byte(`"jsonrpc":"2.0"`)
 )
 
 // answerID checks that v answers an echo request with echoMsg and returns
 // its id. The fast path reads the compact JSON every server writes; any
 // other shape is decoded in full.
 func answerID(v []byte) (int64, error) {
-	if bytes.Contains(v, resultKey) && !bytes.Contains(v, errorKey) {
+	if bytes.Contains(v, resultKey) && bytes.Contains(v, version) && !bytes.Contains(v, errorKey) {
 		if i := bytes.Index(v, idKey); i >= 0 {
 			j := i + len(idKey)
 			k := j

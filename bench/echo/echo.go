@@ -25,6 +25,13 @@ type Server interface {
 // Names are the implementations, mcpwire first.
 var Names = []string{"mcpwire", "jrpc2", "sourcegraph", "x-exp-jsonrpc2", "geth", "naive-stdjson", "naive-sonic"}
 
+// NoBatches names the implementations without JSON-RPC batches and says
+// what each does with one (TestEchoBatchRefusals checks it).
+var NoBatches = map[string]string{
+	"sourcegraph":    "closes the stream, answering nothing (it logs a protocol error)",
+	"x-exp-jsonrpc2": "stops reading the stream, answering nothing (its reader fails to decode the array; the stream stays open)",
+}
+
 // makers builds a Server by name.
 var makers = map[string]func() Server{
 	"mcpwire":        newMcpwire,
