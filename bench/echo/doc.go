@@ -3,9 +3,9 @@
 // method test_echo takes params of one string in an array and answers
 // that string (["hi"] → "hi"), the parameter decoded into a Go string
 // and the result encoded from one. Every server reads and writes
-// newline-delimited JSON on a byte stream (x/exp/jsonrpc2 writes its
-// values back to back with no newline: its RawFramer), one session per
-// stream, with the library's defaults otherwise.
+// newline-delimited JSON on a byte stream, one session per stream, with
+// the library's defaults otherwise. (x/exp/jsonrpc2's RawFramer writes its
+// values back to back: its stream adds a newline after each.)
 //
 // The servers behind the names in Names:
 //
@@ -17,7 +17,7 @@
 //     plain object stream, the handler on the reading goroutine (its
 //     default).
 //   - x-exp-jsonrpc2: golang.org/x/exp/jsonrpc2, Serve with RawFramer (its
-//     only framing without headers).
+//     only framing without headers), a newline after each message.
 //   - geth: github.com/ethereum/go-ethereum/rpc, rpc.Server.ServeCodec on
 //     rpc.NewCodec (the IPC and socket codec).
 //   - naive-stdjson, naive-sonic: the baselines, a bufio line loop that

@@ -36,12 +36,31 @@ func newXExp() Server {
 }
 
 func (s *xexpServer) ServeConn(rwc io.ReadWriteCloser) {
+	lines := &lineWriter{ReadWriteCloser: rwc}
 	s.add(rwc, func() {
 		select {
-		case s.ln.next <- rwc:
+		case s.ln.next <- lines:
 		case <-s.ln.done:
 		}
 	})
+}
+
+// lineWriter ends each Write with a newline. RawFramer writes each message
+// with one Write and no separator; with a newline after each, the stream
+// is newline-delimited like every other server's here (and loadgen's
+// newline framing can read it). It copies each message once.
+type lineWriter struct {
+	io.ReadWriteCloser
+	buf []byte
+	mu  sync.Mutex
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(append(w.buf[:0], p...), '\n')
+	n, err := w.ReadWriteCloser.Write(w.buf)
+	return min(n, len(p)), err
 }
 
 func (s *xexpServer) Close() {
