@@ -132,4 +132,3 @@ func liar(nc net.Conn, answer string) {
 		}
 	}
 }
-

@@ -93,6 +93,7 @@ func BenchmarkEchoPipelined(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+			printPeak(b) // W7's child (w_rss_test.go)
 		})
 	}
 }
