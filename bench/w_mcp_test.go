@@ -108,6 +108,23 @@ func checkList(list lister) error {
 	return nil
 }
 
+// listerOf makes a lister of a call of tools/list and the name of a
+// tool of its answer.
+func listerOf[R, T any](list func(context.Context) (R, error), tools func(R) []T, name func(T) string) lister {
+	return func(ctx context.Context) ([]string, error) {
+		res, err := list(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ts := tools(res)
+		names := make([]string, len(ts))
+		for i, t := range ts {
+			names[i] = name(t)
+		}
+		return names, nil
+	}
+}
+
 func mcpwireLister(tb testing.TB) (lister, func()) {
 	srv := mcpwireServer(tb, nil)
 	for i := 1; i < listTools; i++ {
@@ -119,17 +136,8 @@ func mcpwireLister(tb testing.TB) (lister, func()) {
 		}
 	}
 	cs, stop := mcpwireStdioSession(tb, srv)
-	return func(ctx context.Context) ([]string, error) {
-		res, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			return nil, err
-		}
-		names := make([]string, len(res.Tools))
-		for i, t := range res.Tools {
-			names[i] = t.Name
-		}
-		return names, nil
-	}, stop
+	list := func(ctx context.Context) (*mcp.ListToolsResult, error) { return cs.ListTools(ctx, nil) }
+	return listerOf(list, func(r *mcp.ListToolsResult) []*mcp.Tool { return r.Tools }, func(t *mcp.Tool) string { return t.Name }), stop
 }
 
 func gosdkLister(tb testing.TB) (lister, func()) {
@@ -140,17 +148,8 @@ func gosdkLister(tb testing.TB) (lister, func()) {
 		})
 	}
 	cs, stop := gosdkStdioSession(tb, srv)
-	return func(ctx context.Context) ([]string, error) {
-		res, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			return nil, err
-		}
-		names := make([]string, len(res.Tools))
-		for i, t := range res.Tools {
-			names[i] = t.Name
-		}
-		return names, nil
-	}, stop
+	list := func(ctx context.Context) (*sdk.ListToolsResult, error) { return cs.ListTools(ctx, nil) }
+	return listerOf(list, func(r *sdk.ListToolsResult) []*sdk.Tool { return r.Tools }, func(t *sdk.Tool) string { return t.Name }), stop
 }
 
 func mcpgoLister(tb testing.TB) (lister, func()) {
@@ -162,15 +161,6 @@ func mcpgoLister(tb testing.TB) (lister, func()) {
 	}
 	c, stop := mcpgoStdioClient(tb, srv)
 	mcpgoInit(tb, c)
-	return func(ctx context.Context) ([]string, error) {
-		res, err := c.ListTools(ctx, mg.ListToolsRequest{})
-		if err != nil {
-			return nil, err
-		}
-		names := make([]string, len(res.Tools))
-		for i, t := range res.Tools {
-			names[i] = t.Name
-		}
-		return names, nil
-	}, stop
+	list := func(ctx context.Context) (*mg.ListToolsResult, error) { return c.ListTools(ctx, mg.ListToolsRequest{}) }
+	return listerOf(list, func(r *mg.ListToolsResult) []mg.Tool { return r.Tools }, func(t mg.Tool) string { return t.Name }), stop
 }

@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -200,6 +199,3 @@ func (s *idSet) add(id int64) error {
 	s.seen[id] = true
 	return nil
 }
-
-// errShort is a stream that ended before every answer came.
-var errShort = errors.New("stream ended before every answer came")

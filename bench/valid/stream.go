@@ -2,6 +2,7 @@ package valid
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -88,8 +89,8 @@ func prose(r *rand.Rand, n int) string {
 // blob is n random bytes in base64.
 func blob(r *rand.Rand, n int) string {
 	raw := make([]byte, n)
-	for i := range raw {
-		raw[i] = byte(r.Uint32())
-	}
+	var seed [32]byte
+	binary.LittleEndian.PutUint64(seed[:], r.Uint64())
+	rand.NewChaCha8(seed).Read(raw)
 	return base64.StdEncoding.EncodeToString(raw)
 }
