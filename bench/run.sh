@@ -7,10 +7,10 @@
 # RESULTS.md, results.json and results.png to DIR (default: this
 # directory), with the raw output as results.txt beside them.
 #
-#   -short  W1–W5 at -benchtime 100ms instead of 1s: the same rounds in
+#   -short  W1–W5 at -benchtime 50ms instead of 1s: the same rounds in
 #           under 10 minutes on 2 cores.
 #   -smoke  one round, every workload once (-benchtime 1x) with
-#           -test.short's smaller W6 and W7 (100 connections; 20,000
+#           -test.short's smaller W6 and W7 (100 connections; 10,000
 #           requests): the test command's check that this path works.
 #           Use it with -out, so the committed results stay as they are.
 #
@@ -32,7 +32,7 @@ short=
 dir=.
 while [ $# -gt 0 ]; do
 	case $1 in
-	-short) variant=short; benchtime=100ms ;;
+	-short) variant=short; benchtime=50ms ;;
 	-smoke) variant=smoke; benchtime=1x; count=1; short=-test.short ;;
 	-out) dir=$2; shift ;;
 	-*) echo "usage: run.sh [-short | -smoke] [-out DIR] [PATTERN]" >&2; exit 2 ;;

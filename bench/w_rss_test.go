@@ -20,9 +20,9 @@ import (
 // tenth with -short (the test command's smoke run).
 func rssRequests() int {
 	if testing.Short() {
-		return 20_000
+		return 10_000
 	}
-	return 200_000
+	return 100_000
 }
 
 // peakEnv, set in a child's environment, makes it print its peak RSS

@@ -22,7 +22,7 @@ var workloads = []workload{
 	{"W5", "Validate", "MB/s", "higher", "validate a 1 MiB mixed MCP stream, line by line", 1, "sonic"},
 	{"W6", "ManyConns", "req/s", "higher", "1,000 loopback TCP connections × 100 requests each", 0, ""},
 	{"W6-memory", "ManyConns", "B/conn", "lower", "heap and stacks per open, idle connection in W6", 2, ""},
-	{"W7-rss", "PeakRSS", "peak-RSS-B", "lower", "peak RSS of a process running W2 (200,000 requests)", 0, ""},
+	{"W7-rss", "PeakRSS", "peak-RSS-B", "lower", "peak RSS of a process running W2 (100,000 requests)", 0, ""},
 	{"W7-allocs", "EchoPipelined", "allocs/op", "lower", "allocations per request in W2", 0, ""},
 }
 
