@@ -77,8 +77,8 @@ while [ "$i" -lt "$count" ]; do
 done
 echo
 $benchstat -col /impl "$raw"
-note="Machine: a shared VM, its cores shared with other work during the run, so the figures are noisy: read the ratios to one significant figure."
-[ "$variant" = full ] || note="The $variant variant: W1–W5 at -benchtime $benchtime, $count rounds. $note"
+note="Machine: a shared 2-core VM, its cores used by other work during the run, so the figures are noisy: read the ratios to one significant figure."
+[ "$variant" = full ] || note="W1–W5 at -benchtime $benchtime, $count rounds. $note"
 go run ./cmd/report -out "$dir" -variant "$variant" -note "$note" "$raw"
 cp "$raw" "$dir/results.txt"
 echo "wrote $dir/RESULTS.md, results.json, results.png and results.txt"
