@@ -25,14 +25,15 @@ func appendRequest(dst []byte, id int64) []byte {
 	return append(dst, `,"method":"`+echo.Method+`","params":["`+echoMsg+`"]}`...)
 }
 
-// valueReader reads one JSON value (an object or an array) at a time from
-// a stream of values separated by white space or nothing at all.
+// valueReader reads one JSON value at a time from a newline-delimited
+// stream (every server here writes one: x/exp/jsonrpc2's through a
+// newline added after each message); find splits a batch's elements.
 type valueReader struct {
 	r    io.Reader
 	buf  []byte
 	r0   int // start of unread bytes
 	w    int // end of read bytes; 0 <= r0 <= w <= len(buf)
-	scan int // bytes of buf[r0:w] already scanned for the value's end
+	scan int // bytes of buf[r0:w] already searched
 	st   valueState
 }
 
@@ -49,16 +50,21 @@ func newValueReader(r io.Reader, size int) *valueReader {
 	return &valueReader{r: r, buf: make([]byte, size)}
 }
 
-// next returns the next value, valid until the next call.
+// next returns the next line that is not blank, valid until the next
+// call.
 func (vr *valueReader) next() ([]byte, error) {
 	for {
-		if end, ok := vr.find(); ok {
-			v := vr.buf[vr.r0 : vr.r0+end]
-			vr.r0 += end
-			vr.scan = 0
-			return v, nil
+		if i := bytes.IndexByte(vr.buf[vr.r0+vr.scan:vr.w], '\n'); i >= 0 {
+			end := vr.r0 + vr.scan + i
+			v := bytes.TrimSpace(vr.buf[vr.r0:end])
+			vr.r0, vr.scan = end+1, 0
+			if len(v) > 0 {
+				return v, nil
+			}
+			continue
 		}
-		if vr.r0 > 0 { // make room: move the partial value to the front
+		vr.scan = vr.w - vr.r0
+		if vr.r0 > 0 { // make room: move the partial line to the front
 			vr.w = copy(vr.buf, vr.buf[vr.r0:vr.w])
 			vr.r0 = 0
 		}
@@ -73,9 +79,9 @@ func (vr *valueReader) next() ([]byte, error) {
 	}
 }
 
-// find scans the unread bytes for the end of a whole value, from where
-// the last scan stopped; it returns the value's length from r0 (leading
-// white space skipped).
+// find scans the unread bytes for the end of a whole value (elements
+// uses it on a batch), from where the last scan stopped; it returns the
+// value's length from r0 (leading white space skipped).
 func (vr *valueReader) find() (int, bool) {
 	b := vr.buf[vr.r0:vr.w]
 	if vr.scan == 0 { // skip white space before the value
