@@ -1,7 +1,20 @@
-// Package bench measures mcpwire against its peers — the official
-// github.com/modelcontextprotocol/go-sdk and github.com/mark3labs/mcp-go —
-// on the same MCP workload: tools/call of an echo tool whose one required
-// string argument, message, comes back as one text block. Client and
+// Package bench measures mcpwire against its peers on identical work.
+//
+// The workloads W1–W7 (Benchmark<Workload>/impl=<name>: BenchmarkEcho,
+// BenchmarkEchoPipelined, BenchmarkEchoBatch, BenchmarkToolsCallRoundTrip,
+// BenchmarkToolsCallPipelined, BenchmarkToolsList, BenchmarkValidate,
+// BenchmarkManyConns, BenchmarkPeakRSS) compare mcpwire with go-sdk,
+// mcp-go, jrpc2, sourcegraph/jsonrpc2, x/exp/jsonrpc2, go-ethereum's rpc and
+// two naive baselines (package echo holds the same echo service on each),
+// and its scanner with encoding/json, sonic and fastjson (package valid).
+// run.sh runs them and cmd/report writes RESULTS.md, results.json and
+// results.png; TestWorkloads checks every answer of every one.
+//
+// BenchmarkToolsCall compares mcpwire with the official
+// github.com/modelcontextprotocol/go-sdk and github.com/mark3labs/mcp-go
+// on the same MCP workload over each transport: tools/call of an echo
+// tool whose one required string argument, message, comes back as one
+// text block. Client and
 // server run in one process, each library with its own client and its own
 // server, over an in-memory pipe, over stdio-like byte streams (two
 // os.Pipe pairs) and over Streamable HTTP on loopback.

@@ -12,7 +12,7 @@ import (
 
 // The go-sdk's client would try the stateless 2026-07-28 protocol first;
 // every implementation here speaks 2025-11-25 (initialize, a session).
-var gosdkSession = &sdk.ClientSessionOptions{ProtocolVersion: pinnedVersion}
+var gosdkSessionOptions = &sdk.ClientSessionOptions{ProtocolVersion: pinnedVersion}
 
 func gosdkServer() *sdk.Server {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "bench", Version: "1"}, nil)
@@ -47,27 +47,39 @@ func gosdkCaller(cs *sdk.ClientSession) caller {
 // newline-delimited JSON.
 func gosdkMem(tb testing.TB) (caller, func()) {
 	st, ct := sdk.NewInMemoryTransports()
-	return gosdkConnect(tb, st, ct)
+	return gosdkConnect(tb, gosdkServer(), st, ct)
 }
 
 // gosdkStdio uses sdk.IOTransport (newline-delimited JSON) on both sides
 // over two os.Pipe pairs.
 func gosdkStdio(tb testing.TB) (caller, func()) {
 	sr, cw, cr, sw := osPipes(tb)
-	return gosdkConnect(tb, &sdk.IOTransport{Reader: sr, Writer: sw}, &sdk.IOTransport{Reader: cr, Writer: cw})
+	return gosdkConnect(tb, gosdkServer(), &sdk.IOTransport{Reader: sr, Writer: sw}, &sdk.IOTransport{Reader: cr, Writer: cw})
 }
 
-func gosdkConnect(tb testing.TB, st, ct sdk.Transport) (caller, func()) {
+// gosdkStdioSession is gosdkStdio's session with srv.
+func gosdkStdioSession(tb testing.TB, srv *sdk.Server) (*sdk.ClientSession, func()) {
+	sr, cw, cr, sw := osPipes(tb)
+	return gosdkSession(tb, srv, &sdk.IOTransport{Reader: sr, Writer: sw}, &sdk.IOTransport{Reader: cr, Writer: cw})
+}
+
+func gosdkConnect(tb testing.TB, srv *sdk.Server, st, ct sdk.Transport) (caller, func()) {
+	cs, stop := gosdkSession(tb, srv, st, ct)
+	return gosdkCaller(cs), stop
+}
+
+// gosdkSession connects srv over st and a client over ct.
+func gosdkSession(tb testing.TB, srv *sdk.Server, st, ct sdk.Transport) (*sdk.ClientSession, func()) {
 	ctx := context.Background()
-	ss, err := gosdkServer().Connect(ctx, st, nil)
+	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cs, err := gosdkClient().Connect(ctx, ct, gosdkSession)
+	cs, err := gosdkClient().Connect(ctx, ct, gosdkSessionOptions)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return gosdkCaller(cs), func() {
+	return cs, func() {
 		cs.Close()
 		ss.Wait()
 	}
@@ -85,7 +97,7 @@ func gosdkHandler() http.Handler {
 func gosdkHTTP(tb testing.TB) (caller, func()) {
 	hs := httptest.NewServer(gosdkHandler())
 	hc := loopbackClient()
-	cs, err := gosdkClient().Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: hc}, gosdkSession)
+	cs, err := gosdkClient().Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: hc}, gosdkSessionOptions)
 	if err != nil {
 		hs.Close()
 		tb.Fatal(err)

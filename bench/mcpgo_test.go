@@ -29,20 +29,9 @@ func mcpgoServer() *mgserver.MCPServer {
 	return srv
 }
 
-// mcpgoStart starts c and runs the handshake, pinned to 2025-11-25 (the
-// client would try the stateless 2026-07-28 protocol first).
+// mcpgoStart starts c, runs the handshake and returns the echo caller.
 func mcpgoStart(tb testing.TB, c *mgclient.Client) caller {
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		tb.Fatal(err)
-	}
-	_, err := c.Initialize(ctx, mg.InitializeRequest{Params: mg.InitializeParams{
-		ProtocolVersion: pinnedVersion,
-		ClientInfo:      mg.Implementation{Name: "bench-client", Version: "1"},
-	}})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	mcpgoInit(tb, c)
 	return func(ctx context.Context, msg string) (string, error) {
 		res, err := c.CallTool(ctx, mg.CallToolRequest{Params: mg.CallToolParams{Name: "echo", Arguments: echoArgs{Message: msg}}})
 		if err != nil {
@@ -56,6 +45,22 @@ func mcpgoStart(tb testing.TB, c *mgclient.Client) caller {
 			return "", fmt.Errorf("content %T, want text", res.Content[0])
 		}
 		return t.Text, nil
+	}
+}
+
+// mcpgoInit starts c and runs the handshake, pinned to 2025-11-25 (the
+// client would try the stateless 2026-07-28 protocol first).
+func mcpgoInit(tb testing.TB, c *mgclient.Client) {
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	_, err := c.Initialize(ctx, mg.InitializeRequest{Params: mg.InitializeParams{
+		ProtocolVersion: pinnedVersion,
+		ClientInfo:      mg.Implementation{Name: "bench-client", Version: "1"},
+	}})
+	if err != nil {
+		tb.Fatal(err)
 	}
 }
 
@@ -75,15 +80,21 @@ func mcpgoMem(tb testing.TB) (caller, func()) {
 // transport (transport.NewIO) over two os.Pipe pairs. The StdioServer
 // keeps its session in a package variable: one at a time per process.
 func mcpgoStdio(tb testing.TB) (caller, func()) {
+	c, stop := mcpgoStdioClient(tb, mcpgoServer())
+	return mcpgoStart(tb, c), stop
+}
+
+// mcpgoStdioClient serves srv with StdioServer.Listen and returns a client
+// over transport.NewIO, not yet started.
+func mcpgoStdioClient(tb testing.TB, srv *mgserver.MCPServer) (*mgclient.Client, func()) {
 	sr, cw, cr, sw := osPipes(tb)
-	ss := mgserver.NewStdioServer(mcpgoServer())
+	ss := mgserver.NewStdioServer(srv)
 	ss.SetErrorLogger(log.New(io.Discard, "", 0))
 	ctx, cancel := context.WithCancel(context.Background())
 	listened := make(chan error, 1)
 	go func() { listened <- ss.Listen(ctx, sr, sw) }()
 	c := mgclient.NewClient(mgtransport.NewIO(cr, cw, nil))
-	call := mcpgoStart(tb, c)
-	return call, func() {
+	return c, func() {
 		c.Close() // closes cw: the server reads EOF
 		<-listened
 		cancel()

@@ -100,7 +100,13 @@ func mcpwirePooledStdio(tb testing.TB) (caller, func()) {
 }
 
 func mcpwireStdioWith(tb testing.TB, opts *mcp.ServerOptions) (caller, func()) {
-	srv := mcpwireServer(tb, opts)
+	cs, stop := mcpwireStdioSession(tb, mcpwireServer(tb, opts))
+	return mcpwireCaller(cs), stop
+}
+
+// mcpwireStdioSession runs srv with Server.Run and connects a client with
+// Client.ConnectIO over two os.Pipe pairs.
+func mcpwireStdioSession(tb testing.TB, srv *mcp.Server) (*mcp.ClientSession, func()) {
 	sr, cw, cr, sw := osPipes(tb)
 	ran := make(chan error, 1)
 	go func() { ran <- srv.Run(context.Background(), &pipeRWC{sr, sw}) }()
@@ -108,7 +114,7 @@ func mcpwireStdioWith(tb testing.TB, opts *mcp.ServerOptions) (caller, func()) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return mcpwireCaller(cs), func() {
+	return cs, func() {
 		cs.Close()
 		if err := <-ran; err != nil && !errors.Is(err, os.ErrClosed) {
 			tb.Logf("mcpwire Run: %v", err)

@@ -1,33 +1,84 @@
 #!/bin/sh
-# run.sh [benchmark regexp] — runs BenchmarkToolsCall (or the benchmarks
-# the regexp matches) 6 times (COUNT overrides) and prints benchstat's
-# comparison: one table per unit, a row per transport and mode, a column
-# per implementation, each compared with mcpwire's (the first column);
-# then cmd/ratios's table of each mcpwire variant against the faster peer
-# (medians).
+# run.sh [-short | -smoke] [-out DIR] [PATTERN]
+#
+# Without PATTERN: every workload of issue 10 (W1–W7, the
+# Benchmark<Workload>/impl=NAME benchmarks), COUNT rounds (default 6),
+# then benchstat's tables (-col /impl) and cmd/report, which writes
+# RESULTS.md, results.json and results.png to DIR (default: this
+# directory), with the raw output as results.txt beside them.
+#
+#   -short  W1–W5 at -benchtime 50ms instead of 1s: the same rounds in
+#           under 10 minutes on 2 cores.
+#   -smoke  one round, every workload once (-benchtime 1x) with
+#           -test.short's smaller W6 and W7 (100 connections; 10,000
+#           requests): the test command's check that this path works.
+#           Use it with -out, so the committed results stay as they are.
+#
+# With PATTERN: the benchmarks it matches (ToolsCall, RPCEcho, ClientCall,
+# Prototype…), COUNT rounds, benchstat, and cmd/ratios (each mcpwire
+# variant against the faster peer); the raw output goes to $OUT (default:
+# a temporary file, named at the end). No report.
 #
 # The rounds are interleaved (every benchmark once, then again…) rather
 # than -count=6 in a row, so that a burst of load on a shared machine
-# lands on all implementations alike. The raw results are kept in $OUT
-# (default: a temporary file, named at the end).
+# lands on all implementations alike. W6 and W7 run once per round
+# (-benchtime 1x): one op is 100,000 requests, or a child process.
 set -eu
 cd "$(dirname "$0")"
-pattern=${1:-ToolsCall}
+variant=full
+benchtime=1s
 count=${COUNT:-6}
-out=${OUT:-$(mktemp -t mcpwire-bench.XXXXXX)}
+short=
+dir=.
+while [ $# -gt 0 ]; do
+	case $1 in
+	-short) variant=short; benchtime=50ms ;;
+	-smoke) variant=smoke; benchtime=1x; count=1; short=-test.short ;;
+	-out) dir=$2; shift ;;
+	-*) echo "usage: run.sh [-short | -smoke] [-out DIR] [PATTERN]" >&2; exit 2 ;;
+	*) break ;;
+	esac
+	shift
+done
+benchstat="go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da"
 bin=$(mktemp -d -t mcpwire-bench-bin.XXXXXX)
 trap 'rm -rf "$bin"' EXIT
 go test -c -o "$bin/bench.test" .
-: >"$out"
+
+if [ $# -gt 0 ]; then
+	out=${OUT:-$(mktemp -t mcpwire-bench.XXXXXX)}
+	: >"$out"
+	i=0
+	while [ "$i" -lt "$count" ]; do
+		i=$((i + 1))
+		echo "round $i of $count" >&2
+		"$bin/bench.test" -test.run '^$' -test.bench "$1" -test.count 1 -test.timeout 1h | tee -a "$out"
+	done
+	echo
+	$benchstat -col /impl "$out"
+	echo
+	go run ./cmd/ratios "$out"
+	echo
+	echo "raw results: $out"
+	exit 0
+fi
+
+mkdir -p "$dir"
+raw=$bin/results.txt
+: >"$raw"
+fast='^Benchmark(Echo|EchoPipelined|EchoBatch|ToolsCallRoundTrip|ToolsCallPipelined|ToolsList|Validate)$'
+slow='^Benchmark(ManyConns|PeakRSS)$'
 i=0
 while [ "$i" -lt "$count" ]; do
 	i=$((i + 1))
 	echo "round $i of $count" >&2
-	"$bin/bench.test" -test.run '^$' -test.bench "$pattern" -test.count 1 -test.timeout 1h | tee -a "$out"
+	"$bin/bench.test" -test.run '^$' -test.bench "$fast" -test.benchtime "$benchtime" -test.count 1 -test.timeout 1h $short | tee -a "$raw"
+	"$bin/bench.test" -test.run '^$' -test.bench "$slow" -test.benchtime 1x -test.count 1 -test.timeout 1h $short | tee -a "$raw"
 done
 echo
-go run golang.org/x/perf/cmd/benchstat@latest -col /impl "$out"
-echo
-go run ./cmd/ratios "$out"
-echo
-echo "raw results: $out"
+$benchstat -col /impl "$raw"
+note="Machine: a shared 2-core VM, its cores used by other work during the run, so the figures are noisy: read the ratios to one significant figure."
+[ "$variant" = full ] || note="W1–W5 at -benchtime $benchtime, $count rounds. $note"
+go run ./cmd/report -out "$dir" -variant "$variant" -note "$note" "$raw"
+cp "$raw" "$dir/results.txt"
+echo "wrote $dir/RESULTS.md, results.json, results.png and results.txt"

@@ -9,7 +9,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/mcpwire/mcpwire/bench/internal/benchout"
 )
 
 // result is one line of benchmark output.
@@ -27,50 +28,15 @@ type result struct {
 
 // parse reads the lines of r that report a benchmark with an impl=.
 func parse(r io.Reader) ([]result, error) {
-	var out []result
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") || !strings.Contains(f[0], "/impl=") {
-			continue
-		}
-		name := strings.TrimPrefix(f[0], "Benchmark")
-		if i := strings.LastIndexByte(name, '-'); i > strings.LastIndexByte(name, '=') {
-			name = name[:i] // the -GOMAXPROCS suffix
-		}
-		i := strings.LastIndex(name, "/impl=")
-		if i < 0 {
-			continue
-		}
-		res := result{row: name[:i], impl: name[i+len("/impl="):]}
-		for j := 2; j+1 < len(f); j += 2 {
-			v, err := strconv.ParseFloat(f[j], 64)
-			if err != nil {
-				return nil, fmt.Errorf("%q: %v", sc.Text(), err)
-			}
-			switch f[j+1] {
-			case "ns/op":
-				res.ns = v
-			case "allocs/op":
-				res.allocs = v
-			case "B/op":
-				res.b = v
-			}
-		}
-		out = append(out, res)
+	rs, _, err := benchout.Parse(r)
+	out := make([]result, len(rs))
+	for i, r := range rs {
+		out[i] = result{r.Row, r.Impl, r.Values["ns/op"], r.Values["allocs/op"], r.Values["B/op"]}
 	}
-	return out, sc.Err()
+	return out, err
 }
 
-func median(v []float64) float64 {
-	v = slices.Clone(v)
-	slices.Sort(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
-}
+var median = benchout.Median
 
 type stats struct{ ns, allocs, b float64 }
 

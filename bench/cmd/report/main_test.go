@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestRun turns a small sample of benchmark output into the three files
+// and checks them: results.json's exact shape and medians, the summary's
+// advantages and targets, and a PNG.
+func TestRun(t *testing.T) {
+	out := t.TempDir()
+	if err := run([]string{"-out", out, "-variant", "short", "-note", "A test.", "-gomod", "../../go.mod", "testdata/sample.txt"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		t.Fatal(err)
+	}
+	if keys := sortedKeys(top); !slices.Equal(keys, []string{"cpu", "go", "workloads"}) {
+		t.Fatalf("results.json has %v", keys)
+	}
+	var wls map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(top["workloads"], &wls); err != nil {
+		t.Fatal(err)
+	}
+	if keys := sortedKeys(wls); !slices.Equal(keys, []string{"W1", "W2", "W5", "W6", "W6-memory", "W7-allocs"}) {
+		t.Fatalf("workloads %v", keys)
+	}
+	for k, w := range wls {
+		if keys := sortedKeys(w); !slices.Equal(keys, []string{"better", "impls", "unit"}) {
+			t.Errorf("%s has %v", k, keys)
+		}
+	}
+	var res results
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	w1 := res.Workloads["W1"]
+	if res.CPU != "Sample CPU @ 3.00GHz" || w1.Unit != "ns/op" || w1.Better != "lower" || w1.Impls["mcpwire"] != 5000 || w1.Impls["geth"] != 16000 {
+		t.Errorf("results %+v", res)
+	}
+	if w5 := res.Workloads["W5"]; w5.Better != "higher" || w5.Impls["sonic"] != 3500 {
+		t.Errorf("W5 %+v", w5)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "RESULTS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"the **short** variant. A test.",
+		"| W1 | echo round trip, one request outstanding, net.Pipe | ns/op (lower is better) | 5.00 µs | geth 16.00 µs | 3.20× | ≥ 3× vs best peer | **yes** |",
+		"| W2 |", "9.00×", "≥ 10× vs best peer | no |",
+		"| sonic 3,500 MB/s | 0.37× | ≥ 1× vs sonic | no |",
+		"| W6-memory |", "0.23×",
+		"| naive-sonic (baseline) | 3.00 µs | 0.60× |",
+		"**sourcegraph** has none",
+		"| mcpwire | rejects | rejects | rejects | accepts |",
+		"jrpc2 github.com/creachadair/jrpc2 v",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("RESULTS.md lacks %q", want)
+		}
+	}
+	png, err := os.ReadFile(filepath.Join(out, "results.png"))
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Errorf("results.png: %v, %.8q", err, png)
+	}
+}
+
+func TestRun_refusesEmptyInput(t *testing.T) {
+	if err := run([]string{"-out", t.TempDir()}, strings.NewReader("PASS\n")); err == nil {
+		t.Fatal("no error without results")
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for _, c := range []struct {
+		unit string
+		v    float64
+		want string
+	}{
+		{"ns/op", 950, "950 ns"}, {"ns/op", 4830, "4.83 µs"}, {"ns/item", 2.5e6, "2.50 ms"},
+		{"B/conn", 18000, "17.6 KiB"}, {"peak-RSS-B", 3 << 20, "3.0 MiB"},
+		{"req/s", 1234567, "1,234,567 req/s"}, {"allocs/op", 25, "25"},
+	} {
+		if got := format(c.unit, c.v); got != c.want {
+			t.Errorf("format(%q, %v) = %q, want %q", c.unit, c.v, got, c.want)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	var k []string
+	for key := range m {
+		k = append(k, key)
+	}
+	slices.Sort(k)
+	return k
+}
