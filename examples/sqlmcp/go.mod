@@ -8,6 +8,7 @@ require (
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/mcpwire/mcpwire v0.0.0-00010101000000-000000000000
+	go.uber.org/goleak v1.3.0
 	modernc.org/sqlite v1.62.0
 )
 

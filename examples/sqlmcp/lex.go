@@ -161,7 +161,9 @@ func splitStatements(src string, o lexOptions) ([]statement, error) {
 	return out, nil
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // isWordStart: letters, _, and any byte of a multi-byte UTF-8 character

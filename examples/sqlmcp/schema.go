@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -50,7 +51,7 @@ type indexInfo struct {
 // tableURI is the resource URI of the table name.
 func tableURI(name string) string { return "schema://table/" + escapeURIVar(name) }
 
-// tables lists the tables and views, sorted by name.
+// tables lists the tables and views, sorted by name (byte order).
 func (db *database) tables(ctx context.Context) ([]tableEntry, error) {
 	rows, err := db.ro.QueryContext(ctx, db.d.tablesSQL)
 	if err != nil {
@@ -72,6 +73,8 @@ func (db *database) tables(ctx context.Context) ([]tableEntry, error) {
 	if err := rows.Err(); err != nil {
 		return nil, db.dbError(ctx, err)
 	}
+	// In byte order: the databases' collations differ.
+	slices.SortFunc(out, func(a, b tableEntry) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 
