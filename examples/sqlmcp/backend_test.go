@@ -3,7 +3,8 @@ package main
 import (
 	"context"
 	"crypto/sha256"
-		"encoding/hex"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -117,7 +118,11 @@ func (b *backend) checksum(t testing.TB) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(h, "%+v\n", *info)
+		js, err := json.Marshal(info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(h, "%s\n", js)
 		if tb.Kind != "table" {
 			continue
 		}

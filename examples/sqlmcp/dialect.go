@@ -21,6 +21,10 @@ type dialect struct {
 	placeholders string
 	// param writes the i-th placeholder (1-based).
 	param func(i int) string
+	// readOnlySession, if not "", makes the session's transactions
+	// read-only: run when a connection opens and again before each read
+	// (a statement could have undone it).
+	readOnlySession string
 	// setTimeout, if not nil, makes the server itself stop a statement of
 	// tx that runs longer than d (the context stops the client's wait).
 	setTimeout func(ctx context.Context, tx *sql.Tx, d time.Duration) error

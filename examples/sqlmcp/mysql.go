@@ -21,10 +21,11 @@ import (
 const mysqlUnknownVariable = 1193
 
 var mysqlDialect = &dialect{
-	name:         "mysql",
-	lex:          lexOptions{backslashEscapes: true, hashComments: true, dashNeedsSpace: true, execComments: true},
-	placeholders: "?",
-	param:        func(int) string { return "?" },
+	name:            "mysql",
+	lex:             lexOptions{backslashEscapes: true, hashComments: true, dashNeedsSpace: true, execComments: true},
+	placeholders:    "?",
+	param:           func(int) string { return "?" },
+	readOnlySession: "SET SESSION TRANSACTION READ ONLY",
 	setTimeout: func(ctx context.Context, tx *sql.Tx, d time.Duration) error {
 		_, err := tx.ExecContext(ctx, "SET SESSION max_statement_time = ?", d.Seconds())
 		var me *mysql.MySQLError
@@ -53,7 +54,7 @@ func openMySQL(cfg *mysql.Config, write bool) (ro, rw *sql.DB, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ro = sql.OpenDB(setupConnector{base, execSetup("SET SESSION TRANSACTION READ ONLY")})
+	ro = sql.OpenDB(setupConnector{base, execSetup(mysqlDialect.readOnlySession)})
 	if write {
 		rw = sql.OpenDB(base)
 	}

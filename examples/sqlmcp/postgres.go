@@ -17,10 +17,11 @@ import (
 // look at the current schema (the first of search_path).
 
 var postgresDialect = &dialect{
-	name:         "postgres",
-	lex:          lexOptions{nestedComments: true, dollarQuotes: true, escapeStrings: true},
-	placeholders: "$1, $2, …",
-	param:        func(i int) string { return "$" + strconv.Itoa(i) },
+	name:            "postgres",
+	lex:             lexOptions{nestedComments: true, dollarQuotes: true, escapeStrings: true},
+	placeholders:    "$1, $2, …",
+	param:           func(i int) string { return "$" + strconv.Itoa(i) },
+	readOnlySession: "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
 	setTimeout: func(ctx context.Context, tx *sql.Tx, d time.Duration) error {
 		_, err := tx.ExecContext(ctx, "SELECT set_config('statement_timeout', $1, true)", strconv.FormatInt(max(d.Milliseconds(), 1), 10))
 		return err
@@ -53,7 +54,7 @@ ORDER BY 1, k.ord`,
 
 // openPostgres opens the read-only pool and, if write, the writing one.
 func openPostgres(cfg *pgx.ConnConfig, write bool) (ro, rw *sql.DB) {
-	ro = sql.OpenDB(setupConnector{stdlib.GetConnector(*cfg), execSetup("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")})
+	ro = sql.OpenDB(setupConnector{stdlib.GetConnector(*cfg), execSetup(postgresDialect.readOnlySession)})
 	if write {
 		rw = stdlib.OpenDB(*cfg)
 	}

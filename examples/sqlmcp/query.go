@@ -33,8 +33,8 @@ func (db *database) query(ctx context.Context, stmt string, params []any, maxRow
 	return db.read(ctx, stmt, params, maxRows)
 }
 
-// read runs stmt in a read-only transaction on the read-only pool,
-// under the statement timeout, and keeps at most maxRows rows: rows are
+// read runs stmt in a read-only transaction on a read-only connection
+// (its session made read-only again first), under the statement timeout, and keeps at most maxRows rows: rows are
 // read one by one and the statement is stopped past the cap, so memory
 // stays bounded whatever the result's size. The transaction is rolled
 // back, whatever the statement did.
@@ -46,7 +46,17 @@ func (db *database) read(ctx context.Context, stmt string, params []any, maxRows
 	}
 	ctx, cancel := context.WithTimeout(ctx, db.timeout)
 	defer cancel()
-	tx, err := db.ro.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	c, err := db.ro.Conn(ctx)
+	if err != nil {
+		return nil, db.dbError(ctx, err)
+	}
+	defer c.Close()
+	if s := db.d.readOnlySession; s != "" {
+		if _, err := c.ExecContext(ctx, s); err != nil {
+			return nil, db.dbError(ctx, err)
+		}
+	}
+	tx, err := c.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, db.dbError(ctx, err)
 	}
