@@ -59,7 +59,7 @@ func number(f float64) any {
 // ("\x…", as PostgreSQL does).
 func cellValue(v any, ct *sql.ColumnType) any {
 	switch x := v.(type) {
-	case nil, bool, int64, float64:
+	case nil, bool, int64, float64, int, int32, int16, int8, uint64, uint32, uint16, uint8, float32:
 		return x
 	case time.Time:
 		if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 && x.Nanosecond() == 0 && x.Location() == time.UTC {
