@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/middleware"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -131,6 +132,10 @@ func newServer(db *database, c *config, log *slog.Logger) (*mcp.Server, error) {
 		CompletionHandler: completer(db),
 		Conn:              &conn.Options{Logger: log, MaxInFlight: 64},
 	})
+	if c.verbose {
+		// One record per call, its params (the SQL) included.
+		srv.Use(middleware.Logging(log, &middleware.LogOptions{Level: slog.LevelDebug}))
+	}
 	lim := limits{defaultRows: min(100, c.maxRows), maxRows: c.maxRows}
 	if err := addTools(srv, db, lim); err != nil {
 		return nil, err
