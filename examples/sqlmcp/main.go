@@ -19,7 +19,9 @@
 // schema://table/{name}, whose {name} completes. Prompt: explain_query
 // {sql}, with the tables it names embedded.
 //
-// Without -dsn it creates a small demo database (customers, products,
+// The DSN may come from the environment, SQLMCP_DSN, rather than the
+// command line (where other users of the machine could read it).
+// Without either, it creates a small demo database (customers, products,
 // orders) in the user's cache directory, so that `go run .` just works.
 // It logs to stderr, never the DSN's password.
 package main

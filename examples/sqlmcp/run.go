@@ -37,7 +37,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	c := &config{}
 	fs := flag.NewFlagSet("sqlmcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.dsn, "dsn", "", "the database: sqlite:PATH, mysql://USER:PASSWORD@HOST:PORT/DB (MySQL or MariaDB; ?socket=PATH for a Unix socket)\nor postgres://USER:PASSWORD@HOST:PORT/DB (default: the demo SQLite database)")
+	fs.StringVar(&c.dsn, "dsn", os.Getenv("SQLMCP_DSN"), "the database: sqlite:PATH, mysql://USER:PASSWORD@HOST:PORT/DB (MySQL or MariaDB; ?socket=PATH for a Unix socket)\nor postgres://USER:PASSWORD@HOST:PORT/DB (default: $SQLMCP_DSN, else the demo SQLite database)")
 	fs.StringVar(&c.listen, "listen", "stdio", "stdio, or http://HOST:PORT to serve Streamable HTTP at /mcp")
 	fs.BoolVar(&c.allowWrite, "allow-write", false, "offer sql_execute, which writes")
 	fs.DurationVar(&c.timeout, "timeout", 5*time.Second, "the longest a statement may run")

@@ -5,8 +5,9 @@
 // with:
 //
 //   MCP_SDK_DIR  the directory whose node_modules hold the SDK (interop/)
-//   SQLMCP       the built server; SQLMCP_DSN its -dsn; SQLMCP_KIND
-//                sqlite, mariadb or postgres
+//   SQLMCP       the built server; SQLMCP_DSN its DSN (which it reads from
+//                the environment, as a client's config would give it);
+//                SQLMCP_KIND sqlite, mariadb or postgres
 //   SQLMCP_URL   if set, the Streamable HTTP endpoint of a server already
 //                running (else the client starts SQLMCP over stdio)
 import { test, after } from 'node:test';
@@ -25,7 +26,7 @@ const param = (i) => (kind === 'postgres' ? `$${i}` : '?');
 
 const transport = process.env.SQLMCP_URL
   ? new StreamableHTTPClientTransport(new URL(process.env.SQLMCP_URL))
-  : new StdioClientTransport({ command: process.env.SQLMCP, args: ['-dsn', process.env.SQLMCP_DSN, '-allow-write'], stderr: 'inherit' });
+  : new StdioClientTransport({ command: process.env.SQLMCP, args: ['-allow-write'], env: { ...process.env }, stderr: 'inherit' });
 const client = new Client({ name: 'sqlmcp-interop', version: '1.0.0' });
 await client.connect(transport);
 after(() => client.close());
