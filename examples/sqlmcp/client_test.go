@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,29 +18,20 @@ import (
 
 // Go MCP clients of the built command, over stdio and Streamable HTTP.
 
-// logBuffer is a process's stderr, safe to read while it runs.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// logFile is a process's stderr, written straight to a file by the
+// process and read back whenever the test likes.
+type logFile string
 
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+func (l logFile) String() string {
+	b, _ := os.ReadFile(string(l))
+	return string(b)
 }
 
 // stdioSession is a client session with the command run on stdio.
 type stdioSession struct {
 	*mcp.ClientSession
 	cmd    *exec.Cmd
-	stderr *logBuffer
+	stderr logFile
 }
 
 var testClient = mcp.NewClient(&mcp.Implementation{Name: "sqlmcp-test", Version: "1"}, nil)
@@ -50,8 +41,13 @@ var testClient = mcp.NewClient(&mcp.Implementation{Name: "sqlmcp-test", Version:
 func startStdio(t testing.TB, args ...string) *stdioSession {
 	t.Helper()
 	cmd := exec.Command(binary(t), args...)
-	stderr := &logBuffer{}
-	cmd.Stderr = stderr
+	stderr := logFile(filepath.Join(t.TempDir(), "stderr"))
+	f, err := os.Create(string(stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close() // the process has its own copy
+	cmd.Stderr = f
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := testClient.ConnectCommand(ctx, cmd)

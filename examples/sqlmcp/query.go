@@ -56,16 +56,11 @@ func (db *database) read(ctx context.Context, stmt string, params []any, maxRows
 			return nil, db.dbError(ctx, err)
 		}
 	}
-	tx, err := c.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := db.begin(ctx, c, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, db.dbError(ctx, err)
+		return nil, err
 	}
 	defer tx.Rollback()
-	if db.d.setTimeout != nil {
-		if err := db.d.setTimeout(ctx, tx, db.timeout); err != nil {
-			return nil, db.dbError(ctx, err)
-		}
-	}
 	rows, err := tx.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, db.dbError(ctx, err)
@@ -123,16 +118,11 @@ func (db *database) execute(ctx context.Context, stmt string, params []any) (*ex
 	}
 	ctx, cancel := context.WithTimeout(ctx, db.timeout)
 	defer cancel()
-	tx, err := db.rw.BeginTx(ctx, nil)
+	tx, err := db.begin(ctx, db.rw, nil)
 	if err != nil {
-		return nil, db.dbError(ctx, err)
+		return nil, err
 	}
 	defer tx.Rollback()
-	if db.d.setTimeout != nil {
-		if err := db.d.setTimeout(ctx, tx, db.timeout); err != nil {
-			return nil, db.dbError(ctx, err)
-		}
-	}
 	r, err := tx.ExecContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, db.dbError(ctx, err)
@@ -145,6 +135,27 @@ func (db *database) execute(ctx context.Context, stmt string, params []any) (*ex
 		return nil, db.dbError(ctx, err)
 	}
 	return &executeResult{RowsAffected: n, ElapsedMS: millis(time.Since(start))}, nil
+}
+
+// beginner is a pool or one of its connections.
+type beginner interface {
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
+}
+
+// begin starts a transaction on b with the statement timeout set in the
+// database (where the dialect can).
+func (db *database) begin(ctx context.Context, b beginner, opts *sql.TxOptions) (*sql.Tx, error) {
+	tx, err := b.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, db.dbError(ctx, err)
+	}
+	if db.d.setTimeout != nil {
+		if err := db.d.setTimeout(ctx, tx, db.timeout); err != nil {
+			tx.Rollback()
+			return nil, db.dbError(ctx, err)
+		}
+	}
+	return tx, nil
 }
 
 // millis is d in milliseconds, to the microsecond.
