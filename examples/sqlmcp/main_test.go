@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		removeBin()
 	}
 	if code == 0 {
-		if err := goleak.Find(leaks, goleak.IgnoreAnyFunction("database/sql.(*DB).connectionOpener")); err != nil {
+		if err := goleak.Find(leaks); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			code = 1
 		}

@@ -53,6 +53,8 @@ func tableURI(name string) string { return "schema://table/" + escapeURIVar(name
 
 // tables lists the tables and views, sorted by name (byte order).
 func (db *database) tables(ctx context.Context) ([]tableEntry, error) {
+	ctx, cancel := context.WithTimeout(ctx, db.timeout)
+	defer cancel()
 	rows, err := db.ro.QueryContext(ctx, db.d.tablesSQL)
 	if err != nil {
 		return nil, db.dbError(ctx, err)
@@ -115,8 +117,11 @@ func (db *database) findTable(ctx context.Context, name string) (tableEntry, err
 	return tableEntry{}, &unknownTableError{name: name, available: names}
 }
 
-// describe reads the structure of the table named name (see findTable).
+// describe reads the structure of the table named name (see findTable),
+// its catalogue queries bound by the statement timeout together.
 func (db *database) describe(ctx context.Context, name string) (*tableInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, db.timeout)
+	defer cancel()
 	t, err := db.findTable(ctx, name)
 	if err != nil {
 		return nil, err
