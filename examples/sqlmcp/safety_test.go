@@ -28,7 +28,8 @@ type safetyCase struct {
 	onlyTheGuard map[string]string
 }
 
-func (c safetyCase) for_(kind string) string {
+// spelling is the statement as kind spells it.
+func (c safetyCase) spelling(kind string) string {
 	if s, ok := c.sql[kind]; ok {
 		return s
 	}
@@ -140,7 +141,7 @@ func TestSafety_sqlQueryNeverWrites(t *testing.T) {
 		// offered.
 		s := startStdio(t, "-dsn", b.dsn, "-allow-write")
 		for _, c := range safetyCases {
-			stmt := strings.ReplaceAll(c.for_(b.kind), "DIR", filepath.ToSlash(dir))
+			stmt := strings.ReplaceAll(c.spelling(b.kind), "DIR", filepath.ToSlash(dir))
 			res := call(t, s.ClientSession, "sql_query", map[string]any{"sql": stmt})
 			if !res.IsError {
 				t.Errorf("%s: %q was not refused: %s", c.name, stmt, text(t, res))
@@ -156,7 +157,7 @@ func TestSafety_readOnlyTransactionWithoutTheGuard(t *testing.T) {
 		before := b.checksum(t)
 		ctx := context.Background()
 		for _, c := range safetyCases {
-			stmt := strings.ReplaceAll(c.for_(b.kind), "DIR", filepath.ToSlash(dir))
+			stmt := strings.ReplaceAll(c.spelling(b.kind), "DIR", filepath.ToSlash(dir))
 			if checkReadOnly(stmt, b.db.d.lex) == nil && !c.onlyTheDatabase {
 				t.Errorf("%s: the guard lets %q through", c.name, stmt)
 			}

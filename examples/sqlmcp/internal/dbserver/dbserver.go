@@ -42,9 +42,6 @@ type Server struct {
 // DSNFor returns the superuser's DSN for the database db.
 func (s *Server) DSNFor(db string) string { return s.dsnf(db) }
 
-// Pid is the server process's id.
-func (s *Server) Pid() int { return s.cmd.Process.Pid }
-
 // Stop stops the server with sig, then SIGKILL after 15 seconds, waits
 // for it to exit and removes its directory.
 func (s *Server) Stop(sig syscall.Signal) error {
