@@ -34,10 +34,11 @@ func (db *database) query(ctx context.Context, stmt string, params []any, maxRow
 }
 
 // read runs stmt in a read-only transaction on a read-only connection
-// (its session made read-only again first), under the statement timeout, and keeps at most maxRows rows: rows are
-// read one by one and the statement is stopped past the cap, so memory
-// stays bounded whatever the result's size. The transaction is rolled
-// back, whatever the statement did.
+// (its session made read-only again first), under the statement timeout,
+// and keeps at most maxRows rows: rows are read one by one and the
+// statement is stopped past the cap, so memory stays bounded whatever the
+// result's size. The transaction is rolled back, whatever the statement
+// did.
 func (db *database) read(ctx context.Context, stmt string, params []any, maxRows int) (*queryResult, error) {
 	start := time.Now()
 	args, err := bindParams(params)
