@@ -137,7 +137,8 @@ func orNewline(f Framing) Framing {
 
 // newFramer is NewFramer for the built-in framings with the initial buffer
 // size as a parameter, so that tests can exercise growth and compaction
-// with small frames.
+// with small frames (0: the default, which starts at firstFrameBuf and
+// grows to initialFrameBuf while reads fill it).
 func newFramer(r io.Reader, f Framing, l *Limits, size int) Framer {
 	lim := l.WithDefaults()
 	if f == Header {
@@ -157,7 +158,7 @@ func (newlineFraming) String() string { return "newline" }
 
 // NewFramer returns a newline framer.
 func (f newlineFraming) NewFramer(r io.Reader, l *Limits) Framer {
-	return newFramer(r, f, l, initialFrameBuf)
+	return newFramer(r, f, l, 0)
 }
 
 // AppendFrame appends msg and a newline. A '\n' inside msg (white space, in
@@ -181,7 +182,7 @@ func (headerFraming) String() string { return "header" }
 
 // NewFramer returns a Content-Length framer.
 func (f headerFraming) NewFramer(r io.Reader, l *Limits) Framer {
-	return newFramer(r, f, l, initialFrameBuf)
+	return newFramer(r, f, l, 0)
 }
 
 // AppendFrame appends a Content-Length header and msg.

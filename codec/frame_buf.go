@@ -20,15 +20,18 @@ import (
 //   - err is the reader's first error. Bytes that came with it are used
 //     first; once it is set the reader is never called again.
 //
-// fill reads as much as fits (reads are large: the buffer starts at 64 KiB).
-// It moves the unread tail to the front when little room is left at the end,
-// and grows the buffer only when a single frame in progress needs more than
-// the buffer holds, never past limit: a little over the largest frame or
+// fill reads as much as fits. The buffer starts at 4 KiB, so that an idle
+// stream (a connection waiting for its next request) holds little, and
+// doubles up to 64 KiB while reads fill it, so that a busy stream reads
+// much at a time. fill moves the unread tail to the front when little room
+// is left at the end, and grows the buffer past that only when a single
+// frame in progress needs more than the buffer holds, never past limit: a little over the largest frame or
 // header block allowed. A frame over the limit is recognised before the
 // buffer would have to grow past it, and is then discarded as it is read.
 
 const (
-	initialFrameBuf = 64 << 10 // first buffer size; also the smallest limit
+	firstFrameBuf   = 4 << 10  // first buffer size: what an idle stream holds
+	initialFrameBuf = 64 << 10 // what a busy stream grows to; also the smallest limit
 	minFrameRead    = 4 << 10  // compact rather than read less than this
 	maxStalls       = 100      // consecutive empty reads before io.ErrNoProgress
 )
@@ -45,6 +48,11 @@ type frameBuf struct {
 	base     int64
 	err      error
 	limit    int // largest len(buf)
+	// busySize is the size the buffer grows to, doubling, while reads
+	// fill it (the stream is busy: fewer, larger reads); busy says the
+	// last read did.
+	busySize int
+	busy     bool
 	max      int // MaxFrameBytes
 	maxHdr   int // MaxHeaderBytes
 	maxLines int // MaxHeaderLines
@@ -62,8 +70,11 @@ func (b *frameBuf) init(r io.Reader, l *Limits, size int) {
 		block = (b.maxLines + 1) * (b.maxHdr + 2)
 	}
 	b.limit = max(initialFrameBuf, b.max+2, block)
+	b.busySize = size
 	if size <= 0 {
-		size = initialFrameBuf
+		// Start small, so that an idle stream holds little; grow while
+		// reads fill the buffer.
+		size, b.busySize = firstFrameBuf, initialFrameBuf
 	}
 	b.buf = make([]byte, min(size, b.limit))
 }
@@ -108,7 +119,8 @@ func (b *frameBuf) fill(need int) error {
 		b.scan -= b.r
 		b.r = 0
 	}
-	if need > n || b.w == n {
+	if need > n || b.w == n || (b.busy && n < b.busySize) {
+		b.busy = false
 		if n >= b.limit {
 			// The framers recognise an oversized frame before this.
 			return io.ErrShortBuffer
@@ -127,6 +139,7 @@ func (b *frameBuf) fill(need int) error {
 		if m < 0 || m > len(b.buf)-b.w {
 			m, err = 0, errBadRead
 		}
+		b.busy = m == len(b.buf)-b.w
 		b.w += m
 		if err != nil {
 			b.err = err

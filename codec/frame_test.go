@@ -400,7 +400,7 @@ func TestFramer_hugeContentLengthRefusedWithoutAllocation(t *testing.T) {
 		t.Fatalf("second Next: %q, %v", got, err)
 	}
 	runtime.ReadMemStats(&after)
-	if c := fr.bufCap(); c != initialFrameBuf {
+	if c := fr.bufCap(); c != initialFrameBuf { // grown while discarding: reads filled it
 		t.Errorf("buffer size %d, want %d", c, initialFrameBuf)
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
@@ -412,8 +412,41 @@ func TestFramer_hugeContentLengthRefusedWithoutAllocation(t *testing.T) {
 	if _, err := fr2.Next(); !errors.Is(err, ErrFrameTooLarge) {
 		t.Fatalf("max int64: %v", err)
 	}
-	if c := fr2.bufCap(); c != initialFrameBuf {
-		t.Errorf("buffer size %d, want %d", c, initialFrameBuf)
+	if c := fr2.bufCap(); c != firstFrameBuf {
+		t.Errorf("buffer size %d, want %d", c, firstFrameBuf)
+	}
+}
+
+// TestFramer_bufferStartsSmallAndGrowsWhileBusy: a framer holds 4 KiB
+// while its stream brings little at a time (an idle connection), and
+// doubles to 64 KiB, no further, once reads fill the buffer (a busy one);
+// every frame comes out whole either way.
+func TestFramer_bufferStartsSmallAndGrowsWhileBusy(t *testing.T) {
+	msg := `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"text":"hello, world"}}` + "\n"
+	for _, f := range []Framing{Newline, Header} {
+		frame := string(AppendFrame(nil, f, []byte(strings.TrimSuffix(msg, "\n"))))
+		// One frame per read: the buffer never fills.
+		idle := NewFramer(iotest.OneByteReader(strings.NewReader(strings.Repeat(frame, 200))), f, nil)
+		for range 200 {
+			if _, err := idle.Next(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c := idle.(interface{ bufCap() int }).bufCap(); c != firstFrameBuf {
+			t.Errorf("%s, a frame at a time: buffer %d, want %d", f, c, firstFrameBuf)
+		}
+		// All at once: reads fill the buffer, which grows to 64 KiB.
+		const n = 20000
+		busy := NewFramer(strings.NewReader(strings.Repeat(frame, n)), f, nil)
+		for i := range n {
+			got, err := busy.Next()
+			if err != nil || !strings.Contains(frame, string(got)) || len(got) < len(msg)-1 {
+				t.Fatalf("%s, frame %d: %q %v", f, i, got, err)
+			}
+		}
+		if c := busy.(interface{ bufCap() int }).bufCap(); c != initialFrameBuf {
+			t.Errorf("%s, a busy stream: buffer %d, want %d", f, c, initialFrameBuf)
+		}
 	}
 }
 
