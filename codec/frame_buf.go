@@ -40,14 +40,14 @@ const (
 var errBadRead = errors.New("codec: reader returned an invalid count")
 
 type frameBuf struct {
-	rd       io.Reader
-	buf      []byte
-	r        int
-	scan     int
-	w        int
-	base     int64
-	err      error
-	limit    int // largest len(buf)
+	rd    io.Reader
+	buf   []byte
+	r     int
+	scan  int
+	w     int
+	base  int64
+	err   error
+	limit int // largest len(buf)
 	// busySize is the size the buffer grows to, doubling, while reads
 	// fill it (the stream is busy: fewer, larger reads); busy says the
 	// last read did.
