@@ -70,7 +70,7 @@ func TestClient_stdioChildKilledMidCall_everyPendingCallFailsWithin100ms(t *test
 	var mu sync.Mutex
 	var children []*exec.Cmd
 	c, err := client.DialCommand(context.Background(), func() *exec.Cmd {
-		cmd := exec.Command(demoserver)
+		cmd := exec.Command(demoserver.Path(t))
 		mu.Lock()
 		children = append(children, cmd)
 		mu.Unlock()

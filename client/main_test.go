@@ -5,39 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/mcpwire/mcpwire/internal/testproc"
 )
 
-// demoserver is the demo server built for these tests.
-var demoserver string
+// demoserver is the demo server, built for these tests.
+var demoserver = testproc.NewBinary("github.com/mcpwire/mcpwire/cmd/demoserver")
 
-func TestMain(m *testing.M) {
-	// ants starts its default pool's goroutines when loaded: not ours.
-	ignore := goleak.IgnoreCurrent()
-	bin, remove, err := testproc.Build("github.com/mcpwire/mcpwire/cmd/demoserver")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	demoserver = bin
-	code := m.Run()
-	if code == 0 {
-		if err := goleak.Find(ignore); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testproc.Main(m, demoserver.Remove) }
 
 // server is a demo server process.
 type server struct {
@@ -53,7 +32,7 @@ func startServer(t *testing.T, args ...string) *server {
 	if !strings.Contains(strings.Join(args, " "), "-listen") {
 		args = append([]string{"-listen", "tcp://127.0.0.1:0"}, args...)
 	}
-	p := testproc.Start(t, demoserver, args, "addr")
+	p := testproc.Start(t, demoserver.Path(t), args, "addr")
 	return &server{Process: p, addr: p.Value("addr")}
 }
 

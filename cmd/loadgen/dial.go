@@ -23,6 +23,12 @@ type target struct {
 	argv []string // stdio: the command and its arguments
 }
 
+// byteStream reports whether t's connections are framed byte streams
+// (stdio, tcp, unix), not HTTP or WebSocket messages.
+func (t target) byteStream() bool {
+	return t.kind == "stdio" || t.kind == "tcp" || t.kind == "unix"
+}
+
 // parseTarget reads the TARGET argument.
 func parseTarget(s string) (target, error) {
 	if cmd, ok := strings.CutPrefix(s, "stdio:"); ok {
@@ -62,11 +68,7 @@ type dialer struct {
 
 // lines reports whether the connections are newline-framed byte streams.
 func (d *dialer) lines() bool {
-	switch d.t.kind {
-	case "stdio", "tcp", "unix":
-		return d.framing == codec.Newline
-	}
-	return false
+	return d.t.byteStream() && d.framing == codec.Newline
 }
 
 // dial opens one connection; with -mcp it has done MCP's handshake.

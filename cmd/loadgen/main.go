@@ -287,7 +287,7 @@ func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error
 	}
 	procs := o.procs
 	if procs == 0 {
-		procs = autoProcs(t.kind, o.conns, inProcess)
+		procs = autoProcs(*t, o.conns, inProcess)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	r := newRunner(o.conns, o.depth, p.rate, p.calls, o.timeout, o.n)
@@ -352,16 +352,12 @@ func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error
 // same machine. The demo server in process, HTTP and WebSocket targets
 // (whose clients cost more per call) and a GOMAXPROCS set in the
 // environment keep the runtime's choice.
-func autoProcs(kind string, conns int, inProcess bool) int {
+func autoProcs(t target, conns int, inProcess bool) int {
 	all := runtime.GOMAXPROCS(0)
-	if inProcess || os.Getenv("GOMAXPROCS") != "" {
+	if inProcess || os.Getenv("GOMAXPROCS") != "" || !t.byteStream() {
 		return all
 	}
-	switch kind {
-	case "stdio", "tcp", "unix":
-		return min(all, (conns+3)/4)
-	}
-	return all
+	return min(all, (conns+3)/4)
 }
 
 // warnings says what may make the figures wrong.

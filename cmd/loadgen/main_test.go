@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -15,32 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/mcpwire/mcpwire/internal/testproc"
 )
 
-// demoBin is the demo server built for these tests.
-var demoBin string
+// demoBin is the demo server, built for these tests.
+var demoBin = testproc.NewBinary("github.com/mcpwire/mcpwire/cmd/demoserver")
 
-func TestMain(m *testing.M) {
-	ignore := goleak.IgnoreCurrent() // ants starts its default pool when loaded
-	bin, remove, err := testproc.Build("github.com/mcpwire/mcpwire/cmd/demoserver")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	demoBin = bin
-	code := m.Run()
-	if code == 0 {
-		if err := goleak.Find(ignore); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testproc.Main(m, demoBin.Remove) }
 
 // server is a demo server process serving metrics.
 type server struct {
@@ -52,7 +32,7 @@ type server struct {
 // once it has logged its addresses. It is killed when the test ends.
 func startServer(t testing.TB, args ...string) *server {
 	t.Helper()
-	p := testproc.Start(t, demoBin, append(args, "-metrics", "127.0.0.1:0"), "addr", "metrics")
+	p := testproc.Start(t, demoBin.Path(t), append(args, "-metrics", "127.0.0.1:0"), "addr", "metrics")
 	return &server{addr: p.Value("addr"), metrics: p.Value("metrics")}
 }
 

@@ -77,7 +77,7 @@ func stdioServer(t *testing.T, args ...string) (target, in, out string) {
 	dir := t.TempDir()
 	in, out = filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	script := filepath.Join(dir, "server.sh")
-	body := fmt.Sprintf("#!/bin/sh\ntee -a %q | %q %s | tee -a %q\n", in, demoBin, strings.Join(args, " "), out)
+	body := fmt.Sprintf("#!/bin/sh\ntee -a %q | %q %s | tee -a %q\n", in, demoBin.Path(t), strings.Join(args, " "), out)
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}

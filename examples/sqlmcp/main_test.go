@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/mcpwire/mcpwire/examples/sqlmcp/internal/dbserver"
 	"github.com/mcpwire/mcpwire/internal/testproc"
 )
@@ -21,41 +19,13 @@ import (
 // SQLMCP_DATABASES=required makes a server that cannot start a failure
 // rather than a skip (scripts/test sets it, after installing them).
 
-func TestMain(m *testing.M) {
-	leaks := goleak.IgnoreCurrent()
-	code := m.Run()
-	stopServers()
-	if removeBin != nil {
-		removeBin()
-	}
-	if code == 0 {
-		if err := goleak.Find(leaks); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testproc.Main(m, stopServers, sqlmcp.Remove) }
 
-// removeBin removes the built command (nil: none was built).
-var removeBin func()
-
-// buildOnce builds the command once per test binary.
-var buildOnce = sync.OnceValues(func() (string, error) {
-	bin, remove, err := testproc.Build("github.com/mcpwire/mcpwire/examples/sqlmcp")
-	removeBin = remove
-	return bin, err
-})
+// sqlmcp is the command, built for these tests.
+var sqlmcp = testproc.NewBinary("github.com/mcpwire/mcpwire/examples/sqlmcp")
 
 // binary returns the built command.
-func binary(t testing.TB) string {
-	t.Helper()
-	bin, err := buildOnce()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
+func binary(t testing.TB) string { return sqlmcp.Path(t) }
 
 // servers are the database servers the tests started, one of each kind
 // at most, stopped by TestMain.

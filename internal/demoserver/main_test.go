@@ -13,12 +13,9 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"go.uber.org/goleak"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/internal/testproc"
@@ -47,43 +44,16 @@ func loadVectors(t *testing.T) []vector {
 	return vs
 }
 
-// build compiles the demoserver once per test binary.
-func build(t *testing.T) string {
-	t.Helper()
-	bin, err := buildOnce()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
+// demoBin is the demoserver command (a main around Run), built for the
+// tests that run it as a process.
+var demoBin = testproc.NewBinary("github.com/mcpwire/mcpwire/cmd/demoserver")
 
-// buildOnce compiles the demoserver command (a main around Run) once per
-// test binary; TestMain removes it.
-var buildOnce = sync.OnceValues(func() (string, error) {
-	bin, remove, err := testproc.Build("github.com/mcpwire/mcpwire/cmd/demoserver")
-	removeBin = remove
-	return bin, err
-})
+// build returns the built demoserver command.
+func build(t *testing.T) string { return demoBin.Path(t) }
 
-// removeBin removes the built command (nil: none was built).
-var removeBin func()
-
-func TestMain(m *testing.M) {
-	leaks := goleak.IgnoreCurrent() // ants' default pool, started when imported
-	code := m.Run()
-	if removeBin != nil {
-		removeBin()
-	}
-	if code == 0 {
-		// The tests that serve in this process (sessions, Run, Start)
-		// and the peers of the built binary leave no goroutine.
-		if err := goleak.Find(leaks); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+// TestMain: the tests that serve in this process (sessions, Run, Start)
+// and the peers of the built binary leave no goroutine.
+func TestMain(m *testing.M) { testproc.Main(m, demoBin.Remove) }
 
 // client speaks one framing over a stream.
 type client struct {
