@@ -39,7 +39,10 @@ type Conn struct {
 	inflight inflightList   // pooled requests not yet answered
 	workers  sync.WaitGroup // pooled tasks not yet finished
 	tasks    atomic.Int64   // their count (a WaitGroup cannot be read)
-	calls    pendingCalls   // our outgoing calls awaiting responses
+	queued   atomic.Int32   // of those, the ones not yet started (sendLater)
+	// saturated is the Pool's Saturated method, if it has one.
+	saturated func() bool
+	calls     pendingCalls // our outgoing calls awaiting responses
 
 	overloaded   *codec.Error   // -32000 with this connection's retry hint
 	shuttingDown *codec.Error   // likewise, refused because it is stopping
@@ -93,6 +96,9 @@ func newConn(opts *Options) *Conn {
 	r := refusalsFor(o.retryAfter())
 	c.overloaded, c.shuttingDown = r.overloaded, r.shuttingDown
 	c.refuseBatch.Store(o.RefuseBatches)
+	if s, ok := o.Pool.(interface{ Saturated() bool }); ok {
+		c.saturated = s.Saturated
+	}
 	c.inflight.init()
 	c.calls.init(o.OnUnmatched)
 	c.lifecycle.init()
@@ -102,6 +108,7 @@ func newConn(opts *Options) *Conn {
 func (c *Conn) start(s Stream) {
 	c.s = s
 	c.out = newWriter(s, defaultMaxPending, c.opts.WriteTimeout)
+	c.out.lateFlush = func() { c.sent(c.out.flushLater()) }
 	if s == nil {
 		close(c.readDone)
 		return

@@ -152,9 +152,11 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 		t.to = to
 		c.inflight.add(t)
 	}
+	c.queued.Add(1) // before the worker can start it: see taskStarted
 	if c.opts.Pool == nil {
 		go t.Run()
 	} else if err := c.opts.Pool.Submit(t); err != nil {
+		c.taskStarted()
 		refusal := c.shuttingDown
 		var oe *pool.OverloadedError
 		if errors.As(err, &oe) {

@@ -13,7 +13,9 @@ import (
 // Executor runs handlers off the reading goroutine. *pool.Pool is the one
 // the project provides; a test may count hand-offs with its own. An
 // Executor that also has RetryAfter() time.Duration sets the retry hint of
-// the connection's -32000 answers.
+// the connection's -32000 answers; one that also has Saturated() bool
+// reports when every worker is busy, so that tasks it has queued will not
+// start soon (answers are then never held back for them: see sendLater).
 type Executor interface {
 	Submit(t pool.Task) error
 }

@@ -64,10 +64,25 @@ func (c *Conn) emit(body *bodyReply, msg []byte, reader bool) {
 	case reader:
 		c.held.B = c.s.AppendFrame(c.held.B, msg)
 		c.heldFull()
+	case c.saturated != nil && c.saturated():
+		c.sent(c.out.send(msg)) // the tasks queued wait for a busy worker: hold nothing for them
 	default:
-		if err := c.out.send(msg); err != nil && !errors.Is(err, ErrClosed) {
-			c.terminate(err)
-		}
+		c.sent(c.out.sendLater(msg, &c.queued))
+	}
+}
+
+// sent ends the session when the writer failed (other than by closing).
+func (c *Conn) sent(err error) {
+	if err != nil && !errors.Is(err, ErrClosed) {
+		c.terminate(err)
+	}
+}
+
+// taskStarted counts a task handed to the pool as started (or refused): the
+// last one queued writes what the workers held back for it (sendLater).
+func (c *Conn) taskStarted() {
+	if c.queued.Add(-1) == 0 {
+		c.sent(c.out.flushLater())
 	}
 }
 

@@ -109,6 +109,7 @@ func (c *Conn) newTask(e *router.Entry, frame []byte, m *codec.Message, ref **fr
 // Run serves the task on a pool worker.
 func (t *task) Run() {
 	c := t.c
+	c.taskStarted()
 	if d := c.opts.HandlerTimeout; d > 0 {
 		rc := t.ctx // t may be recycled by the time the timer fires
 		rc.setDeadline(time.Now().Add(d))

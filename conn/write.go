@@ -2,6 +2,7 @@ package conn
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -11,6 +12,8 @@ import (
 // left. Messages that arrive during a write go out together in the next one.
 // The reader does not come here for each response: it holds them in a
 // buffer of its own and hands them over with sendHeld before it would block.
+// Workers hold theirs back too, while more of the connection's tasks wait
+// to start (sendLater): the last of those to start flushes them.
 //
 // A producer waits while pending holds maxPending bytes or more and a
 // write is under way (a peer that stops reading stops them, and so the
@@ -26,6 +29,9 @@ type writer struct {
 	pending    []byte
 	spare      []byte
 	flushing   bool
+	later      bool        // pending holds answers sendLater held back
+	laterTimer *time.Timer // runs lateFlush past laterLimit; made on first use
+	lateFlush  func()      // calls flushLater and deals with its error
 	noWait     bool
 	err        error
 	maxPending int
@@ -74,6 +80,58 @@ func (w *writer) send(msg []byte) error {
 	return w.flushLocked()
 }
 
+// laterLimit bounds how long sendLater holds an answer back for tasks that
+// are slow to start (every worker busy with long handlers).
+const laterLimit = 200 * time.Microsecond
+
+// sendLater is send for an answer produced while queued (the connection's
+// tasks handed to the pool and not yet started) is above zero: it is held
+// in pending for the last of those tasks to flush as it starts
+// (flushLater), so that a pipelining peer gets one write per burst of
+// pooled answers instead of one each. It is flushed at once when nothing is
+// queued or pending has grown to heldFlushBytes, and by a timer after
+// laterLimit. queued is read under mu; whoever takes it to zero must then
+// call flushLater, so that no answer is left behind.
+func (w *writer) sendLater(msg []byte, queued *atomic.Int32) error {
+	if err := w.lockRoom(); err != nil {
+		return err
+	}
+	w.pending = w.s.AppendFrame(w.pending, msg)
+	switch {
+	case w.flushing:
+	case queued.Load() > 0 && len(w.pending) < heldFlushBytes:
+		if !w.later {
+			w.later = true
+			w.armLater()
+		}
+	default:
+		return w.flushLocked()
+	}
+	w.mu.Unlock()
+	return nil
+}
+
+// armLater starts the timer that bounds how long held answers wait. Under
+// mu.
+func (w *writer) armLater() {
+	if w.laterTimer == nil {
+		w.laterTimer = time.AfterFunc(laterLimit, w.lateFlush)
+		return
+	}
+	w.laterTimer.Reset(laterLimit)
+}
+
+// flushLater writes the answers sendLater held back, unless a flush under
+// way will or there are none.
+func (w *writer) flushLater() error {
+	w.mu.Lock()
+	if w.flushing || !w.later {
+		w.mu.Unlock()
+		return nil
+	}
+	return w.flushLocked()
+}
+
 // sendHeld queues the framed messages a reader held back and flushes. It
 // returns an empty buffer for the reader to hold the next ones in: when
 // nothing else is pending the two buffers are swapped, not copied.
@@ -114,6 +172,7 @@ func (w *writer) drain() error {
 // flushLocked is called with mu held and returns with it released.
 func (w *writer) flushLocked() error {
 	w.flushing = true
+	w.later = false // what was held back goes out with this flush
 	for len(w.pending) > 0 && w.err == nil {
 		out := w.pending
 		w.pending = w.spare[:0]

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/panjf2000/ants/v2"
@@ -113,6 +114,7 @@ type Pool struct {
 	mu       sync.Mutex
 	q        ring          // tasks waiting for a worker
 	drainers int           // drain loops started and not returned
+	full     atomic.Bool   // drainers == workers, for Saturated
 	starting bool          // a drain loop was started and has not yet run
 	notFull  sync.Cond     // Submits waiting for room in the queue (Block)
 	closed   bool          // set once, by the first Close
@@ -199,6 +201,7 @@ func (p *Pool) startLocked() bool {
 		return false
 	}
 	p.drainers++
+	p.full.Store(p.drainers >= p.workers)
 	p.starting = true
 	return true
 }
@@ -230,6 +233,7 @@ func (p *Pool) drain() {
 		p.mu.Lock()
 	}
 	p.drainers--
+	p.full.Store(false)
 	if p.closed && p.drainers == 0 && p.q.len() == 0 {
 		close(p.idle)
 	}
@@ -270,6 +274,11 @@ func (p *Pool) Running() int { return p.ap.Running() }
 
 // RetryAfter returns the retry hint of the pool's refusals.
 func (p *Pool) RetryAfter() time.Duration { return p.retryAfter }
+
+// Saturated reports whether every worker is running tasks, so that a task
+// queued now waits for one of them to finish: a snapshot, read without a
+// lock.
+func (p *Pool) Saturated() bool { return p.full.Load() }
 
 // Cap returns the bound on workers.
 func (p *Pool) Cap() int { return p.workers }

@@ -105,6 +105,30 @@ func TestPool_blockingTasksRunSideBySide(t *testing.T) {
 	}
 }
 
+// Saturated says whether a task queued now would wait for a busy worker.
+func TestPool_saturatedWhileEveryWorkerIsBusy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPool(t, &pool.Options{Workers: 2})
+		if p.Saturated() {
+			t.Fatal("Saturated with no task")
+		}
+		release := fill(t, p, 1)
+		if p.Saturated() {
+			t.Fatal("Saturated with one of two workers busy")
+		}
+		releaseOther := fill(t, p, 1)
+		if !p.Saturated() {
+			t.Fatal("not Saturated with both workers busy")
+		}
+		release()
+		releaseOther()
+		synctest.Wait()
+		if p.Saturated() {
+			t.Fatal("Saturated after every task returned")
+		}
+	})
+}
+
 func TestPool_blockingWaitsForRoomInTheQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newPool(t, &pool.Options{Workers: 2, Queue: 1})
