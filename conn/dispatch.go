@@ -231,6 +231,18 @@ func (c *Conn) release(start time.Time) {
 		if !start.IsZero() {
 			d = time.Since(start)
 		}
-		a.Release(d)
+		c.releaseAdmission(a, d)
 	}
+}
+
+// releaseAdmission calls a.Release, which is user code: a panic there is
+// logged, not let loose on a worker, where it would leave the task
+// unfinished and Close waiting for it forever.
+func (c *Conn) releaseAdmission(a pool.Admission, d time.Duration) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.opts.Logger.Error("jsonrpc: Admission.Release panicked", "panic", r)
+		}
+	}()
+	a.Release(d)
 }

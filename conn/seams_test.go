@@ -1,6 +1,7 @@
 package conn_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -511,4 +512,41 @@ func TestConn_servesBodiesWhileItsStreamIsRead(t *testing.T) {
 		}
 	}
 	wg.Wait()
+}
+
+// panickyAdmission panics in Release, after freeing the slot.
+type panickyAdmission struct{ *pool.Limiter }
+
+func (a panickyAdmission) Release(d time.Duration) {
+	a.Limiter.Release(d)
+	panic("admission bug")
+}
+
+// A panic in the user's Admission.Release is logged; the request is still
+// answered, the connection serves on, and Close returns.
+func TestConn_panickingAdmissionReleaseDoesNotHangClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log bytes.Buffer
+		opts := &conn.Options{
+			Admission: panickyAdmission{pool.NewLimiter(1)},
+			Logger:    slog.New(slog.NewTextHandler(&log, nil)),
+		}
+		c, p := serve(t, testRouter(t), opts)
+		for id := 1; id <= 2; id++ {
+			p.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"sleep","params":[1]}`)
+			if m := p.recvObj(); m["result"] == nil {
+				t.Fatalf("request %d: %v", id, m)
+			}
+		}
+		closed := make(chan struct{})
+		go func() { c.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(time.Minute):
+			t.Fatal("Close still waiting after a minute")
+		}
+		if !strings.Contains(log.String(), "Admission.Release panicked") {
+			t.Errorf("log: %q", log.String())
+		}
+	})
 }
