@@ -292,6 +292,30 @@ func TestCache_entriesExpireAfterTheirMethodsTTL(t *testing.T) {
 	})
 }
 
+// Expired entries leave as new ones are stored, though the cache is far
+// from its bounds and their keys are never asked for again.
+func TestCache_storesPurgeExpiredEntries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := cache.New(nil)
+		short, forever := c.Method(time.Second), c.Method(0)
+		var runs atomic.Int64
+		const n = 50
+		for i := range n {
+			short.Do(context.Background(), "short", []byte(strconv.Itoa(i)), fillWith(&runs, `1`))
+		}
+		time.Sleep(time.Second)
+		for i := range n {
+			forever.Do(context.Background(), "forever", []byte(strconv.Itoa(i)), fillWith(&runs, `2`))
+		}
+		if c.Len() != n {
+			t.Fatalf("%d entries after %d stores past the others' TTL, want only those %d", c.Len(), n, n)
+		}
+		if c.Evictions() != n {
+			t.Fatalf("%d evictions, want the %d expired entries", c.Evictions(), n)
+		}
+	})
+}
+
 // TestCache_boundsHoldAtEveryStep: entries and bytes stay within bounds
 // under a stream of distinct keys of varied sizes.
 func TestCache_boundsHoldAtEveryStep(t *testing.T) {

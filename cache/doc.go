@@ -68,8 +68,10 @@
 //
 // Each Method has its own time to live, counted from when the entry was
 // stored (zero: no expiry). An expired entry is never answered; it is
-// replaced by the next fill of its key or evicted when it reaches a
-// queue's tail, and counts toward Len and Bytes until then.
+// replaced by the next fill of its key, or evicted when it reaches a
+// queue's tail: each store evicts up to two expired entries from each tail,
+// so expired entries leave while new ones come. It counts toward Len and
+// Bytes until then.
 //
 // # Invalidation
 //

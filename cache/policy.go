@@ -105,6 +105,8 @@ func (c *Cache) admitLocked(e, old *entry) {
 		c.unlinkLocked(old)
 	}
 	now := c.now()
+	c.purgeLocked(&c.small, now)
+	c.purgeLocked(&c.main, now)
 	for c.n.Load()+1 > int64(c.opts.MaxEntries) || c.bytes.Load()+e.size > c.opts.MaxBytes {
 		c.evictLocked(now)
 	}
@@ -115,6 +117,26 @@ func (c *Cache) admitLocked(e, old *entry) {
 	}
 	c.bytes.Add(e.size)
 	c.n.Add(1)
+}
+
+// purgeTails is how many expired entries a store evicts at most from each
+// queue's tail before it admits its own: expired entries leave as new ones
+// come, at a bounded cost per store, without a goroutine of the cache's.
+const purgeTails = 2
+
+// purgeLocked evicts up to purgeTails expired entries from q's tail. The
+// queues are in order of arrival (the main queue's hit entries go round
+// again), so the tail is where entries expire first when methods share a
+// TTL.
+func (c *Cache) purgeLocked(q *queue, now int64) {
+	for range purgeTails {
+		t := q.tail
+		if t == nil || !t.expired(now) {
+			return
+		}
+		q.remove(t)
+		c.dropLocked(t)
+	}
 }
 
 // evictLocked evicts one entry. The cache is not empty.
