@@ -93,6 +93,15 @@
 // client: ServerSession.CreateMessage (sampling), Elicit, ListRoots and
 // Ping; a call abandoned by its context is cancelled at the client.
 //
+// Elicit asks in form mode, or in URL mode (2025-11-25): the client opens
+// a URL and the interaction happens out of band, its end told with
+// NotifyElicitationComplete. Neither is sent to a client that did not
+// declare the mode (elicitation {} is form mode), nor params that break
+// the mode's rules: the handler gets an error wrapping ErrNotSupported or
+// ErrInvalidElicitation. A handler that cannot go on until the user has
+// completed URL mode elicitations returns URLElicitationRequired (-32042,
+// the elicitations in data).
+//
 // # Tasks
 //
 // ServerOptions.Tasks turns on tasks (2025-11-25, experimental) for
@@ -198,7 +207,11 @@
 // typed calls of every server method and iterators over paged lists. Its
 // options' handlers serve the server's sampling, elicitation and roots
 // requests (setting one declares the capability) and receive its
-// notifications.
+// notifications. Elicitation is dispatched by mode: form to
+// ElicitationHandler, URL to URLElicitationHandler, a mode the client did
+// not declare is -32602. ElicitationCompleteHandler hears of the URL mode
+// elicitations the session knows (accepted, or named by a -32042 error,
+// which URLElicitations reads) once each.
 //
 // # Wire types
 //

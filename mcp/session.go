@@ -202,20 +202,6 @@ func (ss *ServerSession) CreateMessage(ctx context.Context, p *CreateMessagePara
 	return &r, nil
 }
 
-// Elicit asks the user, through the client, for information
-// (elicitation/create). It fails with ErrNotSupported when the client did
-// not declare elicitation.
-func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
-	if cc := ss.ClientCapabilities(); cc == nil || cc.Elicitation == nil {
-		return nil, ErrNotSupported
-	}
-	var r ElicitResult
-	if err := ss.call(ctx, "elicitation/create", p, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
 // ListRoots asks the client for its roots (roots/list). It fails with
 // ErrNotSupported when the client did not declare roots.
 func (ss *ServerSession) ListRoots(ctx context.Context) (*ListRootsResult, error) {
