@@ -50,6 +50,9 @@ type ClientOptions struct {
 	LoggingMessageHandler func(ctx context.Context, s *ClientSession, p *LoggingMessageParams)
 	// ProgressHandler receives notifications/progress.
 	ProgressHandler func(ctx context.Context, s *ClientSession, p *ProgressParams)
+	// TaskStatusHandler receives notifications/tasks/status: a task's new
+	// status (2025-11-25).
+	TaskStatusHandler func(ctx context.Context, s *ClientSession, p *Task)
 	// ResourceUpdatedHandler receives notifications/resources/updated.
 	ResourceUpdatedHandler func(ctx context.Context, s *ClientSession, p *ResourceUpdatedParams)
 	// ToolListChangedHandler, ResourceListChangedHandler and
@@ -164,7 +167,13 @@ func (c *Client) registerHandlers() {
 	}), true)
 	if h := o.CreateMessageHandler; h != nil {
 		c.handle("sampling/createMessage", clientMethod(func(ctx context.Context, s *ClientSession, p *CreateMessageParams) (any, error) {
-			return h(ctx, &CreateMessageRequest{s, p})
+			r, err := h(ctx, &CreateMessageRequest{s, p})
+			if id := relatedTaskID(p.Meta); id != "" && err == nil && r != nil {
+				q := *r
+				q.Meta = relatedTaskMeta(r.Meta, id)
+				r = &q
+			}
+			return r, err
 		}), false)
 	}
 	if o.ElicitationHandler != nil || o.URLElicitationHandler != nil {
@@ -179,11 +188,16 @@ func (c *Client) registerHandlers() {
 		}), true)
 	}
 	if h := o.RootsHandler; h != nil {
-		c.handle("roots/list", clientMethod(func(ctx context.Context, s *ClientSession, _ *struct{}) (any, error) {
+		c.handle("roots/list", clientMethod(func(ctx context.Context, s *ClientSession, p *metaOnly) (any, error) {
 			r, err := h(ctx, s)
-			if err == nil && r != nil && r.Roots == nil {
+			if id := relatedTaskID(p.Meta); err == nil && r != nil && (r.Roots == nil || id != "") {
 				q := *r
-				q.Roots = []*Root{}
+				if q.Roots == nil {
+					q.Roots = []*Root{}
+				}
+				if id != "" {
+					q.Meta = relatedTaskMeta(r.Meta, id)
+				}
 				r = &q
 			}
 			return r, err
@@ -202,6 +216,12 @@ func (c *Client) registerHandlers() {
 	note("notifications/prompts/list_changed", o.PromptListChangedHandler)
 	if h := o.LoggingMessageHandler; h != nil {
 		c.handle("notifications/message", clientMethod(func(ctx context.Context, s *ClientSession, p *LoggingMessageParams) (any, error) {
+			h(ctx, s, p)
+			return nil, nil
+		}), true)
+	}
+	if h := o.TaskStatusHandler; h != nil {
+		c.handle("notifications/tasks/status", clientMethod(func(ctx context.Context, s *ClientSession, p *Task) (any, error) {
 			h(ctx, s, p)
 			return nil, nil
 		}), true)

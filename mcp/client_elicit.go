@@ -54,10 +54,18 @@ func (c *Client) elicit(ctx context.Context, s *ClientSession, p *ElicitParams) 
 		return nil, invalidParams("Invalid params: this client serves no elicitation of mode " + quote(p.Mode))
 	}
 	r, err := h(ctx, &ElicitRequest{s, p})
-	if err == nil && r != nil && p.Mode == ElicitModeURL && r.Action == ElicitAccept {
+	if err != nil || r == nil {
+		return r, err
+	}
+	if p.Mode == ElicitModeURL && r.Action == ElicitAccept {
 		s.elicits.expect(p.ElicitationID)
 	}
-	return r, err
+	if id := relatedTaskID(p.Meta); id != "" {
+		q := *r
+		q.Meta = relatedTaskMeta(r.Meta, id)
+		r = &q
+	}
+	return r, nil
 }
 
 // pendingElicitations are the ids of the URL mode elicitations a session

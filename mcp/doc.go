@@ -120,14 +120,19 @@
 // tasks with opaque cursors, tasks/cancel cancels the tool's context and
 // marks the task cancelled for good. A task whose tool returned isError,
 // or failed, is failed. notifications/tasks/status tells the client each
-// task's end. An unknown or expired task id, a bad cursor, or cancelling a
-// task that has ended is -32602; more than TaskOptions.MaxTasks live tasks
-// in a session is -32600. Tasks are gone once their ttl from creation has
-// passed (a tool still running is cancelled), and when their session
-// ends. The TaskStore holds bytes under string keys; the in-memory
+// task's end. While a tool running as a task waits on the client
+// (sampling, elicitation, roots), its task is input_required, and working
+// again once answered (told the same way); those requests carry the
+// related-task _meta, which the client's answers echo, and
+// TaskIDFromContext gives the tool its task's id. An unknown or expired
+// task id, a bad cursor, or cancelling a task that has ended is -32602;
+// more than TaskOptions.MaxTasks live tasks in a session is -32600. Tasks
+// are gone once their ttl from creation has passed (a tool still running
+// is cancelled), and when their session ends. The TaskStore holds bytes under string keys; the in-memory
 // default serves one process, and tasks are bound to the session that
 // made them. ClientSession.CallToolAsTask, GetTask, TaskResult, ListTasks
-// and CancelTask are the client's calls.
+// and CancelTask are the client's calls; ClientOptions.TaskStatusHandler
+// hears notifications/tasks/status.
 //
 // # Streamable HTTP
 //

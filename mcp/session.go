@@ -151,11 +151,19 @@ var (
 
 // call sends a request to the client and decodes its result. A call
 // abandoned by ctx is cancelled at the client with
-// notifications/cancelled.
+// notifications/cancelled. A call (but ping) from a tool running as a
+// task carries the related-task _meta, and the task is input_required
+// until it is answered.
 func (ss *ServerSession) call(ctx context.Context, method string, params, result any) error {
 	c := ss.c.Load()
 	if c == nil {
 		return ErrNotConnected
+	}
+	if ss.tasks != nil && method != "ping" {
+		if tc := taskOf(ctx, ss); tc != nil {
+			params = withRelatedTask(params, tc.id)
+			defer tc.awaitInput(ctx, method)()
+		}
 	}
 	raw, err := c.CallRaw(ctx, method, params)
 	var ce *conn.CanceledCallError
