@@ -43,10 +43,17 @@
 // description and websiteUrl, and the tasks capability. A content block
 // of a type the version lacks becomes a text block, so the model still
 // learns of it: a resource_link (before 2025-06-18) says its URI, then
-// name, title, description, mimeType and size a line each — the client
-// may still read the resource — and audio (2024-11-05) says its MIME type
-// and size, its data left out. List items are encoded once per version
-// that lists them differently, and first pages are kept per version.
+// name, title, description, mimeType and size a line each — the client may
+// still read the resource — and audio (2024-11-05) says its MIME type and
+// size, its data left out. The same holds for what the server sends of its
+// own accord: no message in progress notifications before 2025-03-26, no
+// mode in elicitation/create and no _meta of sampling messages before
+// 2025-11-25; what a version cannot carry without a change of meaning
+// (tool use or several blocks in a sampling message, URL mode elicitation,
+// elicitation before 2025-06-18) is refused to the handler with an error
+// wrapping ErrNotSupported, nothing sent. List items are encoded once per
+// version that lists them differently, and first pages are kept per
+// version.
 //
 // # Tools
 //

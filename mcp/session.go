@@ -191,25 +191,6 @@ func (ss *ServerSession) Ping(ctx context.Context) error {
 	return ss.call(ctx, "ping", nil, nil)
 }
 
-// CreateMessage asks the client to sample its language model
-// (sampling/createMessage). It fails with ErrNotSupported when the client
-// did not declare sampling.
-func (ss *ServerSession) CreateMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
-	if cc := ss.ClientCapabilities(); cc == nil || cc.Sampling == nil {
-		return nil, ErrNotSupported
-	}
-	if p.Messages == nil {
-		q := *p
-		q.Messages = []*SamplingMessage{}
-		p = &q
-	}
-	var r CreateMessageResult
-	if err := ss.call(ctx, "sampling/createMessage", p, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
 // ListRoots asks the client for its roots (roots/list). It fails with
 // ErrNotSupported when the client did not declare roots.
 func (ss *ServerSession) ListRoots(ctx context.Context) (*ListRootsResult, error) {
