@@ -66,7 +66,11 @@
 // against the input schema before the handler runs, and a failure is a
 // result with isError set whose text names the member. Arguments are then
 // decoded with member names matched exactly, as the validator matched
-// them. Structured output is checked against the output schema and
+// them. A property the arguments lack is first set to its schema's
+// default, if it has one (a field's `default:"…"` tag gives it in an
+// inferred schema; defaults are checked against their schemas at
+// AddTool), in nested objects too: validation and the handler see it.
+// Structured output is checked against the output schema and
 // mirrored as a text block. An unknown tool is -32602 with its name (and
 // the names available) in data. A handler's plain error becomes an isError
 // result; a *codec.Error is a protocol error.
