@@ -1,13 +1,14 @@
 package mcp
 
 // ClientCapabilities are what a client declares at initialize. A nil
-// member is a capability the client lacks.
+// member is a capability the client lacks; an empty non-nil map is one
+// declared as {}.
 type ClientCapabilities struct {
-	Experimental map[string]any         `json:"experimental,omitempty"`
+	Experimental map[string]any         `json:"experimental,omitzero"`
 	Roots        *RootsCapability       `json:"roots,omitempty"`
 	Sampling     *SamplingCapability    `json:"sampling,omitempty"`
 	Elicitation  *ElicitationCapability `json:"elicitation,omitempty"`
-	Tasks        map[string]any         `json:"tasks,omitempty"`
+	Tasks        map[string]any         `json:"tasks,omitzero"`
 }
 
 // RootsCapability says a client offers roots/list.
@@ -17,27 +18,27 @@ type RootsCapability struct {
 
 // SamplingCapability says a client serves sampling/createMessage.
 type SamplingCapability struct {
-	Context map[string]any `json:"context,omitempty"`
-	Tools   map[string]any `json:"tools,omitempty"`
+	Context map[string]any `json:"context,omitzero"`
+	Tools   map[string]any `json:"tools,omitzero"`
 }
 
 // ElicitationCapability says a client serves elicitation/create. A client
 // that declares it with neither member supports form mode.
 type ElicitationCapability struct {
-	Form map[string]any `json:"form,omitempty"`
-	URL  map[string]any `json:"url,omitempty"`
+	Form map[string]any `json:"form,omitzero"`
+	URL  map[string]any `json:"url,omitzero"`
 }
 
 // ServerCapabilities are what a server declares in its initialize result.
 // A nil member is a capability the server lacks.
 type ServerCapabilities struct {
-	Experimental map[string]any         `json:"experimental,omitempty"`
+	Experimental map[string]any         `json:"experimental,omitzero"`
 	Logging      *LoggingCapability     `json:"logging,omitempty"`
 	Completions  *CompletionsCapability `json:"completions,omitempty"`
 	Prompts      *PromptsCapability     `json:"prompts,omitempty"`
 	Resources    *ResourcesCapability   `json:"resources,omitempty"`
 	Tools        *ToolsCapability       `json:"tools,omitempty"`
-	Tasks        map[string]any         `json:"tasks,omitempty"`
+	Tasks        map[string]any         `json:"tasks,omitzero"`
 }
 
 // LoggingCapability says a server sends notifications/message and serves

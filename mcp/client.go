@@ -24,9 +24,25 @@ type ClientOptions struct {
 	// CreateMessageHandler serves sampling/createMessage; setting it
 	// declares sampling.
 	CreateMessageHandler func(ctx context.Context, req *CreateMessageRequest) (*CreateMessageResult, error)
-	// ElicitationHandler serves elicitation/create; setting it declares
-	// elicitation.
+	// ElicitationHandler serves form mode elicitation/create; setting it
+	// declares elicitation (as {}, form mode, when URLElicitationHandler
+	// is not set). It also serves URL mode requests when the client
+	// declared URL mode through Capabilities and URLElicitationHandler is
+	// not set.
 	ElicitationHandler func(ctx context.Context, req *ElicitRequest) (*ElicitResult, error)
+	// URLElicitationHandler serves URL mode elicitation/create
+	// (2025-11-25): it asks the user's consent, opens req.Params.URL and
+	// answers accept, or decline or cancel. Setting it declares
+	// elicitation.url. Requests of a mode the client did not declare, or
+	// that break the mode's rules, are answered -32602 without a handler
+	// seeing them.
+	URLElicitationHandler func(ctx context.Context, req *ElicitRequest) (*ElicitResult, error)
+	// ElicitationCompleteHandler receives notifications/elicitation/complete
+	// for the URL mode elicitations the session knows and has not seen
+	// complete: those its URLElicitationHandler accepted and those of the
+	// -32042 errors (URLElicitations) its calls received. Others are
+	// ignored, as the specification asks.
+	ElicitationCompleteHandler func(ctx context.Context, s *ClientSession, p *ElicitationCompleteParams)
 	// RootsHandler serves roots/list; setting it declares roots (with
 	// listChanged: tell servers with ClientSession.NotifyRootsListChanged).
 	RootsHandler func(ctx context.Context, s *ClientSession) (*ListRootsResult, error)
@@ -34,6 +50,9 @@ type ClientOptions struct {
 	LoggingMessageHandler func(ctx context.Context, s *ClientSession, p *LoggingMessageParams)
 	// ProgressHandler receives notifications/progress.
 	ProgressHandler func(ctx context.Context, s *ClientSession, p *ProgressParams)
+	// TaskStatusHandler receives notifications/tasks/status: a task's new
+	// status (2025-11-25).
+	TaskStatusHandler func(ctx context.Context, s *ClientSession, p *Task)
 	// ResourceUpdatedHandler receives notifications/resources/updated.
 	ResourceUpdatedHandler func(ctx context.Context, s *ClientSession, p *ResourceUpdatedParams)
 	// ToolListChangedHandler, ResourceListChangedHandler and
@@ -89,8 +108,8 @@ func NewClient(impl *Implementation, opts *ClientOptions) *Client {
 	if c.opts.CreateMessageHandler != nil && c.caps.Sampling == nil {
 		c.caps.Sampling = &SamplingCapability{}
 	}
-	if c.opts.ElicitationHandler != nil && c.caps.Elicitation == nil {
-		c.caps.Elicitation = &ElicitationCapability{}
+	if c.caps.Elicitation == nil {
+		c.caps.Elicitation = elicitationCapability(&c.opts)
 	}
 	if c.opts.RootsHandler != nil && c.caps.Roots == nil {
 		c.caps.Roots = &RootsCapability{ListChanged: true}
@@ -148,20 +167,37 @@ func (c *Client) registerHandlers() {
 	}), true)
 	if h := o.CreateMessageHandler; h != nil {
 		c.handle("sampling/createMessage", clientMethod(func(ctx context.Context, s *ClientSession, p *CreateMessageParams) (any, error) {
-			return h(ctx, &CreateMessageRequest{s, p})
+			r, err := h(ctx, &CreateMessageRequest{s, p})
+			if id := relatedTaskID(p.Meta); id != "" && err == nil && r != nil {
+				q := *r
+				q.Meta = relatedTaskMeta(r.Meta, id)
+				r = &q
+			}
+			return r, err
 		}), false)
 	}
-	if h := o.ElicitationHandler; h != nil {
-		c.handle("elicitation/create", clientMethod(func(ctx context.Context, s *ClientSession, p *ElicitParams) (any, error) {
-			return h(ctx, &ElicitRequest{s, p})
-		}), false)
+	if o.ElicitationHandler != nil || o.URLElicitationHandler != nil {
+		c.handle("elicitation/create", clientMethod(c.elicit), false)
+	}
+	if h := o.ElicitationCompleteHandler; h != nil {
+		c.handle("notifications/elicitation/complete", clientMethod(func(ctx context.Context, s *ClientSession, p *ElicitationCompleteParams) (any, error) {
+			if s.elicits.complete(p.ElicitationID) {
+				h(ctx, s, p)
+			}
+			return nil, nil
+		}), true)
 	}
 	if h := o.RootsHandler; h != nil {
-		c.handle("roots/list", clientMethod(func(ctx context.Context, s *ClientSession, _ *struct{}) (any, error) {
+		c.handle("roots/list", clientMethod(func(ctx context.Context, s *ClientSession, p *metaOnly) (any, error) {
 			r, err := h(ctx, s)
-			if err == nil && r != nil && r.Roots == nil {
+			if id := relatedTaskID(p.Meta); err == nil && r != nil && (r.Roots == nil || id != "") {
 				q := *r
-				q.Roots = []*Root{}
+				if q.Roots == nil {
+					q.Roots = []*Root{}
+				}
+				if id != "" {
+					q.Meta = relatedTaskMeta(r.Meta, id)
+				}
 				r = &q
 			}
 			return r, err
@@ -180,6 +216,12 @@ func (c *Client) registerHandlers() {
 	note("notifications/prompts/list_changed", o.PromptListChangedHandler)
 	if h := o.LoggingMessageHandler; h != nil {
 		c.handle("notifications/message", clientMethod(func(ctx context.Context, s *ClientSession, p *LoggingMessageParams) (any, error) {
+			h(ctx, s, p)
+			return nil, nil
+		}), true)
+	}
+	if h := o.TaskStatusHandler; h != nil {
+		c.handle("notifications/tasks/status", clientMethod(func(ctx context.Context, s *ClientSession, p *Task) (any, error) {
 			h(ctx, s, p)
 			return nil, nil
 		}), true)

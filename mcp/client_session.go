@@ -18,6 +18,8 @@ type ClientSession struct {
 	c      *conn.Conn
 	hs     httpHandshake    // the HTTP transport's, or nil
 	init   InitializeResult // set by the handshake, read-only afterwards
+
+	elicits pendingElicitations // URL mode elicitations not yet complete
 }
 
 // Conn returns the connection the session runs on.
@@ -47,8 +49,12 @@ func (s *ClientSession) call(ctx context.Context, method string, params, result 
 		_ = s.c.Notify(context.WithoutCancel(ctx), "notifications/cancelled",
 			&CancelledParams{RequestID: json.RawMessage(ce.ID), Reason: ce.Err.Error()})
 	}
-	if err != nil || result == nil {
+	if err != nil {
+		s.elicits.expectAll(err)
 		return err
+	}
+	if result == nil {
+		return nil
 	}
 	return codec.UnmarshalExact(raw, result)
 }

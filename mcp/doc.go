@@ -43,10 +43,17 @@
 // description and websiteUrl, and the tasks capability. A content block
 // of a type the version lacks becomes a text block, so the model still
 // learns of it: a resource_link (before 2025-06-18) says its URI, then
-// name, title, description, mimeType and size a line each — the client
-// may still read the resource — and audio (2024-11-05) says its MIME type
-// and size, its data left out. List items are encoded once per version
-// that lists them differently, and first pages are kept per version.
+// name, title, description, mimeType and size a line each — the client may
+// still read the resource — and audio (2024-11-05) says its MIME type and
+// size, its data left out. The same holds for what the server sends of its
+// own accord: no message in progress notifications before 2025-03-26, no
+// mode in elicitation/create and no _meta of sampling messages before
+// 2025-11-25; what a version cannot carry without a change of meaning
+// (tool use or several blocks in a sampling message, URL mode elicitation,
+// elicitation before 2025-06-18) is refused to the handler with an error
+// wrapping ErrNotSupported, nothing sent. List items are encoded once per
+// version that lists them differently, and first pages are kept per
+// version.
 //
 // # Tools
 //
@@ -59,7 +66,11 @@
 // against the input schema before the handler runs, and a failure is a
 // result with isError set whose text names the member. Arguments are then
 // decoded with member names matched exactly, as the validator matched
-// them. Structured output is checked against the output schema and
+// them. A property the arguments lack is first set to its schema's
+// default, if it has one (a field's `default:"…"` tag gives it in an
+// inferred schema; defaults are checked against their schemas at
+// AddTool), in nested objects too: validation and the handler see it.
+// Structured output is checked against the output schema and
 // mirrored as a text block. An unknown tool is -32602 with its name (and
 // the names available) in data. A handler's plain error becomes an isError
 // result; a *codec.Error is a protocol error.
@@ -93,6 +104,15 @@
 // client: ServerSession.CreateMessage (sampling), Elicit, ListRoots and
 // Ping; a call abandoned by its context is cancelled at the client.
 //
+// Elicit asks in form mode, or in URL mode (2025-11-25): the client opens
+// a URL and the interaction happens out of band, its end told with
+// NotifyElicitationComplete. Neither is sent to a client that did not
+// declare the mode (elicitation {} is form mode), nor params that break
+// the mode's rules: the handler gets an error wrapping ErrNotSupported or
+// ErrInvalidElicitation. A handler that cannot go on until the user has
+// completed URL mode elicitations returns URLElicitationRequired (-32042,
+// the elicitations in data).
+//
 // # Tasks
 //
 // ServerOptions.Tasks turns on tasks (2025-11-25, experimental) for
@@ -111,14 +131,19 @@
 // tasks with opaque cursors, tasks/cancel cancels the tool's context and
 // marks the task cancelled for good. A task whose tool returned isError,
 // or failed, is failed. notifications/tasks/status tells the client each
-// task's end. An unknown or expired task id, a bad cursor, or cancelling a
-// task that has ended is -32602; more than TaskOptions.MaxTasks live tasks
-// in a session is -32600. Tasks are gone once their ttl from creation has
-// passed (a tool still running is cancelled), and when their session
-// ends. The TaskStore holds bytes under string keys; the in-memory
+// task's end. While a tool running as a task waits on the client
+// (sampling, elicitation, roots), its task is input_required, and working
+// again once answered (told the same way); those requests carry the
+// related-task _meta, which the client's answers echo, and
+// TaskIDFromContext gives the tool its task's id. An unknown or expired
+// task id, a bad cursor, or cancelling a task that has ended is -32602;
+// more than TaskOptions.MaxTasks live tasks in a session is -32600. Tasks
+// are gone once their ttl from creation has passed (a tool still running
+// is cancelled), and when their session ends. The TaskStore holds bytes under string keys; the in-memory
 // default serves one process, and tasks are bound to the session that
 // made them. ClientSession.CallToolAsTask, GetTask, TaskResult, ListTasks
-// and CancelTask are the client's calls.
+// and CancelTask are the client's calls; ClientOptions.TaskStatusHandler
+// hears notifications/tasks/status.
 //
 // # Streamable HTTP
 //
@@ -198,7 +223,11 @@
 // typed calls of every server method and iterators over paged lists. Its
 // options' handlers serve the server's sampling, elicitation and roots
 // requests (setting one declares the capability) and receive its
-// notifications.
+// notifications. Elicitation is dispatched by mode: form to
+// ElicitationHandler, URL to URLElicitationHandler, a mode the client did
+// not declare is -32602. ElicitationCompleteHandler hears of the URL mode
+// elicitations the session knows (accepted, or named by a -32042 error,
+// which URLElicitations reads) once each.
 //
 // # Wire types
 //

@@ -57,6 +57,9 @@ func (r *ServerRequest[P]) Progress(ctx context.Context, progress, total float64
 	if r.token == nil {
 		return nil
 	}
+	if r.Session.vlevel < level20250326 {
+		message = "" // 2024-11-05's progress has no message
+	}
 	return r.Session.notify(ctx, "notifications/progress", &ProgressParams{
 		ProgressToken: r.token, Progress: progress, Total: total, Message: message,
 	})

@@ -22,6 +22,7 @@ import (
 type compiledSchema struct {
 	raw      json.RawMessage // served byte for byte
 	resolved *jsonschema.Resolved
+	defaults bool // a property has a default (see schema_defaults.go)
 }
 
 // schemaFor infers the schema of the Go type t, following its json tags:
@@ -34,6 +35,9 @@ func schemaFor(t reflect.Type) (*compiledSchema, error) {
 		return nil, err
 	}
 	relaxPointers(t, s)
+	if err := applyDefaultTags(t, s); err != nil {
+		return nil, err
+	}
 	// The value itself may not be null, even when t is a pointer.
 	if s.Type == "" && len(s.Types) > 0 {
 		s.Types = slices.DeleteFunc(s.Types, func(x string) bool { return x == "null" })
@@ -84,11 +88,11 @@ func compileSchema(raw []byte) (*compiledSchema, error) {
 	if s.Type != "object" && !slices.Contains(s.Types, "object") {
 		return nil, errors.New(`schema must have "type": "object"`)
 	}
-	rs, err := s.Resolve(nil)
+	rs, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	if err != nil {
 		return nil, err
 	}
-	return &compiledSchema{raw: buf.Bytes(), resolved: rs}, nil
+	return &compiledSchema{raw: buf.Bytes(), resolved: rs, defaults: hasDefaults(&s)}, nil
 }
 
 // validate checks the JSON value data (valid JSON, decoded with sonic).

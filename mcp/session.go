@@ -151,11 +151,19 @@ var (
 
 // call sends a request to the client and decodes its result. A call
 // abandoned by ctx is cancelled at the client with
-// notifications/cancelled.
+// notifications/cancelled. A call (but ping) from a tool running as a
+// task carries the related-task _meta, and the task is input_required
+// until it is answered.
 func (ss *ServerSession) call(ctx context.Context, method string, params, result any) error {
 	c := ss.c.Load()
 	if c == nil {
 		return ErrNotConnected
+	}
+	if ss.tasks != nil && method != "ping" {
+		if tc := taskOf(ctx, ss); tc != nil {
+			params = withRelatedTask(params, tc.id)
+			defer tc.awaitInput(ctx, method)()
+		}
 	}
 	raw, err := c.CallRaw(ctx, method, params)
 	var ce *conn.CanceledCallError
@@ -181,39 +189,6 @@ func (ss *ServerSession) notify(ctx context.Context, method string, params any) 
 // Ping checks that the client answers.
 func (ss *ServerSession) Ping(ctx context.Context) error {
 	return ss.call(ctx, "ping", nil, nil)
-}
-
-// CreateMessage asks the client to sample its language model
-// (sampling/createMessage). It fails with ErrNotSupported when the client
-// did not declare sampling.
-func (ss *ServerSession) CreateMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
-	if cc := ss.ClientCapabilities(); cc == nil || cc.Sampling == nil {
-		return nil, ErrNotSupported
-	}
-	if p.Messages == nil {
-		q := *p
-		q.Messages = []*SamplingMessage{}
-		p = &q
-	}
-	var r CreateMessageResult
-	if err := ss.call(ctx, "sampling/createMessage", p, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-// Elicit asks the user, through the client, for information
-// (elicitation/create). It fails with ErrNotSupported when the client did
-// not declare elicitation.
-func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
-	if cc := ss.ClientCapabilities(); cc == nil || cc.Elicitation == nil {
-		return nil, ErrNotSupported
-	}
-	var r ElicitResult
-	if err := ss.call(ctx, "elicitation/create", p, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
 }
 
 // ListRoots asks the client for its roots (roots/list). It fails with

@@ -167,7 +167,8 @@ func (s *Server) startTask(ctx context.Context, ss *ServerSession, st *serverToo
 	}
 	// The tool outlives the request: its context keeps the request's
 	// values, loses its cancellation, and ends with the task's lifetime.
-	tctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), now.Add(ttl))
+	// Its requests to the client make the task input_required.
+	tctx, cancel := context.WithDeadline(withTask(context.WithoutCancel(ctx), ss, id), now.Add(ttl))
 	rt := &runningTask{cancel: cancel, done: make(chan struct{})}
 	tasks.running[id] = rt
 	tasks.wg.Add(1)

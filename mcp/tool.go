@@ -39,9 +39,12 @@ func (t *serverTool) listJSON(l level) []byte { return t.json[l] }
 
 // AddTool adds a tool, or replaces the one of the same name, whose input
 // schema is inferred from In and output schema from Out (none when Out is
-// an interface type such as any), unless t gives them. Arguments are
-// validated against the input schema, then decoded into an In with member
-// names matched exactly. Sessions are told the list changed.
+// an interface type such as any), unless t gives them. A field's
+// `default:"…"` tag (JSON, or a string field's text) becomes its
+// property's default, and the property optional. Missing arguments are
+// set to their defaults, then validated against the input schema, then
+// decoded into an In with member names matched exactly. Sessions are
+// told the list changed.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 	if h == nil {
 		return errors.New("mcp: AddTool with a nil handler")
@@ -201,8 +204,12 @@ func (s *Server) runTool(ctx context.Context, ss *ServerSession, st *serverTool,
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		if err := st.input.validate(args); err != nil {
+		args, err := st.input.withDefaults(args)
+		if err != nil {
 			return toolError(fmt.Sprintf("invalid arguments for tool %q: %v", p.Name, err)), nil
+		}
+		if st.input.defaults {
+			p.Arguments = args
 		}
 	}
 	res, err := st.handler(ctx, r)

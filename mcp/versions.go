@@ -14,14 +14,23 @@ import (
 // newest one, less what the session's version does not define:
 //
 //   - before 2025-03-26: no tool annotations, no audio content, no
-//     completions capability;
+//     completions capability, no message in progress notifications;
 //   - before 2025-06-18: no title (tools, resources, templates, prompts,
 //     prompt arguments, serverInfo), no outputSchema, no
 //     structuredContent, no resource_link content, no _meta on list
 //     items, content blocks or resource contents, no lastModified in
 //     annotations;
 //   - before 2025-11-25: no icons, no tool execution, no description or
-//     websiteUrl in serverInfo, no tasks capability.
+//     websiteUrl in serverInfo, no tasks capability, no mode in
+//     elicitation/create, no _meta, tool use or several content blocks in
+//     sampling messages, no tools in sampling/createMessage.
+//
+// Requests to the client follow the same rules (CreateMessage, Elicit):
+// what cannot be left out without changing the request's meaning (tool
+// use in sampling, URL mode elicitation, elicitation before 2025-06-18)
+// is refused with an error wrapping ErrNotSupported instead. Each
+// transform is a function of the value and the level alone (x.at(l)),
+// so a version known per request serves as well as one per session.
 type level uint8
 
 const (

@@ -1,0 +1,121 @@
+package mcp
+
+import (
+	"context"
+	"sync"
+)
+
+// Elicitation as the client serves it: elicitation/create dispatched by
+// mode to ClientOptions.ElicitationHandler (form) or
+// URLElicitationHandler (URL), and notifications/elicitation/complete
+// passed to ElicitationCompleteHandler for the URL mode elicitations the
+// session knows of and has not seen complete: those the user accepted,
+// and those of -32042 errors its calls received. The specification has
+// clients ignore the others.
+
+// maxPendingElicitations bounds the URL mode elicitations a session
+// waits to see complete; past it, the oldest is forgotten.
+const maxPendingElicitations = 256
+
+// elicitationCapability returns what a client with these handlers
+// declares: {} for form mode alone (what 2025-06-18 servers understand),
+// else the modes it serves.
+func elicitationCapability(o *ClientOptions) *ElicitationCapability {
+	switch {
+	case o.URLElicitationHandler == nil && o.ElicitationHandler == nil:
+		return nil
+	case o.URLElicitationHandler == nil:
+		return &ElicitationCapability{}
+	case o.ElicitationHandler == nil:
+		return &ElicitationCapability{URL: map[string]any{}}
+	}
+	return &ElicitationCapability{Form: map[string]any{}, URL: map[string]any{}}
+}
+
+// elicit serves elicitation/create: a mode the client did not declare,
+// or params that break the mode's rules, are -32602.
+func (c *Client) elicit(ctx context.Context, s *ClientSession, p *ElicitParams) (any, error) {
+	if err := checkElicitParams(p); err != nil {
+		return nil, invalidParams("Invalid params: " + err.Error())
+	}
+	ec := c.caps.Elicitation
+	h := c.opts.ElicitationHandler
+	if p.Mode == ElicitModeURL {
+		if !ec.SupportsURL() {
+			return nil, invalidParams(`Invalid params: this client does not support elicitation mode "url"`)
+		}
+		if c.opts.URLElicitationHandler != nil {
+			h = c.opts.URLElicitationHandler
+		}
+	} else if !ec.SupportsForm() {
+		return nil, invalidParams(`Invalid params: this client does not support elicitation mode "form"`)
+	}
+	if h == nil {
+		return nil, invalidParams("Invalid params: this client serves no elicitation of mode " + quote(p.Mode))
+	}
+	r, err := h(ctx, &ElicitRequest{s, p})
+	if err != nil || r == nil {
+		return r, err
+	}
+	if p.Mode == ElicitModeURL && r.Action == ElicitAccept {
+		s.elicits.expect(p.ElicitationID)
+	}
+	if id := relatedTaskID(p.Meta); id != "" {
+		q := *r
+		q.Meta = relatedTaskMeta(r.Meta, id)
+		r = &q
+	}
+	return r, nil
+}
+
+// pendingElicitations are the ids of the URL mode elicitations a session
+// waits to see complete, oldest first. Safe for concurrent use.
+type pendingElicitations struct {
+	mu    sync.Mutex
+	ids   map[string]struct{}
+	order []string
+}
+
+// expect adds id, forgetting the oldest beyond maxPendingElicitations.
+func (pe *pendingElicitations) expect(id string) {
+	pe.mu.Lock()
+	defer pe.mu.Unlock()
+	if _, ok := pe.ids[id]; ok {
+		return
+	}
+	if pe.ids == nil {
+		pe.ids = map[string]struct{}{}
+	}
+	for len(pe.ids) >= maxPendingElicitations && len(pe.order) > 0 {
+		delete(pe.ids, pe.order[0])
+		pe.order = pe.order[1:]
+	}
+	pe.ids[id] = struct{}{}
+	pe.order = append(pe.order, id)
+}
+
+// complete removes id and reports whether it was there.
+func (pe *pendingElicitations) complete(id string) bool {
+	pe.mu.Lock()
+	defer pe.mu.Unlock()
+	if _, ok := pe.ids[id]; !ok {
+		return false
+	}
+	delete(pe.ids, id)
+	for i, x := range pe.order {
+		if x == id {
+			pe.order = append(pe.order[:i], pe.order[i+1:]...)
+			break
+		}
+	}
+	return true
+}
+
+// expectAll adds the elicitations of a -32042 error, if err is one.
+func (pe *pendingElicitations) expectAll(err error) {
+	for _, e := range URLElicitations(err) {
+		if e != nil && e.ElicitationID != "" {
+			pe.expect(e.ElicitationID)
+		}
+	}
+}
