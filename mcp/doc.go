@@ -145,7 +145,8 @@
 //     with every later request: without it 400, unknown, deleted or
 //     expired 404. DELETE ends a session (204). A session with no request
 //     and no open stream for HTTPOptions.SessionTimeout (30 minutes)
-//     expires.
+//     expires; POSTs of pings or responses only do not count as
+//     requests.
 //   - GET opens the session's standalone stream, which carries what the
 //     server sends outside of any request (list_changed,
 //     resources/updated, logs): one at a time (409 for a second), 405
@@ -177,6 +178,12 @@
 // one process. http.Server's own timeouts must leave event streams be:
 // NewHTTPServer sets ReadHeaderTimeout and IdleTimeout only, and the
 // handler bounds each body read and each write itself.
+//
+// Keep-alive: ServerOptions.KeepAlive and ClientOptions.KeepAlive ping
+// the peer every interval and close a session whose peer misses too many
+// pings in a row (logged; Wait returns ErrPingTimeout). Over Streamable
+// HTTP the server pings on the GET stream, else on an open POST stream,
+// and not at all while no stream is open.
 //
 // NewSSEHandler serves the HTTP+SSE transport of 2024-11-05 for older
 // clients, beside it.

@@ -84,8 +84,9 @@ func (h *StreamableHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request
 var contentTypeStream = []string{"text/event-stream"}
 
 // session finds the session r names, answering the request itself (400,
-// 404, 500) when there is none to serve it.
-func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request) *httpSession {
+// 404, 500) when there is none to serve it. A quiet request (pings only)
+// does not extend the session's life in the store.
+func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request, quiet bool) *httpSession {
 	id := r.Header.Get(headerSession)
 	if id == "" {
 		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required")
@@ -96,7 +97,7 @@ func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request) 
 			"Bad Request: unsupported "+headerVersion+" "+quote(v)+" (supported: "+strings.Join(supportedVersions, ", ")+")")
 		return nil
 	}
-	s, err := h.lookup(r.Context(), id, r.RemoteAddr)
+	s, err := h.lookup(r.Context(), id, r.RemoteAddr, quiet)
 	switch {
 	case errors.Is(err, ErrSessionNotFound):
 		httpjson.Error(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session (it ended or expired): initialize a new one")
@@ -112,10 +113,13 @@ func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request) 
 // lookup returns the live session id, checking now and then that the
 // store still knows it, or, unless the handler is closed, re-creates it
 // from the store (a session another instance started).
-func (h *StreamableHTTPHandler) lookup(ctx context.Context, id, addr string) (*httpSession, error) {
+func (h *StreamableHTTPHandler) lookup(ctx context.Context, id, addr string, quiet bool) (*httpSession, error) {
 	h.mu.Lock()
 	s, closed := h.sessions[id], h.closed
 	h.mu.Unlock()
+	if s != nil && quiet {
+		return s, nil
+	}
 	if s != nil { // while Shutdown drains it too
 		return s, h.touch(ctx, s)
 	}
@@ -216,7 +220,7 @@ func (h *StreamableHTTPHandler) forget(s *httpSession) {
 
 // delete serves DELETE: the client ends its session.
 func (h *StreamableHTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
-	s := h.session(w, r)
+	s := h.session(w, r, false)
 	if s == nil {
 		return
 	}

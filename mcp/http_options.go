@@ -28,6 +28,9 @@ type HTTPOptions struct {
 	DisableStandaloneSSE bool
 	// SessionTimeout ends a session that has seen no request and held no
 	// stream open for that long (default 30 minutes; negative: never).
+	// POSTs of pings only, or of responses only, are no request here: a
+	// client's keep-alive does not hold an abandoned session open
+	// (KeepAlive).
 	SessionTimeout time.Duration
 	// MaxBodyBytes bounds a POST's body: a longer one is answered 413 with
 	// a JSON-RPC error (default: the server's frame limit,
