@@ -165,6 +165,11 @@
 //     be a loopback name (localhost, 127.0.0.1, [::1]), and an Origin a
 //     loopback or the request's own one, else 403; HTTPOptions widens
 //     both lists.
+//   - CORS (HTTPOptions.CORS): pages of the listed origins may call from a
+//     browser; preflights (OPTIONS) are answered 204 with the endpoint's
+//     methods and MCP's request headers, answers expose Mcp-Session-Id
+//     and MCP-Protocol-Version, and a listed origin passes the Origin
+//     check. Without it OPTIONS is 405.
 //
 // Every error status comes with a JSON-RPC error response without id in
 // its body. Statuses are 200, 202, 204, 400, 403, 404, 405, 406, 409,

@@ -27,6 +27,7 @@ type StreamableHTTPHandler struct {
 	log    *slog.Logger
 	limits codec.Limits // of the scanner that classifies bodies
 	guard  guard
+	cors   *cors // nil: none
 
 	scanners sync.Pool
 	bodies   codec.BufferPool
@@ -49,7 +50,8 @@ func NewStreamableHTTPHandler(srv *Server, opts *HTTPOptions) *StreamableHTTPHan
 		store:    o.SessionStore,
 		log:      srv.log,
 		limits:   lim,
-		guard:    guard{o.AllowedHosts, o.AllowedOrigins},
+		guard:    guard{o.AllowedHosts, o.guardOrigins()},
+		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost, http.MethodDelete),
 		sessions: map[string]*httpSession{},
 	}
 }
@@ -63,7 +65,7 @@ const (
 
 // ServeHTTP implements http.Handler.
 func (h *StreamableHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.guard.allow(w, r) {
+	if !admit(h.guard, h.cors, w, r) {
 		return
 	}
 	switch r.Method {

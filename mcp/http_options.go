@@ -61,6 +61,11 @@ type HTTPOptions struct {
 	// is the Host header) and, on connections to a loopback address,
 	// loopback origins. Any other Origin is refused with 403.
 	AllowedOrigins []string
+	// CORS, if set, lets web pages of the origins it lists call the
+	// endpoint from a browser: it answers preflights and adds the CORS
+	// headers (see CORSOptions). Its origins pass the Origin check above
+	// too. Nil: no CORS headers, and OPTIONS is 405.
+	CORS *CORSOptions
 }
 
 func (o *HTTPOptions) withDefaults(maxFrame int) HTTPOptions {
