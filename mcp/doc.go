@@ -200,13 +200,19 @@
 // stream receives what the server sends outside of requests, a stream
 // that breaks before its answer is resumed with Last-Event-ID, and Close
 // sends DELETE. A session the server no longer knows ends the client
-// session with ErrSessionNotFound.
+// session with ErrSessionNotFound. A server that refuses the initialize
+// POST with 400, 404 or 405 is tried as a 2024-11-05 HTTP+SSE server
+// (the specification's backwards compatibility rule) unless
+// HTTPClientOptions.DisableSSEFallback; Client.ConnectSSE speaks that
+// transport directly: a GET stream whose endpoint event names the URL
+// (same origin) that messages are POSTed to.
 //
 // # Client
 //
 // A Client connects to servers — over a message stream (Connect), a byte
 // stream (ConnectIO), a command it starts and speaks to over stdio
-// (ConnectCommand) or Streamable HTTP (ConnectHTTP) — runs the handshake, and returns a ClientSession with
+// (ConnectCommand), Streamable HTTP (ConnectHTTP) or HTTP+SSE
+// (ConnectSSE) — runs the handshake, and returns a ClientSession with
 // typed calls of every server method and iterators over paged lists. Its
 // options' handlers serve the server's sampling, elicitation and roots
 // requests (setting one declares the capability) and receive its
