@@ -107,6 +107,7 @@ type handLegacy struct {
 	out      chan string
 	closed   chan struct{} // closing it ends the stream
 	gone     atomic.Bool   // the session is forgotten: POSTs are 404
+	hung     atomic.Bool   // pings are taken and never answered
 
 	mu    sync.Mutex
 	posts []string // the URLs POSTed to
@@ -172,7 +173,7 @@ func (l *handLegacy) answer(body []byte) {
 			} `json:"arguments"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &m) != nil || m.ID == nil || m.Method == "" {
+	if json.Unmarshal(body, &m) != nil || m.ID == nil || m.Method == "" || m.Method == "ping" && l.hung.Load() {
 		return
 	}
 	result := `{}`
@@ -270,4 +271,60 @@ func TestConnectSSE_contextBoundsTheEndpointEvent(t *testing.T) {
 	if _, err := mcp.NewClient(nil, nil).ConnectSSE(ctx, ts.URL, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want the context's deadline", err)
 	}
+}
+
+func TestKeepAlive_clientOverSSE(t *testing.T) {
+	l, url := newHandLegacy(t, "/messages?session_id=abc")
+	c := mcp.NewClient(nil, &mcp.ClientOptions{KeepAlive: mcp.KeepAlive{Interval: 10 * time.Millisecond, Timeout: 50 * time.Millisecond}})
+	cs, err := c.ConnectSSE(context.Background(), url+"/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	pings := func() (n int) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.posts)
+	}
+	for deadline := time.Now().Add(10 * time.Second); pings() < 6; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d POSTs reached the server", pings())
+		}
+	}
+	l.hung.Store(true)
+	if err := waitErr(t, cs.Wait); !errors.Is(err, mcp.ErrPingTimeout) {
+		t.Fatalf("Wait: %v, want ErrPingTimeout", err)
+	}
+}
+
+func TestKeepAlive_serverOverSSE(t *testing.T) {
+	srv := mcp.NewServer(nil, &mcp.ServerOptions{KeepAlive: mcp.KeepAlive{Interval: 10 * time.Millisecond, Timeout: 50 * time.Millisecond}})
+	url := serveSSE(t, srv)
+	p := newRawHTTP(t, url)
+	get := p.do(http.MethodGet, "")
+	r := mcp.NewSSEReader(get.Body, 1<<20)
+	post := newRawHTTP(t, strings.TrimSuffix(url, "/sse")+nextEvent(t, r).data)
+	send := func(body string) {
+		t.Helper()
+		if resp := post.post(body); resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST %s: %d", body, resp.StatusCode)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"old","version":"0"}}}`)
+	nextEvent(t, r) // its answer
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for range 3 {
+		var m wireMsg
+		if ev := nextEvent(t, r); json.Unmarshal([]byte(ev.data), &m) != nil || m.Method != "ping" {
+			t.Fatalf("not a ping: %+v", ev)
+		}
+		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`)
+	}
+	// Silent from now on: the session ends, and its stream.
+	for {
+		if _, _, _, err := r.Next(); err != nil {
+			break
+		}
+	}
+	waitNoSessions(t, srv)
 }
