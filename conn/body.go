@@ -152,3 +152,14 @@ func putScanner(l *codec.Limits, s *codec.Scanner) {
 	}
 	p.(*sync.Pool).Put(s)
 }
+
+// WithSink returns a context under which the connection's Call, CallRaw
+// and Notify hand their message to sink instead of the session's stream:
+// a transport that carries several streams (Streamable HTTP) sends a
+// message that belongs to none of its requests on the one it picks. sink
+// runs on the sending goroutine, one message at a time, and owns the
+// message only during the call. A context derived from a pooled handler's
+// is routed by sink too, no longer to its body's Related sink.
+func (c *Conn) WithSink(ctx context.Context, sink func(msg []byte)) context.Context {
+	return context.WithValue(ctx, relatedKey{}, &bodyReply{c: c, related: sink})
+}

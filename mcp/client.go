@@ -61,6 +61,10 @@ type ClientOptions struct {
 	ToolListChangedHandler     func(ctx context.Context, s *ClientSession)
 	ResourceListChangedHandler func(ctx context.Context, s *ClientSession)
 	PromptListChangedHandler   func(ctx context.Context, s *ClientSession)
+	// KeepAlive pings the server every KeepAlive.Interval once the
+	// handshake is done, and closes the session when the server stops
+	// answering (see KeepAlive). The zero value sends no pings.
+	KeepAlive KeepAlive
 	// Conn is the base of every session's connection options (pool,
 	// limits, logger…). The client sets the router and the cancellation
 	// policy.
@@ -88,6 +92,7 @@ type Client struct {
 	opts   ClientOptions
 	caps   ClientCapabilities
 	router *router.Router
+	log    *slog.Logger // ClientOptions.Conn's, else discard
 }
 
 // NewClient returns a client that introduces itself as impl.
@@ -98,6 +103,10 @@ func NewClient(impl *Implementation, opts *ClientOptions) *Client {
 	}
 	if opts != nil {
 		c.opts = *opts
+	}
+	c.log = slog.New(slog.DiscardHandler)
+	if o := c.opts.Conn; o != nil && o.Logger != nil {
+		c.log = o.Logger
 	}
 	if c.opts.ProtocolVersion == "" {
 		c.opts.ProtocolVersion = LatestVersion
@@ -253,9 +262,7 @@ func (c *Client) options(s *ClientSession) *conn.Options {
 		parent = context.Background()
 	}
 	o.Context = context.WithValue(parent, clientSessionKey{}, s)
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
+	o.Logger = c.log
 	return &o
 }
 
@@ -322,6 +329,9 @@ func (s *ClientSession) handshake(ctx context.Context) error {
 	if err != nil {
 		s.c.Close()
 		return err
+	}
+	if c.opts.KeepAlive.Interval > 0 {
+		go keepAlive(c.opts.KeepAlive, s.c.Done(), s)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"iter"
+	"sync/atomic"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
@@ -20,6 +21,9 @@ type ClientSession struct {
 	init   InitializeResult // set by the handshake, read-only afterwards
 
 	elicits pendingElicitations // URL mode elicitations not yet complete
+	// failure, if set before the connection is closed, is what Wait
+	// returns (ErrPingTimeout).
+	failure atomic.Pointer[error]
 }
 
 // Conn returns the connection the session runs on.
@@ -36,8 +40,33 @@ func (s *ClientSession) ProtocolVersion() string { return s.init.ProtocolVersion
 // Close ends the session at once.
 func (s *ClientSession) Close() error { return s.c.Close() }
 
-// Wait blocks until the session has ended and returns why.
-func (s *ClientSession) Wait() error { return s.c.Wait() }
+// Wait blocks until the session has ended and returns why:
+// ErrPingTimeout when the server stopped answering keep-alive pings.
+func (s *ClientSession) Wait() error {
+	err := s.c.Wait()
+	if f := s.failure.Load(); f != nil {
+		return *f
+	}
+	return err
+}
+
+// keepAlivePing implements pinger.
+func (s *ClientSession) keepAlivePing(ctx context.Context) (bool, error) {
+	return true, s.Ping(ctx)
+}
+
+// keepAliveFailed implements pinger: the session is closed, and Wait
+// returns ErrPingTimeout.
+func (s *ClientSession) keepAliveFailed(missed int, last error) {
+	var name string
+	if si := s.init.ServerInfo; si != nil {
+		name = si.Name
+	}
+	logKeepAliveFailure(s.client.log, s.client.opts.KeepAlive, missed, last, "server", name)
+	err := ErrPingTimeout
+	s.failure.Store(&err)
+	_ = s.c.Close()
+}
 
 // call sends a request and decodes its result case-sensitively. A call
 // abandoned by ctx is cancelled at the server with

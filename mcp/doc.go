@@ -170,7 +170,8 @@
 //     with every later request: without it 400, unknown, deleted or
 //     expired 404. DELETE ends a session (204). A session with no request
 //     and no open stream for HTTPOptions.SessionTimeout (30 minutes)
-//     expires.
+//     expires; POSTs of pings or responses only do not count as
+//     requests.
 //   - GET opens the session's standalone stream, which carries what the
 //     server sends outside of any request (list_changed,
 //     resources/updated, logs): one at a time (409 for a second), 405
@@ -189,6 +190,11 @@
 //     be a loopback name (localhost, 127.0.0.1, [::1]), and an Origin a
 //     loopback or the request's own one, else 403; HTTPOptions widens
 //     both lists.
+//   - CORS (HTTPOptions.CORS): pages of the listed origins may call from a
+//     browser; preflights (OPTIONS) are answered 204 with the endpoint's
+//     methods and MCP's request headers, answers expose Mcp-Session-Id
+//     and MCP-Protocol-Version, and a listed origin passes the Origin
+//     check. Without it OPTIONS is 405.
 //
 // Every error status comes with a JSON-RPC error response without id in
 // its body. Statuses are 200, 202, 204, 400, 403, 404, 405, 406, 409,
@@ -203,6 +209,12 @@
 // NewHTTPServer sets ReadHeaderTimeout and IdleTimeout only, and the
 // handler bounds each body read and each write itself.
 //
+// Keep-alive: ServerOptions.KeepAlive and ClientOptions.KeepAlive ping
+// the peer every interval and close a session whose peer misses too many
+// pings in a row (logged; Wait returns ErrPingTimeout). Over Streamable
+// HTTP the server pings on the GET stream, else on an open POST stream,
+// and not at all while no stream is open.
+//
 // NewSSEHandler serves the HTTP+SSE transport of 2024-11-05 for older
 // clients, beside it.
 //
@@ -213,13 +225,19 @@
 // stream receives what the server sends outside of requests, a stream
 // that breaks before its answer is resumed with Last-Event-ID, and Close
 // sends DELETE. A session the server no longer knows ends the client
-// session with ErrSessionNotFound.
+// session with ErrSessionNotFound. A server that refuses the initialize
+// POST with 400, 404 or 405 is tried as a 2024-11-05 HTTP+SSE server
+// (the specification's backwards compatibility rule) unless
+// HTTPClientOptions.DisableSSEFallback; Client.ConnectSSE speaks that
+// transport directly: a GET stream whose endpoint event names the URL
+// (same origin) that messages are POSTed to.
 //
 // # Client
 //
 // A Client connects to servers — over a message stream (Connect), a byte
 // stream (ConnectIO), a command it starts and speaks to over stdio
-// (ConnectCommand) or Streamable HTTP (ConnectHTTP) — runs the handshake, and returns a ClientSession with
+// (ConnectCommand), Streamable HTTP (ConnectHTTP) or HTTP+SSE
+// (ConnectSSE) — runs the handshake, and returns a ClientSession with
 // typed calls of every server method and iterators over paged lists. Its
 // options' handlers serve the server's sampling, elicitation and roots
 // requests (setting one declares the capability) and receive its

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net/http"
 	"net/http/httptest"
+	"time"
 
 	"github.com/mcpwire/mcpwire/mcp"
 )
@@ -42,4 +44,31 @@ func ExampleNewStreamableHTTPHandler() {
 	// Output:
 	// 2025-11-25 echo-server
 	// hello over HTTP
+}
+
+// A server for browsers and for clients of every age: pages of one origin
+// may call it (CORS), the 2024-11-05 HTTP+SSE endpoint sits beside the
+// Streamable HTTP one, and every session's client is pinged each 30
+// seconds and dropped after two pings in a row go unanswered. A client
+// given the /sse URL finds the old transport by itself (ConnectHTTP falls
+// back on ConnectSSE).
+func ExampleCORSOptions() {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "web-server", Version: "1.0.0"}, &mcp.ServerOptions{
+		KeepAlive: mcp.KeepAlive{Interval: 30 * time.Second, Timeout: 10 * time.Second, MaxMissed: 2},
+	})
+	opts := &mcp.HTTPOptions{CORS: &mcp.CORSOptions{AllowedOrigins: []string{"https://app.example.com"}}}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(srv, opts))
+	mux.Handle("/sse", mcp.NewSSEHandler(srv, opts))
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+
+	session, err := mcp.NewClient(nil, nil).ConnectHTTP(context.Background(), ts.URL+"/sse", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer session.Close()
+	fmt.Println(session.InitializeResult().ServerInfo.Name)
+	// Output:
+	// web-server
 }

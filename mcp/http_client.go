@@ -33,10 +33,39 @@ type HTTPClientOptions struct {
 	MaxRetries int
 	// MaxMessageBytes bounds one message received (default 16 MiB).
 	MaxMessageBytes int
+	// DisableSSEFallback makes ConnectHTTP speak Streamable HTTP only. By
+	// default, a server that refuses the initialize POST with 400, 404 or
+	// 405 is tried as a 2024-11-05 HTTP+SSE server at the same URL
+	// (ConnectSSE), as the specification's backwards compatibility
+	// section says.
+	DisableSSEFallback bool
+}
+
+// withDefaults returns the options with their defaults, and whether the
+// http.Client is the transport's own.
+func (o *HTTPClientOptions) withDefaults() (HTTPClientOptions, bool) {
+	var c HTTPClientOptions
+	if o != nil {
+		c = *o
+	}
+	own := c.HTTPClient == nil
+	if own {
+		c.HTTPClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	if c.MaxRetries <= 0 {
+		c.MaxRetries = 5
+	}
+	if c.MaxMessageBytes <= 0 {
+		c.MaxMessageBytes = codec.DefaultMaxFrameBytes
+	}
+	return c, own
 }
 
 // ConnectHTTP connects to the MCP server at endpoint over Streamable
-// HTTP and runs the handshake. Each message goes out in a POST of its
+// HTTP and runs the handshake; a server that refuses the initialize POST
+// with 400, 404 or 405 is tried as a 2024-11-05 HTTP+SSE server at the
+// same URL (ConnectSSE) unless opts.DisableSSEFallback, and when that
+// fails too the first error is returned. Each message goes out in a POST of its
 // own; the server's answers come back as JSON or on the POST's event
 // stream, together with what the server sends while serving it (progress,
 // logs, sampling and elicitation requests). After the handshake the
@@ -50,7 +79,17 @@ type HTTPClientOptions struct {
 // before (202), so they reach it in order.
 func (c *Client) ConnectHTTP(ctx context.Context, endpoint string, opts *HTTPClientOptions) (*ClientSession, error) {
 	t := newHTTPClientStream(endpoint, opts)
-	return c.connect(ctx, t, t)
+	cs, err := c.connect(ctx, t, t)
+	if err == nil || (opts != nil && opts.DisableSSEFallback) {
+		return cs, err
+	}
+	switch t.refused.Load() {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+		if cs, err2 := c.ConnectSSE(ctx, endpoint, opts); err2 == nil {
+			return cs, nil
+		}
+	}
+	return nil, err
 }
 
 // NewHTTPClientStream returns the client side of Streamable HTTP as a
@@ -79,46 +118,29 @@ type httpClientStream struct {
 
 	ctx    context.Context // ends with the stream: every request stops
 	cancel context.CancelFunc
-	in     chan []byte
-	done   chan struct{} // closed by Close
-	failed chan struct{} // closed by fail
-	err    error         // why it failed, set before failed is closed
-	once   sync.Once
-	fail1  sync.Once
+	inbox                 // what the requests and streams bring
+	once   sync.Once      // Close's
 	wg     sync.WaitGroup // every goroutine of the stream
 
 	session  atomic.Pointer[string]
 	version  atomic.Pointer[string]
+	refused  atomic.Int32   // the status of the first request refused before a session began
 	scan     *codec.Scanner // Write's
 	scanners sync.Pool      // the event readers'
 	calls    sync.Map       // id (as sent) → *atomic.Bool, set once the client cancels it
 }
 
 func newHTTPClientStream(endpoint string, o *HTTPClientOptions) *httpClientStream {
-	var opts HTTPClientOptions
-	if o != nil {
-		opts = *o
-	}
+	opts, own := o.withDefaults()
 	t := &httpClientStream{
 		url:    endpoint,
 		client: opts.HTTPClient,
+		own:    own,
 		header: opts.Header,
 		retry:  opts.MaxRetries,
 		max:    opts.MaxMessageBytes,
-		in:     make(chan []byte, 64),
-		done:   make(chan struct{}),
-		failed: make(chan struct{}),
+		inbox:  newInbox(),
 		scan:   codec.NewScanner(nil),
-	}
-	if t.client == nil {
-		t.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-		t.own = true
-	}
-	if t.retry <= 0 {
-		t.retry = 5
-	}
-	if t.max <= 0 {
-		t.max = codec.DefaultMaxFrameBytes
 	}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	return t
@@ -126,21 +148,7 @@ func newHTTPClientStream(endpoint string, o *HTTPClientOptions) *httpClientStrea
 
 // Next implements conn.Stream.
 // What was delivered before the stream failed is read first.
-func (t *httpClientStream) Next() ([]byte, error) {
-	select {
-	case m := <-t.in:
-		return m, nil
-	case <-t.failed:
-		select {
-		case m := <-t.in:
-			return m, nil
-		default:
-			return nil, t.err
-		}
-	case <-t.done:
-		return nil, io.EOF
-	}
-}
+func (t *httpClientStream) Next() ([]byte, error) { return t.next() }
 
 // Buffered implements conn.Stream.
 func (t *httpClientStream) Buffered() bool { return len(t.in) > 0 }
@@ -176,12 +184,8 @@ func (t *httpClientStream) Write(frames []byte) error {
 }
 
 func (t *httpClientStream) send(msg []byte) error {
-	select {
-	case <-t.done:
-		return ErrClosedTransport
-	case <-t.failed:
-		return t.err
-	default:
+	if err := t.ended(); err != nil {
+		return err
 	}
 	msgs, _, err := t.scan.Scan(msg)
 	if err != nil || len(msgs) != 1 {
@@ -440,9 +444,7 @@ func (t *httpClientStream) do(method string, body []byte, last string) (*http.Re
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range t.header {
-		req.Header[k] = v
-	}
+	setHeaders(req, t.header)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -468,15 +470,31 @@ func (t *httpClientStream) do(method string, body []byte, last string) (*http.Re
 	return resp, nil
 }
 
-// statusError turns a response other than 200 and 202 into an error: the
-// JSON-RPC error it carries, or one naming the status. 404 on a session
-// means the server no longer knows it: the stream fails with
-// ErrSessionNotFound.
+// statusError turns a response other than 200 and 202 into an error
+// (responseError). 404 on a session means the server no longer knows it:
+// the stream fails with ErrSessionNotFound.
 func (t *httpClientStream) statusError(resp *http.Response) error {
 	if resp.StatusCode == http.StatusNotFound && t.session.Load() != nil {
-		t.fail(ErrSessionNotFound)
+		t.failSession(ErrSessionNotFound)
 		return ErrSessionNotFound
 	}
+	if t.session.Load() == nil {
+		t.refused.CompareAndSwap(0, int32(resp.StatusCode))
+	}
+	return responseError(resp)
+}
+
+// setHeaders adds the transport's extra headers to req.
+func setHeaders(req *http.Request, h http.Header) {
+	for k, v := range h {
+		req.Header[k] = v
+	}
+}
+
+// responseError turns a response other than 200 and 202 into an error:
+// the JSON-RPC error it carries, or one naming the status; its data holds
+// the status.
+func responseError(resp *http.Response) error {
 	e := codec.NewError(codec.CodeInternalError, "HTTP "+resp.Status)
 	body, _ := codec.ReadBody(resp.Body, 64<<10, nil)
 	var we struct {
@@ -492,33 +510,22 @@ func (t *httpClientStream) statusError(resp *http.Response) error {
 }
 
 // failCall ends the call id with an error response made here.
-func (t *httpClientStream) failCall(id []byte, err error) {
+func (t *httpClientStream) failCall(id []byte, err error) { t.deliver(errorAnswer(id, err)) }
+
+// errorAnswer is the error response to the request id that err ended
+// before the server could answer it.
+func errorAnswer(id []byte, err error) []byte {
 	var e *codec.Error
 	if !errors.As(err, &e) {
 		e = codec.NewError(codec.CodeInternalError, err.Error())
 	}
-	t.deliver(codec.AppendError(nil, id, e))
+	return codec.AppendError(nil, id, e)
 }
 
-// deliver hands msg to Next; false once the stream has ended.
-func (t *httpClientStream) deliver(msg []byte) bool {
-	select {
-	case t.in <- msg:
-		return true
-	case <-t.done:
-		return false
-	case <-t.failed:
-		return false
-	}
-}
-
-// fail ends the stream with err: Next returns it.
-func (t *httpClientStream) fail(err error) {
-	t.fail1.Do(func() {
-		t.err = err
-		t.session.Store(nil)
-		close(t.failed)
-	})
+// failSession ends the stream with err, and forgets the session: Next
+// returns err.
+func (t *httpClientStream) failSession(err error) {
+	t.fail(err, func() { t.session.Store(nil) })
 }
 
 // negotiated implements httpHandshake: later requests carry the version.
@@ -538,9 +545,7 @@ func (t *httpClientStream) Close() error {
 			ctx, cancel := context.WithTimeout(t.ctx, closeTimeout)
 			req, err := http.NewRequestWithContext(ctx, http.MethodDelete, t.url, nil)
 			if err == nil {
-				for k, v := range t.header {
-					req.Header[k] = v
-				}
+				setHeaders(req, t.header)
 				req.Header.Set(headerSession, *s)
 				if v := t.version.Load(); v != nil {
 					req.Header.Set(headerVersion, *v)
@@ -552,7 +557,7 @@ func (t *httpClientStream) Close() error {
 			cancel()
 		}
 		t.cancel()
-		close(t.done)
+		t.shut()
 		t.wg.Wait()
 		if t.own {
 			t.client.CloseIdleConnections()

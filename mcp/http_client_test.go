@@ -223,15 +223,8 @@ func TestClientHTTP_aSessionTheServerEndedFailsTheClient(t *testing.T) {
 	if err := cs.Ping(ctx); err == nil {
 		t.Fatal("a call on an ended session succeeded")
 	}
-	done := make(chan error, 1)
-	go func() { done <- cs.Wait() }()
-	select {
-	case err := <-done:
-		if !errors.Is(err, mcp.ErrSessionNotFound) {
-			t.Fatalf("the session ended with %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the client session did not end")
+	if err := waitErr(t, cs.Wait); !errors.Is(err, mcp.ErrSessionNotFound) {
+		t.Fatalf("the session ended with %v", err)
 	}
 }
 

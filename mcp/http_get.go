@@ -21,12 +21,12 @@ func (h *StreamableHTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method not allowed: this server opens no standalone stream")
 		return
 	}
-	s := h.session(w, r)
+	s := h.session(w, r, false)
 	if s == nil {
 		return
 	}
-	s.begin()
-	defer s.end()
+	s.begin(false)
+	defer s.end(false)
 	if last == "" {
 		wr, replay, priming, err := s.standalone.attach(r.Context(), 0, true)
 		switch {

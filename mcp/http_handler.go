@@ -27,6 +27,7 @@ type StreamableHTTPHandler struct {
 	log    *slog.Logger
 	limits codec.Limits // of the scanner that classifies bodies
 	guard  guard
+	cors   *cors // nil: none
 
 	scanners sync.Pool
 	bodies   codec.BufferPool
@@ -49,7 +50,8 @@ func NewStreamableHTTPHandler(srv *Server, opts *HTTPOptions) *StreamableHTTPHan
 		store:    o.SessionStore,
 		log:      srv.log,
 		limits:   lim,
-		guard:    guard{o.AllowedHosts, o.AllowedOrigins},
+		guard:    guard{o.AllowedHosts, o.guardOrigins()},
+		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost, http.MethodDelete),
 		sessions: map[string]*httpSession{},
 	}
 }
@@ -63,7 +65,7 @@ const (
 
 // ServeHTTP implements http.Handler.
 func (h *StreamableHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.guard.allow(w, r) {
+	if !admit(h.guard, h.cors, w, r) {
 		return
 	}
 	switch r.Method {
@@ -84,8 +86,9 @@ func (h *StreamableHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request
 var contentTypeStream = []string{"text/event-stream"}
 
 // session finds the session r names, answering the request itself (400,
-// 404, 500) when there is none to serve it.
-func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request) *httpSession {
+// 404, 500) when there is none to serve it. A quiet request (pings only)
+// does not extend the session's life in the store.
+func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request, quiet bool) *httpSession {
 	id := r.Header.Get(headerSession)
 	if id == "" {
 		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required")
@@ -96,7 +99,7 @@ func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request) 
 			"Bad Request: unsupported "+headerVersion+" "+quote(v)+" (supported: "+strings.Join(supportedVersions, ", ")+")")
 		return nil
 	}
-	s, err := h.lookup(r.Context(), id, r.RemoteAddr)
+	s, err := h.lookup(r.Context(), id, r.RemoteAddr, quiet)
 	switch {
 	case errors.Is(err, ErrSessionNotFound):
 		httpjson.Error(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session (it ended or expired): initialize a new one")
@@ -112,10 +115,13 @@ func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request) 
 // lookup returns the live session id, checking now and then that the
 // store still knows it, or, unless the handler is closed, re-creates it
 // from the store (a session another instance started).
-func (h *StreamableHTTPHandler) lookup(ctx context.Context, id, addr string) (*httpSession, error) {
+func (h *StreamableHTTPHandler) lookup(ctx context.Context, id, addr string, quiet bool) (*httpSession, error) {
 	h.mu.Lock()
 	s, closed := h.sessions[id], h.closed
 	h.mu.Unlock()
+	if s != nil && quiet {
+		return s, nil
+	}
 	if s != nil { // while Shutdown drains it too
 		return s, h.touch(ctx, s)
 	}
@@ -216,7 +222,7 @@ func (h *StreamableHTTPHandler) forget(s *httpSession) {
 
 // delete serves DELETE: the client ends its session.
 func (h *StreamableHTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
-	s := h.session(w, r)
+	s := h.session(w, r, false)
 	if s == nil {
 		return
 	}

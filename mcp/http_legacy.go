@@ -22,15 +22,16 @@ import (
 // once the session has taken the message. The session ends when the GET's
 // connection does.
 //
-// Of HTTPOptions it uses MaxBodyBytes, ReadTimeout, WriteTimeout and the
+// Of HTTPOptions it uses MaxBodyBytes, ReadTimeout, WriteTimeout, the
 // allow lists (Host and Origin are checked as by the Streamable HTTP
-// handler); the others concern Streamable HTTP only. Mount it at a path of
-// its own (/sse, say) beside the Streamable HTTP endpoint. Safe for
-// concurrent use.
+// handler) and CORS; the others concern Streamable HTTP only. Mount it at
+// a path of its own (/sse, say) beside the Streamable HTTP endpoint. Safe
+// for concurrent use.
 type SSEHandler struct {
 	srv   *Server
 	opts  HTTPOptions
 	guard guard
+	cors  *cors // nil: none
 
 	mu       sync.Mutex
 	sessions map[string]*legacySession
@@ -42,12 +43,18 @@ type SSEHandler struct {
 func NewSSEHandler(srv *Server, opts *HTTPOptions) *SSEHandler {
 	lim := srv.conn.Limits.WithDefaults()
 	o := opts.withDefaults(lim.MaxFrameBytes)
-	return &SSEHandler{srv: srv, opts: o, guard: guard{o.AllowedHosts, o.AllowedOrigins}, sessions: map[string]*legacySession{}}
+	return &SSEHandler{
+		srv:      srv,
+		opts:     o,
+		guard:    guard{o.AllowedHosts, o.guardOrigins()},
+		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost),
+		sessions: map[string]*legacySession{},
+	}
 }
 
 // ServeHTTP implements http.Handler.
 func (h *SSEHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.guard.allow(w, r) {
+	if !admit(h.guard, h.cors, w, r) {
 		return
 	}
 	switch r.Method {

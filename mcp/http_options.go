@@ -28,6 +28,9 @@ type HTTPOptions struct {
 	DisableStandaloneSSE bool
 	// SessionTimeout ends a session that has seen no request and held no
 	// stream open for that long (default 30 minutes; negative: never).
+	// POSTs of pings only, or of responses only, are no request here: a
+	// client's keep-alive does not hold an abandoned session open
+	// (KeepAlive).
 	SessionTimeout time.Duration
 	// MaxBodyBytes bounds a POST's body: a longer one is answered 413 with
 	// a JSON-RPC error (default: the server's frame limit,
@@ -58,6 +61,11 @@ type HTTPOptions struct {
 	// is the Host header) and, on connections to a loopback address,
 	// loopback origins. Any other Origin is refused with 403.
 	AllowedOrigins []string
+	// CORS, if set, lets web pages of the origins it lists call the
+	// endpoint from a browser: it answers preflights and adds the CORS
+	// headers (see CORSOptions). Its origins pass the Origin check above
+	// too. Nil: no CORS headers, and OPTIONS is 405.
+	CORS *CORSOptions
 }
 
 func (o *HTTPOptions) withDefaults(maxFrame int) HTTPOptions {

@@ -16,6 +16,7 @@ type bodyInfo struct {
 	answerDue  bool // a request, or something answered with an error
 	invalid    bool // a single message that is not a valid one
 	batch      bool
+	quiet      bool     // pings and responses only: no activity (KeepAlive)
 	ids        []string // the ids of its requests, as received
 }
 
@@ -30,14 +31,6 @@ func (h *StreamableHTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusNotAcceptable, codec.CodeInvalidRequest, "Not Acceptable: accept application/json and text/event-stream")
 		return
 	}
-	var s *httpSession
-	if r.Header.Get(headerSession) != "" {
-		if s = h.session(w, r); s == nil {
-			return
-		}
-		s.begin()
-		defer s.end()
-	}
 	buf := h.bodies.Get()
 	keep := false // the buffer went to a goroutine that puts it back
 	defer func() {
@@ -51,6 +44,15 @@ func (h *StreamableHTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	asJSON := wantJSON && (h.opts.JSONResponse || !wantSSE)
 	info, err := h.classify(body, !asJSON)
+	var s *httpSession
+	info.quiet = info.quiet && err == nil
+	if r.Header.Get(headerSession) != "" {
+		if s = h.session(w, r, info.quiet); s == nil {
+			return
+		}
+		s.begin(info.quiet)
+		defer s.end(info.quiet)
+	}
 	switch {
 	case err != nil:
 		w.Header()["Content-Type"] = httpjson.ContentType
@@ -77,7 +79,7 @@ func (h *StreamableHTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		h.serveJSON(w, r, s, body, http.StatusOK)
 	default:
 		keep = true
-		h.serveSSE(w, r, s, buf, info.ids)
+		h.serveSSE(w, r, s, buf, &info)
 	}
 }
 
@@ -120,6 +122,7 @@ func (h *StreamableHTTPHandler) classify(body []byte, wantIDs bool) (bodyInfo, e
 	if err != nil {
 		return info, err
 	}
+	info.quiet = len(msgs) > 0
 	for i := range msgs {
 		m := &msgs[i]
 		switch m.Kind {
@@ -131,21 +134,29 @@ func (h *StreamableHTTPHandler) classify(body []byte, wantIDs bool) (bodyInfo, e
 			if !batch && isInitialize(m) {
 				info.initialize = true
 			}
+			info.quiet = info.quiet && isMethod(m, "ping")
 		case codec.KindInvalid:
 			info.answerDue = true
 			info.invalid = !batch
+			info.quiet = false
+		case codec.KindResult, codec.KindError:
+		default:
+			info.quiet = false
 		}
 	}
 	return info, nil
 }
 
-// isInitialize reports whether m's method is initialize, without
-// allocating when the method has no escapes.
-func isInitialize(m *codec.Message) bool {
+// isInitialize reports whether m's method is initialize.
+func isInitialize(m *codec.Message) bool { return isMethod(m, "initialize") }
+
+// isMethod reports whether m's method is name, without allocating when
+// the method has no escapes.
+func isMethod(m *codec.Message, name string) bool {
 	if !m.MethodEscaped {
-		return string(m.Method) == "initialize"
+		return string(m.Method) == name
 	}
-	return string(m.AppendMethod(nil)) == "initialize"
+	return string(m.AppendMethod(nil)) == name
 }
 
 // serveJSON serves a body whose answer goes back as the response's JSON
@@ -168,8 +179,8 @@ func (h *StreamableHTTPHandler) serveJSON(w http.ResponseWriter, r *http.Request
 // served on a goroutine of its own so that the stream outlives the
 // response: a client that loses the connection, or a handler that closes
 // it (CloseSSEStream), resumes it with a GET. The goroutine puts buf back.
-func (h *StreamableHTTPHandler) serveSSE(w http.ResponseWriter, r *http.Request, s *httpSession, buf *codec.Buffer, ids []string) {
-	st := s.newPostStream(ids)
+func (h *StreamableHTTPHandler) serveSSE(w http.ResponseWriter, r *http.Request, s *httpSession, buf *codec.Buffer, info *bodyInfo) {
+	st := s.newPostStream(info.ids)
 	wr, replay, priming, err := st.attach(r.Context(), 0, false)
 	if err != nil {
 		h.bodies.Put(buf)
@@ -178,9 +189,10 @@ func (h *StreamableHTTPHandler) serveSSE(w http.ResponseWriter, r *http.Request,
 		return
 	}
 	out := h.startSSE(w, http.StatusOK)
-	s.begin()
+	quiet := info.quiet
+	s.begin(quiet)
 	go func() {
-		defer s.end()
+		defer s.end(quiet)
 		_ = s.c.ServeBodySink(s.ctx, buf.B, conn.BodySink{Answer: st.answer, Related: st.emit})
 		st.finish()
 		h.bodies.Put(buf)

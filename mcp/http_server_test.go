@@ -446,9 +446,9 @@ func TestHTTP_idleSessionsExpire(t *testing.T) {
 	ts, _ := serveHTTP(t, echoServer(t), &mcp.HTTPOptions{SessionTimeout: 100 * time.Millisecond})
 	p := newRawHTTP(t, ts.URL)
 	p.initialize(mcp.LatestVersion)
-	for range 4 { // in use: alive
+	for range 4 { // in use: alive (pings would not count: KeepAlive)
 		time.Sleep(40 * time.Millisecond)
-		if evs := readEvents(t, p.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); len(evs) != 2 {
+		if evs := readEvents(t, p.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); len(evs) != 2 {
 			t.Fatalf("%+v", evs)
 		}
 	}

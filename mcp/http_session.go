@@ -74,9 +74,21 @@ func (s *httpSession) priming() bool {
 func (s *httpSession) use() { s.lastUsed.Store(time.Now().UnixNano()) }
 
 // begin and end bracket a request or a response in progress: a busy
-// session does not expire.
-func (s *httpSession) begin() { s.busy.Add(1); s.use() }
-func (s *httpSession) end()   { s.busy.Add(-1); s.use() }
+// session does not expire. A quiet one (pings, or responses, only) is no
+// activity: it does not restart the idle clock (KeepAlive).
+func (s *httpSession) begin(quiet bool) {
+	s.busy.Add(1)
+	if !quiet {
+		s.use()
+	}
+}
+
+func (s *httpSession) end(quiet bool) {
+	s.busy.Add(-1)
+	if !quiet {
+		s.use()
+	}
+}
 
 // armTimer starts the idle timer (SessionTimeout).
 func (s *httpSession) armTimer() {
@@ -249,5 +261,30 @@ func (o *sessionOut) WriteMessage(msg []byte) error {
 // Close ends ReadMessage.
 func (o *sessionOut) Close() error {
 	o.once.Do(func() { close(o.done) })
+	return nil
+}
+
+// pingSink implements sessionTransport: a keep-alive ping goes on the
+// standalone stream while a GET holds it open, else on a POST's stream
+// still open; with neither, the client cannot be reached. A ping whose
+// stream closes between the choice and the send is dropped (and missed):
+// kept for a later replay, it would only be answered late.
+func (s *httpSession) pingSink() func(msg []byte) {
+	if s.standalone.carrying() {
+		return func(msg []byte) { s.standalone.offer(msg) }
+	}
+	s.mu.Lock()
+	open := make([]*sseStream, 0, len(s.streams))
+	for _, st := range s.streams {
+		if !st.standalone {
+			open = append(open, st)
+		}
+	}
+	s.mu.Unlock()
+	for _, st := range open { // st.mu after s.mu, never under it
+		if st.carrying() {
+			return func(msg []byte) { st.offer(msg) }
+		}
+	}
 	return nil
 }

@@ -80,9 +80,33 @@ func (st *sseStream) emit(msg []byte) { st.put(msg, false) }
 func (st *sseStream) answer(msg []byte) { st.put(msg, true) }
 
 func (st *sseStream) put(msg []byte, last bool) {
-	s := st.sess
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.putLocked(msg, last)
+}
+
+// offer emits msg if a response is attached to carry it now, and reports
+// whether it did.
+func (st *sseStream) offer(msg []byte) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.writer == nil || st.done {
+		return false
+	}
+	st.putLocked(msg, false)
+	return true
+}
+
+// carrying reports whether a response is attached to the stream, which is
+// not done: a message emitted now reaches the client at once.
+func (st *sseStream) carrying() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.writer != nil && !st.done
+}
+
+func (st *sseStream) putLocked(msg []byte, last bool) {
+	s := st.sess
 	if st.done {
 		return
 	}

@@ -74,6 +74,9 @@ func (s *Server) initializedNote(ctx context.Context, ss *ServerSession, _ *rout
 	if !ss.state.CompareAndSwap(stateInitializing, stateInitialized) {
 		return nil, nil // before initialize, or twice: ignored
 	}
+	if s.opts.KeepAlive.Interval > 0 { // once initialize's answer is out
+		go keepAlive(s.opts.KeepAlive, ss.done, ss)
+	}
 	if h := s.opts.InitializedHandler; h != nil {
 		h(ctx, ss)
 	}

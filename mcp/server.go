@@ -51,6 +51,10 @@ type ServerOptions struct {
 	// may be called as tasks, and tasks/get, tasks/result, tasks/list and
 	// tasks/cancel are served.
 	Tasks *TaskOptions
+	// KeepAlive pings each session's client every KeepAlive.Interval once
+	// it has sent notifications/initialized, and closes the session when the client stops
+	// answering (see KeepAlive). The zero value sends no pings.
+	KeepAlive KeepAlive
 	// Conn is the base of every session's connection options: its pool,
 	// limits, timeouts, logger, parent context and close callback. The
 	// server sets the router, the cancellation policy (CancelSilent, as
@@ -236,6 +240,9 @@ func (s *Server) drop(ss *ServerSession, why error) {
 	}
 	s.mu.Unlock()
 	s.closeTasks(ss)
+	if f := ss.failure.Load(); f != nil {
+		why = *f
+	}
 	ss.err = why
 	close(ss.done)
 	if ss.transport != nil {

@@ -37,6 +37,9 @@ type ServerSession struct {
 	closed atomic.Bool
 	done   chan struct{}
 	err    error
+	// failure, if set before the connection is closed, is why the session
+	// ended in place of the connection's own reason (ErrPingTimeout).
+	failure atomic.Pointer[error]
 
 	// Set by initialize under mu, before state leaves stateNew; read-only
 	// afterwards.
@@ -69,6 +72,9 @@ type sessionTransport interface {
 	// sessionEnded is called once the session has ended and been
 	// forgotten.
 	sessionEnded()
+	// pingSink returns where a keep-alive ping goes (a stream a response
+	// holds open), or nil when no stream reaches the client now.
+	pingSink() func(msg []byte)
 }
 
 func newServerSession(s *Server) *ServerSession {
@@ -220,4 +226,36 @@ func (ss *ServerSession) Log(ctx context.Context, p *LoggingMessageParams) error
 		return nil
 	}
 	return ss.notify(ctx, "notifications/message", p)
+}
+
+// keepAlivePing implements pinger: a ping on the session's stream, or,
+// over Streamable HTTP, on a stream a response holds open (none: nothing
+// is sent).
+func (ss *ServerSession) keepAlivePing(ctx context.Context) (bool, error) {
+	c := ss.c.Load()
+	if c == nil {
+		return false, nil
+	}
+	if t := ss.transport; t != nil {
+		sink := t.pingSink()
+		if sink == nil {
+			return false, nil
+		}
+		ctx = c.WithSink(ctx, sink)
+	}
+	return true, ss.call(ctx, "ping", nil, nil)
+}
+
+// keepAliveFailed implements pinger: the session is closed, and Wait
+// returns ErrPingTimeout.
+func (ss *ServerSession) keepAliveFailed(missed int, last error) {
+	attrs := []any{"client", ss.clientInfo.Name}
+	if c := ss.c.Load(); c != nil {
+		p := c.Peer()
+		attrs = append(attrs, "transport", p.Transport, "addr", p.Addr)
+	}
+	logKeepAliveFailure(ss.srv.log, ss.srv.opts.KeepAlive, missed, last, attrs...)
+	err := ErrPingTimeout
+	ss.failure.Store(&err)
+	_ = ss.Close()
 }

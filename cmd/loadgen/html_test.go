@@ -2,19 +2,19 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"image"
 	"image/png"
 	"math"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/testproc"
 )
 
 // sampleReport is a realistic report: a closed-loop run of 15 seconds
@@ -229,13 +229,7 @@ func TestPercentilePoints_unsortedAndShort(t *testing.T) {
 // laid out at a visible size, and a screenshot that is not blank. It is
 // skipped without Chromium unless MCPWIRE_CHROMIUM=required.
 func TestWriteHTML_inChromium(t *testing.T) {
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("MCPWIRE_CHROMIUM") == "required" {
-			t.Fatalf("MCPWIRE_CHROMIUM=required but: %v", err)
-		}
-		t.Skip("no chromium (Debian package chromium); MCPWIRE_CHROMIUM=required makes this a failure")
-	}
+	bin := testproc.ChromiumPath(t)
 	t.Run("sample", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "report.html")
 		if err := os.WriteFile(path, []byte(render(t, sampleReport())), 0o644); err != nil {
@@ -282,32 +276,16 @@ func openInChromium(t *testing.T, bin, path string) {
 	}
 }
 
-// chromium runs headless Chromium on a page with a fresh profile and the
-// given flags, fails the test on any console message it logged, and
-// returns what it wrote to its standard output.
+// chromium runs headless Chromium on a page with the given flags, fails
+// the test on any console message it logged, and returns what it wrote to
+// its standard output.
 func chromium(t *testing.T, bin, page string, flags ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	args := append([]string{
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0",
-	}, flags...)
-	cmd := exec.CommandContext(ctx, bin, append(args, page)...)
-	inOwnGroup(cmd) // a timeout ends Chromium's helper processes too
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %s: %v (context: %v)\n%s", strings.Join(flags, " "), err, ctx.Err(), stderr.String())
+	out, console := testproc.Chromium(t, bin, page, flags...)
+	for line := range strings.Lines(console) {
+		t.Errorf("chromium %s: console: %s", strings.Join(flags, " "), strings.TrimSpace(line))
 	}
-	for line := range strings.Lines(stderr.String()) {
-		if strings.Contains(line, "CONSOLE") {
-			t.Errorf("chromium %s: console: %s", strings.Join(flags, " "), strings.TrimSpace(line))
-		}
-	}
-	return stdout.String()
+	return out
 }
 
 // ink measures a picture: the share of its pixels that are not white (or

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/testproc"
 	"github.com/mcpwire/mcpwire/mcp"
 )
 
@@ -100,7 +101,7 @@ func connectOver(t *testing.T, transport, version string, args ...string) (*mcp.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.Command(build(t), args...)
-	var stderr lockedBuffer
+	var stderr testproc.LockedBuffer
 	cmd.Stderr = &stderr
 	cs, err := c.ConnectCommand(ctx, cmd)
 	if err != nil {

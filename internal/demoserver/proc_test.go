@@ -1,10 +1,8 @@
 package demoserver
 
 import (
-	"bytes"
 	"fmt"
 	"os/exec"
-	"sync"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/internal/testproc"
@@ -40,22 +38,4 @@ func startMetered(t *testing.T, args ...string) (addr, metricsURL string, logs f
 	args = append([]string{"-listen", "tcp://127.0.0.1:0", "-metrics", "127.0.0.1:0"}, args...)
 	_, found, logs := startLogging(t, build(t), []string{"addr", "metrics"}, args...)
 	return found["addr"], found["metrics"], logs
-}
-
-// lockedBuffer is written by one goroutine and read by another.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

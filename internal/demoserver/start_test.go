@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/mcpwire/mcpwire/internal/testproc"
 )
 
 const (
@@ -22,7 +24,7 @@ const (
 // and leaves no goroutine behind.
 func TestStart_servesTCPUntilClose(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var logs lockedBuffer
+	var logs testproc.LockedBuffer
 	s, err := Start([]string{"-listen", "tcp://127.0.0.1:0"}, &logs)
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +67,7 @@ func TestStart_servesTCPUntilClose(t *testing.T) {
 // logs.
 func TestStart_servesHTTPAndMetrics(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var logs lockedBuffer
+	var logs testproc.LockedBuffer
 	s, err := Start([]string{"-listen", "http://127.0.0.1:0", "-metrics", "127.0.0.1:0"}, &logs)
 	if err != nil {
 		t.Fatal(err)

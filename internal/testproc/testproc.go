@@ -2,7 +2,9 @@
 // command once into a temporary directory, starts it, reads its log
 // (standard error, key=value lines as log/slog writes them) until it has
 // said what the test needs, such as the address it listens on, and kills
-// it when the test ends.
+// it when the test ends. It also runs headless Chromium on a page
+// (Chromium), and has a buffer one goroutine writes while another reads
+// (LockedBuffer).
 package testproc
 
 import (
