@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"math"
+	"math/bits"
+	"sync"
 )
 
 // The read buffer shared by the framers.
@@ -20,17 +22,22 @@ import (
 //   - err is the reader's first error. Bytes that came with it are used
 //     first; once it is set the reader is never called again.
 //
-// fill reads as much as fits. The buffer starts at 4 KiB, so that an idle
-// stream (a connection waiting for its next request) holds little, and
-// doubles up to 64 KiB while reads fill it, so that a busy stream reads
-// much at a time. fill moves the unread tail to the front when little room
-// is left at the end, and grows the buffer past that only when a single
-// frame in progress needs more than the buffer holds, never past limit: a little over the largest frame or
-// header block allowed. A frame over the limit is recognised before the
-// buffer would have to grow past it, and is then discarded as it is read.
+// fill reads as much as fits. The buffer starts at 1 KiB (first), so that an
+// idle stream (a connection waiting for its next request) holds little,
+// and doubles up to 64 KiB while reads fill it, so that a busy stream reads
+// much at a time. A stream that has consumed everything it read, the last
+// read not filling the buffer, is probably about to wait: fill gives a
+// grown buffer back to grownPools and reads into first again; should that
+// read fill it, the buffer grows at once to the size it had (recent). fill
+// moves the unread tail to the front when little room is left at the end,
+// and grows the buffer past that only when a single frame in progress
+// needs more than the buffer holds, never past limit: a little over the
+// largest frame or header block allowed. A frame over the limit is
+// recognised before the buffer would have to grow past it, and is then
+// discarded as it is read.
 
 const (
-	firstFrameBuf   = 4 << 10  // first buffer size: what an idle stream holds
+	firstFrameBuf   = 1 << 10  // first buffer size: what an idle stream holds
 	initialFrameBuf = 64 << 10 // what a busy stream grows to; also the smallest limit
 	minFrameRead    = 4 << 10  // compact rather than read less than this
 	maxStalls       = 100      // consecutive empty reads before io.ErrNoProgress
@@ -53,6 +60,13 @@ type frameBuf struct {
 	// last read did.
 	busySize int
 	busy     bool
+	// first is the buffer an idle stream reads into (nil: a size was
+	// given, and the buffer is never given back); g boxes buf when it is a
+	// grown one, to go back to grownPools; recent is the size of the last
+	// grown buffer given back.
+	first    []byte
+	g        *grown
+	recent   int
 	max      int // MaxFrameBytes
 	maxHdr   int // MaxHeaderBytes
 	maxLines int // MaxHeaderLines
@@ -75,6 +89,9 @@ func (b *frameBuf) init(r io.Reader, l *Limits, size int) {
 		// Start small, so that an idle stream holds little; grow while
 		// reads fill the buffer.
 		size, b.busySize = firstFrameBuf, initialFrameBuf
+		b.first = make([]byte, firstFrameBuf)
+		b.buf = b.first
+		return
 	}
 	b.buf = make([]byte, min(size, b.limit))
 }
@@ -109,6 +126,13 @@ func (b *frameBuf) fill(need int) error {
 	}
 	if b.r == b.w {
 		b.drop()
+		if b.g != nil && b.first != nil && !b.busy {
+			// All consumed and the last read did not fill the buffer: wait
+			// with the small one.
+			b.recent = len(b.buf)
+			putGrown(b.g)
+			b.g, b.buf = nil, b.first
+		}
 	}
 	n := len(b.buf)
 	if b.r > 0 && (n-b.w < minFrameRead || need > n-b.r) {
@@ -125,14 +149,20 @@ func (b *frameBuf) fill(need int) error {
 			// The framers recognise an oversized frame before this.
 			return io.ErrShortBuffer
 		}
-		size := min(max(2*n, need), b.limit)
-		nb := make([]byte, size)
-		copy(nb, b.buf[b.r:b.w])
+		size := max(2*n, need)
+		if b.g == nil && b.recent > size {
+			size = b.recent // busy again after a wait: straight back
+		}
+		g := takeGrown(min(size, b.limit))
+		copy(g.b, b.buf[b.r:b.w])
 		b.base += int64(b.r)
 		b.w -= b.r
 		b.scan -= b.r
 		b.r = 0
-		b.buf = nb
+		if b.g != nil {
+			putGrown(b.g)
+		}
+		b.g, b.buf = g, g.b
 	}
 	for stalls := 0; ; {
 		m, err := b.rd.Read(b.buf[b.w:])
@@ -154,6 +184,44 @@ func (b *frameBuf) fill(need int) error {
 			b.err = io.ErrNoProgress
 			return b.err
 		}
+	}
+}
+
+// grown is a read buffer past a framer's first, boxed so that it goes to
+// and from grownPools without an allocation.
+type grown struct{ b []byte }
+
+// grownPools share grown buffers of 2 KiB << i between framers: a stream
+// that waits gives its buffer back, one that gets busy takes one. Other
+// sizes (a frame larger than the buffer) are made and dropped.
+var grownPools [6]sync.Pool
+
+// grownClass returns the pool for buffers of size bytes, or -1.
+func grownClass(size int) int {
+	if size < 2*firstFrameBuf || size&(size-1) != 0 {
+		return -1
+	}
+	i := bits.Len(uint(size)) - bits.Len(uint(2*firstFrameBuf))
+	if i >= len(grownPools) {
+		return -1
+	}
+	return i
+}
+
+// takeGrown returns a buffer of size bytes, pooled if one is.
+func takeGrown(size int) *grown {
+	if i := grownClass(size); i >= 0 {
+		if g, ok := grownPools[i].Get().(*grown); ok {
+			return g
+		}
+	}
+	return &grown{b: make([]byte, size)}
+}
+
+// putGrown gives g back to its pool, if it has one.
+func putGrown(g *grown) {
+	if i := grownClass(len(g.b)); i >= 0 {
+		grownPools[i].Put(g)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -400,8 +401,8 @@ func TestFramer_hugeContentLengthRefusedWithoutAllocation(t *testing.T) {
 		t.Fatalf("second Next: %q, %v", got, err)
 	}
 	runtime.ReadMemStats(&after)
-	if c := fr.bufCap(); c != initialFrameBuf { // grown while discarding: reads filled it
-		t.Errorf("buffer size %d, want %d", c, initialFrameBuf)
+	if c := fr.bufCap(); c != firstFrameBuf { // grown while discarding, given back once all was read
+		t.Errorf("buffer size %d, want %d", c, firstFrameBuf)
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
 		t.Errorf("allocated %d bytes refusing a 256 MiB body", alloc)
@@ -417,7 +418,7 @@ func TestFramer_hugeContentLengthRefusedWithoutAllocation(t *testing.T) {
 	}
 }
 
-// TestFramer_bufferStartsSmallAndGrowsWhileBusy: a framer holds 4 KiB
+// TestFramer_bufferStartsSmallAndGrowsWhileBusy: a framer holds 1 KiB
 // while its stream brings little at a time (an idle connection), and
 // doubles to 64 KiB, no further, once reads fill the buffer (a busy one);
 // every frame comes out whole either way.
@@ -675,6 +676,65 @@ func TestFrameInPlace_matchesAppendFrame(t *testing.T) {
 			if got := FrameInPlace(buf, len(prefix), f); !bytes.Equal(got, want) {
 				t.Errorf("%v %q:\n got %q\nwant %q", f, msg, got, want)
 			}
+		}
+	}
+}
+
+// stepReader serves each step's bytes in reads that never cross into the
+// next step (each step is one write of the peer), recording the room each
+// read was offered.
+type stepReader struct {
+	steps  [][]byte
+	offers []int
+}
+
+func (r *stepReader) Read(p []byte) (int, error) {
+	if len(r.steps) == 0 {
+		return 0, io.EOF
+	}
+	r.offers = append(r.offers, len(p))
+	n := copy(p, r.steps[0])
+	if r.steps[0] = r.steps[0][n:]; len(r.steps[0]) == 0 {
+		r.steps = r.steps[1:]
+	}
+	return n, nil
+}
+
+// TestFramer_waitsWithTheSmallBufferAndGrowsStraightBack: once a busy
+// stream has consumed all it read and its last read did not fill the
+// buffer, it waits with 1 KiB, not 64; busy again, the first full read
+// takes it straight back to the size it had.
+func TestFramer_waitsWithTheSmallBufferAndGrowsStraightBack(t *testing.T) {
+	msg := `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"text":"hello, world"}}`
+	for _, f := range []Framing{Newline, Header} {
+		frame := AppendFrame(nil, f, []byte(msg))
+		burst := bytes.Repeat(frame, 4000)
+		r := &stepReader{steps: [][]byte{burst, frame, bytes.Clone(burst)}}
+		fr := NewFramer(r, f, nil)
+		for i := range 8001 {
+			if got, err := fr.Next(); err != nil || string(got) != msg {
+				t.Fatalf("%s, frame %d: %q %v", f, i, got, err)
+			}
+		}
+		if _, err := fr.Next(); err != io.EOF {
+			t.Fatalf("%s: %v at the end", f, err)
+		}
+		// The offers: growing to 64 KiB through the first burst; 1 KiB once
+		// it is all read (the lone frame, then the wait for the second
+		// burst); then at once nearly 64 KiB again, no doubling.
+		grown := slices.Index(r.offers, slices.Max(r.offers))
+		rest := r.offers[grown:]
+		waited := slices.Index(rest, firstFrameBuf)
+		if waited < 0 {
+			t.Fatalf("%s: reads offered %v: none waited with %d bytes", f, r.offers, firstFrameBuf)
+		}
+		for _, o := range rest[waited:] {
+			if o != firstFrameBuf && o < initialFrameBuf-firstFrameBuf {
+				t.Fatalf("%s: reads offered %v: after the wait, %d bytes, want %d or straight back to %d", f, r.offers, o, firstFrameBuf, initialFrameBuf)
+			}
+		}
+		if largest := slices.Max(r.offers); largest > initialFrameBuf {
+			t.Errorf("%s: a read was offered %d bytes, over %d", f, largest, initialFrameBuf)
 		}
 	}
 }

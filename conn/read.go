@@ -25,10 +25,13 @@ func (c *Conn) readLoop() {
 	}()
 	for {
 		if !c.s.Buffered() {
-			// About to block on a read: send what the reader held back.
+			// About to block on a read: send what the reader held back,
+			// and give large output buffers back while waiting.
 			if c.flushHeld() != nil {
 				return
 			}
+			c.held.B = giveSpare(c.held.B)
+			c.out.idle()
 			if c.stopping.Load() {
 				return
 			}
@@ -51,6 +54,9 @@ func (c *Conn) readLoop() {
 				why = err
 			}
 			return
+		}
+		if c.held.B == nil {
+			c.held.B = takeSpare()
 		}
 		c.serveFrame(frame, c.scan, nil, true)
 	}

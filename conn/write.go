@@ -72,7 +72,7 @@ func (w *writer) send(msg []byte) error {
 	if err := w.lockRoom(); err != nil {
 		return err
 	}
-	w.pending = w.s.AppendFrame(w.pending, msg)
+	w.appendPending(msg)
 	if w.flushing {
 		w.mu.Unlock()
 		return nil
@@ -83,6 +83,26 @@ func (w *writer) send(msg []byte) error {
 // laterLimit bounds how long sendLater holds an answer back for tasks that
 // are slow to start (every worker busy with long handlers).
 const laterLimit = 200 * time.Microsecond
+
+// idle gives large buffers back (giveSpare) once nothing is pending: the
+// reader is about to wait for input.
+func (w *writer) idle() {
+	w.mu.Lock()
+	if !w.flushing && len(w.pending) == 0 {
+		w.pending = giveSpare(w.pending)
+		w.spare = giveSpare(w.spare)
+	}
+	w.mu.Unlock()
+}
+
+// appendPending frames msg onto pending, starting from a spare buffer if
+// the writer gave its own back. Under mu.
+func (w *writer) appendPending(msg []byte) {
+	if w.pending == nil {
+		w.pending = takeSpare()
+	}
+	w.pending = w.s.AppendFrame(w.pending, msg)
+}
 
 // sendLater is send for an answer produced while queued (the connection's
 // tasks handed to the pool and not yet started) is above zero: it is held
@@ -96,7 +116,7 @@ func (w *writer) sendLater(msg []byte, queued *atomic.Int32) error {
 	if err := w.lockRoom(); err != nil {
 		return err
 	}
-	w.pending = w.s.AppendFrame(w.pending, msg)
+	w.appendPending(msg)
 	switch {
 	case w.flushing:
 	case queued.Load() > 0 && len(w.pending) < heldFlushBytes:
@@ -133,23 +153,24 @@ func (w *writer) flushLater() error {
 }
 
 // sendHeld queues the framed messages a reader held back and flushes. It
-// returns an empty buffer for the reader to hold the next ones in: when
-// nothing else is pending the two buffers are swapped, not copied.
+// returns an empty buffer for the reader to hold the next ones in: held
+// itself, written as it is when nothing else is pending and no flush is
+// under way (the reader then writes; no buffer changes hands, so a
+// connection whose answers all come from its reader keeps one output
+// buffer), else copied into pending.
 func (w *writer) sendHeld(held []byte) ([]byte, error) {
 	if err := w.lockRoom(); err != nil {
 		return held[:0], err
 	}
-	if len(w.pending) == 0 {
-		held, w.pending = w.pending[:0], held
-	} else {
-		w.pending = append(w.pending, held...)
-		held = held[:0]
+	if !w.flushing && len(w.pending) == 0 {
+		return held[:0], w.writeLocked(held)
 	}
+	w.pending = append(w.pending, held...)
 	if w.flushing {
 		w.mu.Unlock()
-		return held, nil
+		return held[:0], nil
 	}
-	return held, w.flushLocked()
+	return held[:0], w.flushLocked()
 }
 
 // drain writes everything pending, waiting for a flush under way to end,
@@ -170,19 +191,34 @@ func (w *writer) drain() error {
 }
 
 // flushLocked is called with mu held and returns with it released.
-func (w *writer) flushLocked() error {
+func (w *writer) flushLocked() error { return w.writeLocked(nil) }
+
+// writeLocked writes first (the reader's held output; nil: none), then
+// everything pending until nothing is left. It is called with mu held,
+// no flush under way, and returns with mu released. first stays the
+// caller's: it never becomes the spare.
+func (w *writer) writeLocked(first []byte) error {
 	w.flushing = true
 	w.later = false // what was held back goes out with this flush
-	for len(w.pending) > 0 && w.err == nil {
-		out := w.pending
-		w.pending = w.spare[:0]
+	for w.err == nil {
+		out, own := first, first != nil
+		if own {
+			first = nil
+		} else if len(w.pending) > 0 {
+			out = w.pending
+			w.pending = w.spare[:0]
+		} else {
+			break
+		}
 		w.mu.Unlock()
 		w.armDeadline()
 		err := w.s.Write(out)
 		w.mu.Lock()
-		if cap(out) <= 4*heldFlushBytes || cap(out) <= w.maxPending/4 {
+		switch {
+		case own:
+		case cap(out) <= 4*heldFlushBytes || cap(out) <= w.maxPending/4:
 			w.spare = out[:0]
-		} else {
+		default:
 			w.spare = nil // let a burst's buffer go
 		}
 		if err != nil {
@@ -212,6 +248,34 @@ func (w *writer) armDeadline() {
 	if w.s.(writeDeadliner).SetWriteDeadline(w.deadline) != nil {
 		w.timeout = 0 // the stream underneath has no deadlines after all
 	}
+}
+
+// idleKeep is the largest output buffer a waiting connection keeps.
+const idleKeep = 1 << 10
+
+// spareBufs hold the output buffers that waiting connections gave back
+// (giveSpare), for busy ones to take (takeSpare): an idle connection holds
+// no large output buffer, and a busy one rarely grows one.
+var spareBufs sync.Pool // of *[]byte
+
+// giveSpare returns b to keep: b itself when it is small, else nil, b then
+// going to spareBufs.
+func giveSpare(b []byte) []byte {
+	if cap(b) <= idleKeep {
+		return b
+	}
+	p := new([]byte)
+	*p = b[:0]
+	spareBufs.Put(p)
+	return nil
+}
+
+// takeSpare returns an empty buffer from spareBufs, or nil.
+func takeSpare() []byte {
+	if p, ok := spareBufs.Get().(*[]byte); ok {
+		return *p
+	}
+	return nil
 }
 
 // stopWaiting makes producers queue without waiting for room from now on:

@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"bytes"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -103,4 +104,50 @@ func TestWriter_sendLaterIsBoundedInTimeAndSize(t *testing.T) {
 		}
 		w.laterTimer.Stop()
 	})
+}
+
+// The reader's held output is written as it is when nothing else is
+// pending: no buffer changes hands, the writer grows none of its own.
+func TestWriter_sendHeldWritesTheReadersBufferItself(t *testing.T) {
+	s := new(writes)
+	w := newWriter(s, defaultMaxPending, 0)
+	held := make([]byte, 0, 64)
+	held = append(held, "1\n2\n"...)
+	back, err := w.sendHeld(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.got(); len(got) != 1 || got[0] != "1\n2\n" {
+		t.Fatalf("writes %q", got)
+	}
+	if len(back) != 0 || cap(back) != 64 || &back[:1][0] != &held[:1][0] {
+		t.Errorf("the reader got back len %d cap %d, want its own buffer, empty", len(back), cap(back))
+	}
+	if w.pending != nil || w.spare != nil {
+		t.Errorf("the writer holds buffers of %d and %d bytes, want none", cap(w.pending), cap(w.spare))
+	}
+}
+
+// Once the reader waits, the writer keeps no output buffer over idleKeep;
+// the next burst starts from one given back.
+func TestWriter_idleGivesLargeBuffersBack(t *testing.T) {
+	s := new(writes)
+	w := newWriter(s, defaultMaxPending, 0)
+	big := bytes.Repeat([]byte{'x'}, 8*idleKeep)
+	for range 2 {
+		if err := w.send(big); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cap(w.spare) <= idleKeep {
+		t.Fatalf("spare of %d bytes after a large write: the test needs one over %d", cap(w.spare), idleKeep)
+	}
+	w.idle()
+	if cap(w.pending) > idleKeep || cap(w.spare) > idleKeep {
+		t.Errorf("idle: pending %d, spare %d bytes, want at most %d each", cap(w.pending), cap(w.spare), idleKeep)
+	}
+	small := giveSpare(make([]byte, 10, idleKeep))
+	if cap(small) != idleKeep {
+		t.Errorf("giveSpare took a buffer of %d bytes, at most idleKeep: want it kept", idleKeep)
+	}
 }
