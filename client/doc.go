@@ -25,8 +25,9 @@
 // A call is sent at most once, unless it is marked idempotent
 // (Options.Idempotent per method, or the Idempotent call option): then it
 // is tried again, up to Retry.MaxAttempts in all, on these outcomes only:
-// -32000 overloaded (the server refused it before it started; the wait is
-// at least its data.retryAfterMs), -32012 request timeout, and a
+// -32000 overloaded and -32011 rate limited (the server refused it before
+// it started; the wait is at least its data.retryAfterMs), -32012 request
+// timeout, and a
 // transport failure before the request was written (*TransportError with
 // Sent false: the dial failed). A transport failure after the request may
 // have been written is never retried. The waits are random in [0,

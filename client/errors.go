@@ -38,12 +38,12 @@ func (e *TransportError) Unwrap() error { return e.Err }
 
 // retryable reports whether an idempotent call that failed with err may
 // be tried again, and the least wait before it (the server's
-// data.retryAfterMs on -32000).
+// data.retryAfterMs on -32000 and -32011).
 func retryable(err error) (floor int64, ok bool) {
 	var e *codec.Error
 	var te *TransportError
 	switch {
-	case errors.As(err, &e) && e.Code == codec.CodeOverloaded:
+	case errors.As(err, &e) && (e.Code == codec.CodeOverloaded || e.Code == codec.CodeTooManyRequests):
 		return retryAfterMs(e), true
 	case errors.As(err, &e):
 		return 0, e.Code == codec.CodeRequestTimeout

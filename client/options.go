@@ -59,10 +59,11 @@ type Options struct {
 }
 
 // Retry bounds the retries of an idempotent call. Only these outcomes are
-// retried: -32000 (overloaded: the server refused the request before it
-// started; its data.retryAfterMs is the least wait before the next
-// attempt), -32012 (request timeout), and a transport failure that came
-// before the request was written (a failed dial, a session found closed).
+// retried: -32000 (overloaded) and -32011 (rate limited), both refusals
+// before the request started, whose data.retryAfterMs is the least wait
+// before the next attempt; -32012 (request timeout); and a transport
+// failure that came before the request was written (a failed dial, a
+// session found closed).
 // A call that is not idempotent is never retried.
 type Retry struct {
 	// MaxAttempts bounds the attempts of one call, the first included

@@ -22,7 +22,7 @@ func TestClient_retriesStopAtMaxAttemptsAndOnlyForIdempotentCalls(t *testing.T) 
 		case "timeout":
 			return []string{errorLine(r, -32012, "")}, false
 		case "rate_limited":
-			return []string{errorLine(r, -32011, `{"retryAfterMs":1}`)}, false
+			return []string{errorLine(r, -32011, `{"retryAfterMs":20}`)}, false
 		case "hangup": // the request was written: the server got it
 			return nil, true
 		}
@@ -48,7 +48,7 @@ func TestClient_retriesStopAtMaxAttemptsAndOnlyForIdempotentCalls(t *testing.T) 
 		{"overloaded_put", nil, codec.CodeOverloaded, 1, 0},                     // not idempotent
 		{"overloaded_put", []client.CallOption{client.Idempotent()}, codec.CodeOverloaded, 1 + 4, 3 * 30 * time.Millisecond},
 		{"timeout", nil, codec.CodeRequestTimeout, 4, 0},
-		{"rate_limited", nil, codec.CodeTooManyRequests, 1, 0}, // not a retryable outcome
+		{"rate_limited", nil, codec.CodeTooManyRequests, 4, 3 * 20 * time.Millisecond}, // refused before it ran, like -32000
 		{"unknown", nil, codec.CodeMethodNotFound, 1, 0},
 		{"hangup", nil, 0, 1, 0}, // may have been written: never again
 	} {
