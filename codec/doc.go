@@ -146,12 +146,14 @@
 // message slice, and member names or jsonrpc values with escapes are
 // unescaped into a small buffer it owns. Its hot loops (string bodies, white
 // space, digit runs) look at 8 bytes per step in portable Go. Built with
-// GOEXPERIMENT=simd on amd64 with AVX2, a string's long plain runs (base64
-// image and audio data, say) are scanned 32 bytes per step with Go's
-// simd/archsimd (string_wide_simd.go): about 8× faster on a base64 blob, a
-// fifth or more on a mixed MCP stream. The portable path stays the
-// default; the test command runs the codec tests and FuzzScan in both
-// builds, and FuzzPlainRun checks the wide loop's contract.
+// GOEXPERIMENT=simd on amd64 with AVX2, strings of 32 bytes or more are
+// scanned 32 bytes per step with Go's simd/archsimd (string_wide_simd.go):
+// blocks holding multi-byte UTF-8 are validated whole (Keiser and Lemire's
+// lookup tables) and valid escapes are stepped over in place, so only an
+// error or a string's last bytes go back to the portable loop. The
+// portable path stays the default; the test command runs the codec tests
+// and FuzzScan in both builds, and FuzzStringWide checks the string loop
+// of each build against a byte-at-a-time reference.
 //
 // # Security
 //

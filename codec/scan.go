@@ -304,7 +304,7 @@ var strSafe = func() (t [256]bool) {
 func stringEnd(d []byte, i int) int {
 	end := len(d)
 	if wideStrings && end-i > 64 {
-		end = i + 64 // the rest of a long string: plainRun, 32 bytes a time
+		end = i + 64 // the rest of a long string: stringWide, 32 bytes a time
 	}
 	for end-i >= 8 {
 		if m := stringStop(binary.LittleEndian.Uint64(d[i:])); m != 0 {
@@ -323,14 +323,22 @@ func stringEnd(d []byte, i int) int {
 // whether the body holds escape sequences.
 func scanStringSlow(d []byte, i int) (int, bool, error) {
 	esc := false
+	if wideStrings && len(d)-i >= 32 {
+		// 32 bytes at a time, escapes and UTF-8 included; the loop
+		// below finishes what stringWide leaves (errors, the tail).
+		var j int
+		if j, esc = stringWide(d, i); j >= 0 {
+			return j, esc, nil
+		}
+		i = ^j
+	}
 	for {
 		// Find the next byte that is not plain: 8 at a time, then the
-		// tail; after a plain word, 32 at a time with wide scanning (a
-		// long run, such as base64, likely follows).
+		// tail.
 		if len(d)-i >= 8 {
 			m := stringStop(binary.LittleEndian.Uint64(d[i:]))
 			if m == 0 {
-				i = plainRun(d, i+8)
+				i += 8
 				continue
 			}
 			i += bits.TrailingZeros64(m) >> 3
