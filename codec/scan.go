@@ -324,8 +324,9 @@ func stringEnd(d []byte, i int) int {
 func scanStringSlow(d []byte, i int) (int, bool, error) {
 	esc := false
 	if wideStrings && len(d)-i >= 32 {
-		// 32 bytes at a time, escapes and UTF-8 included; the loop
-		// below finishes what stringWide leaves (errors, the tail).
+		// The whole string 32 bytes at a time, escapes and UTF-8
+		// included; a string that is not valid is left to the loop
+		// below, which finds the fault and its offset.
 		var j int
 		if j, esc = stringWide(d, i); j >= 0 {
 			return j, esc, nil

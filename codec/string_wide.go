@@ -2,7 +2,7 @@
 
 package codec
 
-// wideStrings says scanStringSlow hands long strings to stringWide, which
+// wideStrings says scanStringSlow hands strings to stringWide, which
 // looks at many bytes at a time. That needs Go's SIMD package: build with
 // GOEXPERIMENT=simd on amd64 (with AVX2) for string_wide_simd.go. Without
 // it, strings are scanned a word (8 bytes) at a time, which is the

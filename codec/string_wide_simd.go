@@ -2,20 +2,33 @@
 
 package codec
 
-// The wide string loop: 32 bytes per step with AVX2.
+// The wide string loop: a whole string body, 32 bytes per step, with AVX2.
 //
 // Fast path: a block of 32 plain bytes (no quote, backslash, control
 // character or non-ASCII byte) costs three compares and a mask test.
-// A block holding non-ASCII bytes is validated as UTF-8 whole, with
-// Keiser and Lemire's lookup tables (utf8Errors), and the loop goes on;
-// a valid escape is stepped over in place and the loop goes on after it.
-// Only an error, a control character, or the last 31 bytes of the frame
-// hand the string back to the byte loop of scanStringSlow.
+// Any other block takes the general step, which has no branch but its
+// exit: the block's UTF-8 is validated whole with Keiser and Lemire's
+// lookup tables (utf8Errors); the escapes are found as simdjson finds
+// them (a backslash escapes the next byte unless it is escaped itself,
+// the parity of backslash runs worked out with one addition) and checked
+// in place, the four hex digits of \uXXXX included, with a table lookup
+// that classifies every byte of the block at once; the string ends at
+// the first quote not escaped, and only faults before it count. The last
+// block of the frame is read padded with zeros, which are control
+// characters and so end the scan there too.
 //
-// Invariants: every byte before i is valid string content; prev holds
-// the 32 bytes before d[i] when they are string content not yet closed
-// (a multi-byte sequence may straddle the two blocks), otherwise ASCII
-// (zero); d[start:i] is the part this call validated.
+// Any fault sends the whole string back to scanStringSlow's byte loop,
+// which finds the first one and its offset, so that the two paths
+// report the same errors (FuzzStringWide).
+//
+// Carried from one block to the next (invariants at the top of the loop:
+// d[start:i] is valid string content save for what these say):
+//   - prev, the block before (zero at the start): a UTF-8 sequence may
+//     begin there and end in this one;
+//   - escaped, 1 if the first byte of this block is escaped;
+//   - hexNext, the bytes of this block that must be hex digits (the rest
+//     of a \uXXXX that began in the block before);
+//   - pending, any of those three: this block must take the general step.
 
 import (
 	"math/bits"
@@ -23,89 +36,127 @@ import (
 	"unsafe"
 )
 
-// wideStrings: the CPU has AVX2, so scanStringSlow scans 32 bytes at a
-// time with stringWide (a build with GOEXPERIMENT=simd; see
-// string_wide.go for the others).
+// wideStrings: the CPU has AVX2, so scanStringSlow scans whole strings
+// with stringWide (a build with GOEXPERIMENT=simd; see string_wide.go
+// for the others).
 var wideStrings = archsimd.X86.AVX2()
 
 // stringWide scans the string body from d[i] (inside the body, at the
 // start of a character, no escape pending) 32 bytes at a time. It
 // returns the index just past the closing quote and whether the body
-// from i holds escapes; or, where it cannot decide, ^k < 0: d[i:k] is
-// valid content, k is the start of a character, and the byte loop
-// resumes at d[k] (an error, or fewer than 32 bytes left).
+// from i holds escapes; if the body is not valid (or the frame ends
+// before it does), ^i: scanStringSlow's byte loop then scans it from i
+// and reports the fault.
 func stringWide(d []byte, i int) (int, bool) {
 	start := i
-	esc := false
 	quote := archsimd.BroadcastInt8x32('"')
 	backslash := archsimd.BroadcastInt8x32('\\')
 	space := archsimd.BroadcastInt8x32(0x20)
-	var zero, prev archsimd.Uint8x32
-	carry := false // prev ends with non-ASCII: a sequence may go on in d[i:]
-	for len(d)-i >= 32 {
-		x := archsimd.LoadInt8x32((*[32]int8)(unsafe.Pointer(&d[i])))
+	var (
+		zero, prev archsimd.Uint8x32
+		escaped    uint64 // the block's first byte is escaped
+		hexNext    uint64 // the block's bytes that must be hex digits
+		pending    bool   // prev ends in non-ASCII, or escaped or hexNext set
+		esc        bool
+	)
+	for {
+		var x archsimd.Int8x32
+		if len(d)-i >= 32 {
+			x = archsimd.LoadInt8x32((*[32]int8)(unsafe.Pointer(&d[i])))
+		} else if i < len(d) {
+			x = archsimd.LoadUint8x32SlicePart(d[i:]).AsInt8x32() // zeros after the frame
+		} else {
+			return ^start, false
+		}
 		// Compared as signed bytes, those >= 0x80 (UTF-8 sequences) are
 		// below 0x20 with the control characters.
-		m := x.Equal(quote).Or(x.Equal(backslash)).Or(x.Less(space)).ToBits()
-		if m == 0 && !carry {
+		below := x.Less(space)
+		if x.Equal(quote).Or(x.Equal(backslash)).Or(below).ToBits() == 0 && !pending {
 			prev = x.AsUint8x32()
 			i += 32
 			continue
 		}
-		hi := x.Less(zero.AsInt8x32()).ToBits() // non-ASCII
-		stop := m &^ hi                         // quote, backslash, control
-		if hi != 0 || carry {
-			bad := utf8Errors(x.AsUint8x32(), prev).NotEqual(zero).ToBits()
-			// The content ends at the first stop, which is ASCII: an
-			// error flagged there is a sequence it cuts short.
-			if bad&(stop^(stop-1)) != 0 {
-				return ^charStart(d, start, i), esc
-			}
-			carry = hi>>29 != 0
+
+		// The general step. Masks of the block's bytes, bit k for byte k.
+		u := x.AsUint8x32()
+		hi := uint64(x.Less(zero.AsInt8x32()).ToBits())
+		ctl := uint64(below.ToBits()) &^ hi
+		bs := uint64(x.Equal(backslash).ToBits())
+		quotes := uint64(x.Equal(quote).ToBits())
+		class := escapeClass(u)
+		escChar := uint64(class.And(archsimd.BroadcastUint8x32(classEscape)).NotEqual(zero).ToBits())
+		hexDigit := uint64(class.And(archsimd.BroadcastUint8x32(classHex)).NotEqual(zero).ToBits())
+		uChar := uint64(x.Equal(archsimd.BroadcastInt8x32('u')).ToBits())
+
+		// The escaped bytes: those after a backslash that starts a run
+		// of odd length, or after each odd-placed backslash of a run; a
+		// run that reaches bit 31 carries out of the addition.
+		const even = 0x55555555
+		bs &^= escaped
+		follows := (bs<<1 | escaped) & 0xffffffff
+		sum := bs&^even&^follows + bs
+		escapedBytes := (even ^ sum<<1) & follows
+		escapedOut := sum >> 32
+
+		us := escapedBytes & uChar // \uXXXX: the four bytes after must be hex digits
+		hexBytes := us<<1 | us<<2 | us<<3 | us<<4 | hexNext
+
+		end := quotes &^ escapedBytes
+		upTo := end ^ (end - 1) // bits up to the first end, or all
+		bad := uint64(utf8Errors(u, prev).NotEqual(zero).ToBits()) |
+			ctl | escapedBytes&^escChar | hexBytes&^hexDigit
+		if bad&upTo&0xffffffff != 0 {
+			return ^start, false
 		}
-		prev = x.AsUint8x32()
-		if stop == 0 {
-			i += 32
-			continue
+		esc = esc || bs&upTo != 0
+		if end != 0 {
+			return i + bits.TrailingZeros64(end) + 1, esc
 		}
-		i += bits.TrailingZeros32(stop)
-		switch d[i] {
-		case '"':
-			return i + 1, esc
-		case '\\':
-			if n := escapeLen(d, i); n > 0 {
-				esc = true
-				i += n
-				prev, carry = zero, false
-				continue
-			}
-		}
-		return ^i, esc // a control character or a bad escape
+		prev = u
+		escaped, hexNext = escapedOut, hexBytes>>32
+		pending = escaped|hexNext|hi>>29 != 0
+		i += 32
 	}
-	return ^charStart(d, start, i), esc
 }
 
-// charStart returns the start of the character that holds d[i] or, when
-// d[i-1] is not ASCII, of the run of non-ASCII bytes before d[i] (a
-// sequence may be cut short there), but not before start.
-func charStart(d []byte, start, i int) int {
-	for i > start && d[i-1] >= 0x80 {
-		i--
-	}
-	return i
+// Classes of escapeClass: the byte may follow a backslash
+// ("\/bfnrtu), or it is a hex digit.
+const (
+	classEscape = 0x0f
+	classHex    = 0x30
+)
+
+// escapeClass returns, for each byte of x, its classes (classEscape,
+// classHex), from two 16-entry tables looked up by its high and low
+// nibbles: a byte is in a class if both entries have one of its bits.
+func escapeClass(x archsimd.Uint8x32) archsimd.Uint8x32 {
+	low := archsimd.BroadcastUint8x32(0x0f)
+	high := x.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(low)
+	return archsimd.LoadUint8x32(&escapeHigh).PermuteOrZeroGrouped(high.AsInt8x32()).
+		And(archsimd.LoadUint8x32(&escapeLow).PermuteOrZeroGrouped(x.And(low).AsInt8x32()))
 }
 
-// escapeLen returns the length of the valid escape sequence at d[i] ==
-// '\\' (2, or 6 for \uXXXX), or 0 if there is none.
-func escapeLen(d []byte, i int) int {
-	if i+1 < len(d) && simpleEscape[d[i+1]] {
-		return 2
-	}
-	if len(d)-i >= 6 && d[i+1] == 'u' && hexVal[d[i+2]]|hexVal[d[i+3]]|hexVal[d[i+4]]|hexVal[d[i+5]] <= 0xf {
-		return 6
-	}
-	return 0
-}
+// escapeHigh and escapeLow are escapeClass' tables. Bits 0-3 of
+// classEscape stand for the high nibbles 2, 5, 6 and 7; bits 4 and 5 of
+// classHex for the digits and the letters.
+var (
+	escapeHigh = dup16([16]byte{2: 0x01, 3: 0x10, 4: 0x20, 5: 0x02, 6: 0x04 | 0x20, 7: 0x08})
+	escapeLow  = dup16([16]byte{
+		0x0: 0x10,
+		0x1: 0x10 | 0x20,
+		0x2: 0x01 | 0x04 | 0x08 | 0x10 | 0x20, // " b r 2 B b
+		0x3: 0x10 | 0x20,
+		0x4: 0x08 | 0x10 | 0x20, // t 4 D d
+		0x5: 0x08 | 0x10 | 0x20, // u 5 E e
+		0x6: 0x04 | 0x10 | 0x20, // f 6 F f
+		0x7: 0x10,
+		0x8: 0x10,
+		0x9: 0x10,
+		0xc: 0x02, // \
+		0xe: 0x04, // n
+		0xf: 0x01, // /
+	})
+)
 
 // utf8Errors returns a vector whose byte k is not zero if the UTF-8 in x
 // is wrong at byte k, given the block prev before it: Keiser and Lemire,

@@ -73,6 +73,7 @@ func checkString(t *testing.T, d []byte, i int) {
 // the closing quote, and valid sequences of each length.
 var stringFaults = []string{
 	`"`, `\`, `\"`, `\\`, `\/`, `\n`, `\u00e9`, `\uD83D\uDCC8`, `\q`, `\u12g4`, `\u12`, "\\\x80",
+	`\\\`, `\\\\\\`, `\\\"`, `\\\\"`, `\u\u0041`, `\u12"4`, // backslash runs, \\u faults
 	"\x00", "\x1f", "\x7f",
 	"é", "日", "😀", "\xef\xbf\xbd", "\xf4\x8f\xbf\xbf", "\xed\x9f\xbf",
 	"\xe9", "\xe6\x97", "\xf0\x9f\x98", "\x80", "\xbf", "\xff", "\xf5\x80\x80\x80",
