@@ -2,19 +2,20 @@
 
 package codec
 
-// The wide string loop: a whole string body, 32 bytes per step, with AVX2.
+// The wide string loop: a whole string body, 64 bytes per step (two
+// vectors) with AVX2.
 //
-// Fast path: a block of 32 plain bytes (no quote, backslash, control
-// character or non-ASCII byte) costs three compares and a mask test.
-// Any other block takes the general step, which has no branch but its
-// exit: the block's UTF-8 is validated whole with Keiser and Lemire's
-// lookup tables (utf8Errors); the escapes are found as simdjson finds
-// them (a backslash escapes the next byte unless it is escaped itself,
-// the parity of backslash runs worked out with one addition) and checked
-// in place, the four hex digits of \uXXXX included, with a table lookup
-// that classifies every byte of the block at once; the string ends at
-// the first quote not escaped, and only faults before it count. The last
-// block of the frame is read padded with zeros, which are control
+// Fast path: 64 plain bytes (no quote, backslash, control character or
+// non-ASCII byte) cost six compares and a mask test. Any other block
+// takes the general step, which has no branch but its exit: the block's
+// UTF-8 is validated whole with Keiser and Lemire's lookup tables
+// (utf8Errors); the escapes are found as simdjson finds them (a
+// backslash escapes the next byte unless it is escaped itself, the
+// parity of backslash runs worked out with one addition) and checked in
+// place, the four hex digits of \uXXXX included, with a table lookup that
+// classifies every byte of the block at once (escapeClass); the string
+// ends at the first quote not escaped, and only faults before it count.
+// The frame's last bytes are read padded with zeros, which are control
 // characters and so end the scan there too.
 //
 // Any fault sends the whole string back to scanStringSlow's byte loop,
@@ -23,8 +24,8 @@ package codec
 //
 // Carried from one block to the next (invariants at the top of the loop:
 // d[start:i] is valid string content save for what these say):
-//   - prev, the block before (zero at the start): a UTF-8 sequence may
-//     begin there and end in this one;
+//   - prev, the 32 bytes before d[i] (zero at the start): a UTF-8
+//     sequence may begin there and end in this block;
 //   - escaped, 1 if the first byte of this block is escaped;
 //   - hexNext, the bytes of this block that must be hex digits (the rest
 //     of a \uXXXX that began in the block before);
@@ -42,7 +43,7 @@ import (
 var wideStrings = archsimd.X86.AVX2()
 
 // stringWide scans the string body from d[i] (inside the body, at the
-// start of a character, no escape pending) 32 bytes at a time. It
+// start of a character, no escape pending) 64 bytes at a time. It
 // returns the index just past the closing quote and whether the body
 // from i holds escapes; if the body is not valid (or the frame ends
 // before it does), ^i: scanStringSlow's byte loop then scans it from i
@@ -59,64 +60,83 @@ func stringWide(d []byte, i int) (int, bool) {
 		pending    bool   // prev ends in non-ASCII, or escaped or hexNext set
 		esc        bool
 	)
-	for {
-		var x archsimd.Int8x32
-		if len(d)-i >= 32 {
-			x = archsimd.LoadInt8x32((*[32]int8)(unsafe.Pointer(&d[i])))
-		} else if i < len(d) {
-			x = archsimd.LoadUint8x32SlicePart(d[i:]).AsInt8x32() // zeros after the frame
-		} else {
-			return ^start, false
-		}
+	for i < len(d) {
+		x0, x1 := load64(d, i)
 		// Compared as signed bytes, those >= 0x80 (UTF-8 sequences) are
 		// below 0x20 with the control characters.
-		below := x.Less(space)
-		if x.Equal(quote).Or(x.Equal(backslash)).Or(below).ToBits() == 0 && !pending {
-			prev = x.AsUint8x32()
-			i += 32
+		below0, below1 := x0.Less(space), x1.Less(space)
+		if x0.Equal(quote).Or(x0.Equal(backslash)).Or(below0).
+			Or(x1.Equal(quote).Or(x1.Equal(backslash)).Or(below1)).ToBits() == 0 && !pending {
+			prev = x1.AsUint8x32()
+			i += 64
 			continue
 		}
 
 		// The general step. Masks of the block's bytes, bit k for byte k.
-		u := x.AsUint8x32()
-		hi := uint64(x.Less(zero.AsInt8x32()).ToBits())
-		ctl := uint64(below.ToBits()) &^ hi
-		bs := uint64(x.Equal(backslash).ToBits())
-		quotes := uint64(x.Equal(quote).ToBits())
-		class := escapeClass(u)
-		escChar := uint64(class.And(archsimd.BroadcastUint8x32(classEscape)).NotEqual(zero).ToBits())
-		hexDigit := uint64(class.And(archsimd.BroadcastUint8x32(classHex)).NotEqual(zero).ToBits())
-		uChar := uint64(x.Equal(archsimd.BroadcastInt8x32('u')).ToBits())
+		u0, u1 := x0.AsUint8x32(), x1.AsUint8x32()
+		hi := join(x0.Less(zero.AsInt8x32()), x1.Less(zero.AsInt8x32()))
+		ctl := join(below0, below1) &^ hi
+		bs := join(x0.Equal(backslash), x1.Equal(backslash))
+		quotes := join(x0.Equal(quote), x1.Equal(quote))
+		letterU := archsimd.BroadcastInt8x32('u')
+		uChar := join(x0.Equal(letterU), x1.Equal(letterU))
+		class0, class1 := escapeClass(u0), escapeClass(u1)
+		escMask, hexMask := archsimd.BroadcastUint8x32(classEscape), archsimd.BroadcastUint8x32(classHex)
+		escChar := join(class0.And(escMask).NotEqual(zero), class1.And(escMask).NotEqual(zero))
+		hexDigit := join(class0.And(hexMask).NotEqual(zero), class1.And(hexMask).NotEqual(zero))
 
 		// The escaped bytes: those after a backslash that starts a run
 		// of odd length, or after each odd-placed backslash of a run; a
-		// run that reaches bit 31 carries out of the addition.
-		const even = 0x55555555
+		// run that reaches the block's end carries out of the addition.
+		const even = 0x5555555555555555
 		bs &^= escaped
-		follows := (bs<<1 | escaped) & 0xffffffff
-		sum := bs&^even&^follows + bs
+		follows := bs<<1 | escaped
+		sum, escapedOut := bits.Add64(bs&^even&^follows, bs, 0)
 		escapedBytes := (even ^ sum<<1) & follows
-		escapedOut := sum >> 32
 
 		us := escapedBytes & uChar // \uXXXX: the four bytes after must be hex digits
 		hexBytes := us<<1 | us<<2 | us<<3 | us<<4 | hexNext
 
 		end := quotes &^ escapedBytes
 		upTo := end ^ (end - 1) // bits up to the first end, or all
-		bad := uint64(utf8Errors(u, prev).NotEqual(zero).ToBits()) |
+		bad := join(utf8Errors(u0, prev).NotEqual(zero), utf8Errors(u1, u0).NotEqual(zero)) |
 			ctl | escapedBytes&^escChar | hexBytes&^hexDigit
-		if bad&upTo&0xffffffff != 0 {
+		if bad&upTo != 0 {
 			return ^start, false
 		}
 		esc = esc || bs&upTo != 0
 		if end != 0 {
 			return i + bits.TrailingZeros64(end) + 1, esc
 		}
-		prev = u
-		escaped, hexNext = escapedOut, hexBytes>>32
-		pending = escaped|hexNext|hi>>29 != 0
-		i += 32
+		prev = u1
+		escaped, hexNext = escapedOut, us>>63|us>>62|us>>61|us>>60
+		pending = escaped|hexNext|hi>>63 != 0 // a sequence cut short ends in non-ASCII
+		i += 64
 	}
+	return ^start, false
+}
+
+// load64 returns the 64 bytes from d[i] as two vectors, zeros after the
+// end of d.
+func load64(d []byte, i int) (archsimd.Int8x32, archsimd.Int8x32) {
+	if len(d)-i >= 64 {
+		return archsimd.LoadInt8x32((*[32]int8)(unsafe.Pointer(&d[i]))),
+			archsimd.LoadInt8x32((*[32]int8)(unsafe.Pointer(&d[i+32])))
+	}
+	return load64Slow(d, i)
+}
+
+func load64Slow(d []byte, i int) (x0, x1 archsimd.Int8x32) {
+	x0 = archsimd.LoadUint8x32SlicePart(d[i:]).AsInt8x32()
+	if i+32 < len(d) {
+		x1 = archsimd.LoadUint8x32SlicePart(d[i+32:]).AsInt8x32()
+	}
+	return x0, x1
+}
+
+// join returns the masks of a 64-byte block: bit k for byte k.
+func join(lo, hi archsimd.Mask8x32) uint64 {
+	return uint64(lo.ToBits()) | uint64(hi.ToBits())<<32
 }
 
 // Classes of escapeClass: the byte may follow a backslash

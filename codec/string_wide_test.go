@@ -49,15 +49,21 @@ func scanStringRef(d []byte, i int) (int, bool, error) {
 	return i, esc, ErrSyntax
 }
 
-// checkString checks the string scan of d from i against scanStringRef: scanStringSlow alone, and
-// stringEnd then scanStringSlow as the scanner calls them. In a build
-// with wide scanning that is stringWide's work on any string of 32 bytes
-// or more.
+// checkString checks the string scan of d from i against scanStringRef:
+// scanStringSlow alone, and stringEnd then scanStringSlow as the scanner
+// calls them; in a build with wide scanning, stringWide alone on a valid
+// string.
 func checkString(t *testing.T, d []byte, i int) {
 	t.Helper()
 	wj, wesc, werr := scanStringRef(d, i)
 	if j, esc, err := scanStringSlow(d, i); j != wj || esc != wesc || err != werr {
 		t.Fatalf("scanStringSlow(%q, %d) = %d, %v, %v; want %d, %v, %v", d, i, j, esc, err, wj, wesc, werr)
+	}
+	if wideStrings && werr == nil {
+		// The wide loop decides every valid string itself.
+		if j, esc := stringWide(d, i); j != wj || esc != wesc {
+			t.Fatalf("stringWide(%q, %d) = %d, %v; want %d, %v", d, i, j, esc, wj, wesc)
+		}
 	}
 	j, esc, err := stringEnd(d, i), false, error(nil)
 	if j < 0 {
@@ -73,7 +79,7 @@ func checkString(t *testing.T, d []byte, i int) {
 // the closing quote, and valid sequences of each length.
 var stringFaults = []string{
 	`"`, `\`, `\"`, `\\`, `\/`, `\n`, `\u00e9`, `\uD83D\uDCC8`, `\q`, `\u12g4`, `\u12`, "\\\x80",
-	`\\\`, `\\\\\\`, `\\\"`, `\\\\"`, `\u\u0041`, `\u12"4`, // backslash runs, \\u faults
+	`\\\`, `\\\\\\`, `\\\"`, `\\\\"`, `\u\u0041`, `\u12"4`, // backslash runs, \u faults
 	"\x00", "\x1f", "\x7f",
 	"é", "日", "😀", "\xef\xbf\xbd", "\xf4\x8f\xbf\xbf", "\xed\x9f\xbf",
 	"\xe9", "\xe6\x97", "\xf0\x9f\x98", "\x80", "\xbf", "\xff", "\xf5\x80\x80\x80",
