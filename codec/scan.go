@@ -304,7 +304,7 @@ var strSafe = func() (t [256]bool) {
 func stringEnd(d []byte, i int) int {
 	end := len(d)
 	if wideStrings && end-i > 64 {
-		end = i + 64 // the rest of a long string: stringWide, 32 bytes a time
+		end = i + 64 // the rest of a long string: stringWide, 64 bytes a time
 	}
 	for end-i >= 8 {
 		if m := stringStop(binary.LittleEndian.Uint64(d[i:])); m != 0 {

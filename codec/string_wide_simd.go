@@ -54,36 +54,34 @@ func stringWide(d []byte, i int) (int, bool) {
 	backslash := archsimd.BroadcastInt8x32('\\')
 	space := archsimd.BroadcastInt8x32(0x20)
 	var (
-		zero, prev archsimd.Uint8x32
-		escaped    uint64 // the block's first byte is escaped
-		hexNext    uint64 // the block's bytes that must be hex digits
-		pending    bool   // prev ends in non-ASCII, or escaped or hexNext set
-		esc        bool
+		prev    archsimd.Uint8x32
+		escaped uint64 // the block's first byte is escaped
+		hexNext uint64 // the block's bytes that must be hex digits
+		pending bool   // prev ends in non-ASCII, or escaped or hexNext set
+		esc     bool
 	)
 	for i < len(d) {
 		x0, x1 := load64(d, i)
 		// Compared as signed bytes, those >= 0x80 (UTF-8 sequences) are
 		// below 0x20 with the control characters.
-		below0, below1 := x0.Less(space), x1.Less(space)
-		if x0.Equal(quote).Or(x0.Equal(backslash)).Or(below0).
-			Or(x1.Equal(quote).Or(x1.Equal(backslash)).Or(below1)).ToBits() == 0 && !pending {
+		if x0.Equal(quote).Or(x0.Equal(backslash)).Or(x0.Less(space)).
+			Or(x1.Equal(quote).Or(x1.Equal(backslash)).Or(x1.Less(space))).ToBits() == 0 && !pending {
 			prev = x1.AsUint8x32()
 			i += 64
 			continue
 		}
 
-		// The general step. Masks of the block's bytes, bit k for byte k.
+		// The general step: the masks of each half, then of the block,
+		// bit k for byte k.
 		u0, u1 := x0.AsUint8x32(), x1.AsUint8x32()
-		hi := join(x0.Less(zero.AsInt8x32()), x1.Less(zero.AsInt8x32()))
-		ctl := join(below0, below1) &^ hi
-		bs := join(x0.Equal(backslash), x1.Equal(backslash))
-		quotes := join(x0.Equal(quote), x1.Equal(quote))
-		letterU := archsimd.BroadcastInt8x32('u')
-		uChar := join(x0.Equal(letterU), x1.Equal(letterU))
-		class0, class1 := escapeClass(u0), escapeClass(u1)
-		escMask, hexMask := archsimd.BroadcastUint8x32(classEscape), archsimd.BroadcastUint8x32(classHex)
-		escChar := join(class0.And(escMask).NotEqual(zero), class1.And(escMask).NotEqual(zero))
-		hexDigit := join(class0.And(hexMask).NotEqual(zero), class1.And(hexMask).NotEqual(zero))
+		fine0, bs0, quotes0, u0s, notEsc0, notHex0 := halfMasks(u0, utf8Errors(u0, prev))
+		fine1, bs1, quotes1, u1s, notEsc1, notHex1 := halfMasks(u1, utf8Errors(u1, u0))
+		fine := uint64(fine0) | uint64(fine1)<<32
+		bs := uint64(bs0) | uint64(bs1)<<32
+		quotes := uint64(quotes0) | uint64(quotes1)<<32
+		uChar := uint64(u0s) | uint64(u1s)<<32
+		notEsc := uint64(notEsc0) | uint64(notEsc1)<<32
+		notHex := uint64(notHex0) | uint64(notHex1)<<32
 
 		// The escaped bytes: those after a backslash that starts a run
 		// of odd length, or after each odd-placed backslash of a run; a
@@ -99,8 +97,7 @@ func stringWide(d []byte, i int) (int, bool) {
 
 		end := quotes &^ escapedBytes
 		upTo := end ^ (end - 1) // bits up to the first end, or all
-		bad := join(utf8Errors(u0, prev).NotEqual(zero), utf8Errors(u1, u0).NotEqual(zero)) |
-			ctl | escapedBytes&^escChar | hexBytes&^hexDigit
+		bad := ^fine | escapedBytes&notEsc | hexBytes&notHex
 		if bad&upTo != 0 {
 			return ^start, false
 		}
@@ -110,7 +107,9 @@ func stringWide(d []byte, i int) (int, bool) {
 		}
 		prev = u1
 		escaped, hexNext = escapedOut, us>>63|us>>62|us>>61|us>>60
-		pending = escaped|hexNext|hi>>63 != 0 // a sequence cut short ends in non-ASCII
+		// A block that goes on lies whole in d (the zeros after d would
+		// have stopped it); a sequence cut short ends in non-ASCII.
+		pending = escaped|hexNext != 0 || d[i+63] >= 0x80
 		i += 64
 	}
 	return ^start, false
@@ -134,20 +133,34 @@ func load64Slow(d []byte, i int) (x0, x1 archsimd.Int8x32) {
 	return x0, x1
 }
 
-// join returns the masks of a 64-byte block: bit k for byte k.
-func join(lo, hi archsimd.Mask8x32) uint64 {
-	return uint64(lo.ToBits()) | uint64(hi.ToBits())<<32
+// halfMasks returns the masks of 32 bytes x of a string body, bit k
+// for byte k, given the UTF-8 faults utf8Errors found in them: fine,
+// valid UTF-8 and not a control character; '\\'; '"'; 'u'; notEsc, not
+// a byte that may follow a backslash; notHex, not a hex digit. It works
+// on one vector at a time so that few are live at once: the compiler
+// keeps them in registers.
+func halfMasks(x, utf8 archsimd.Uint8x32) (fine, bs, quote, u, notEsc, notHex uint32) {
+	var zero archsimd.Uint8x32
+	class := escapeClass(x)
+	fine = utf8.Or(class.And(archsimd.BroadcastUint8x32(classControl))).Equal(zero).ToBits()
+	bs = x.Equal(archsimd.BroadcastUint8x32('\\')).ToBits()
+	quote = x.Equal(archsimd.BroadcastUint8x32('"')).ToBits()
+	u = x.Equal(archsimd.BroadcastUint8x32('u')).ToBits()
+	notEsc = class.And(archsimd.BroadcastUint8x32(classEscape)).Equal(zero).ToBits()
+	notHex = class.And(archsimd.BroadcastUint8x32(classHex)).Equal(zero).ToBits()
+	return fine, bs, quote, u, notEsc, notHex
 }
 
 // Classes of escapeClass: the byte may follow a backslash
-// ("\/bfnrtu), or it is a hex digit.
+// ("\/bfnrtu), it is a hex digit, or it is a control character.
 const (
-	classEscape = 0x0f
-	classHex    = 0x30
+	classEscape  = 0x0f
+	classHex     = 0x30
+	classControl = 0x80
 )
 
 // escapeClass returns, for each byte of x, its classes (classEscape,
-// classHex), from two 16-entry tables looked up by its high and low
+// classHex, classControl), from two 16-entry tables looked up by its high and low
 // nibbles: a byte is in a class if both entries have one of its bits.
 func escapeClass(x archsimd.Uint8x32) archsimd.Uint8x32 {
 	low := archsimd.BroadcastUint8x32(0x0f)
@@ -158,23 +171,27 @@ func escapeClass(x archsimd.Uint8x32) archsimd.Uint8x32 {
 
 // escapeHigh and escapeLow are escapeClass' tables. Bits 0-3 of
 // classEscape stand for the high nibbles 2, 5, 6 and 7; bits 4 and 5 of
-// classHex for the digits and the letters.
+// classHex for the digits and the letters; classControl is the high
+// nibbles 0 and 1, with any low one.
 var (
-	escapeHigh = dup16([16]byte{2: 0x01, 3: 0x10, 4: 0x20, 5: 0x02, 6: 0x04 | 0x20, 7: 0x08})
+	escapeHigh = dup16([16]byte{0: 0x80, 1: 0x80, 2: 0x01, 3: 0x10, 4: 0x20, 5: 0x02, 6: 0x04 | 0x20, 7: 0x08})
 	escapeLow  = dup16([16]byte{
-		0x0: 0x10,
-		0x1: 0x10 | 0x20,
-		0x2: 0x01 | 0x04 | 0x08 | 0x10 | 0x20, // " b r 2 B b
-		0x3: 0x10 | 0x20,
-		0x4: 0x08 | 0x10 | 0x20, // t 4 D d
-		0x5: 0x08 | 0x10 | 0x20, // u 5 E e
-		0x6: 0x04 | 0x10 | 0x20, // f 6 F f
-		0x7: 0x10,
-		0x8: 0x10,
-		0x9: 0x10,
-		0xc: 0x02, // \
-		0xe: 0x04, // n
-		0xf: 0x01, // /
+		0x0: 0x80 | 0x10,
+		0x1: 0x80 | 0x10 | 0x20,
+		0x2: 0x80 | 0x01 | 0x04 | 0x08 | 0x10 | 0x20, // " b r 2 B b
+		0x3: 0x80 | 0x10 | 0x20,
+		0x4: 0x80 | 0x08 | 0x10 | 0x20, // t 4 D d
+		0x5: 0x80 | 0x08 | 0x10 | 0x20, // u 5 E e
+		0x6: 0x80 | 0x04 | 0x10 | 0x20, // f 6 F f
+		0x7: 0x80 | 0x10,
+		0x8: 0x80 | 0x10,
+		0x9: 0x80 | 0x10,
+		0xa: 0x80,
+		0xb: 0x80,
+		0xc: 0x80 | 0x02, // \
+		0xd: 0x80,
+		0xe: 0x80 | 0x04, // n
+		0xf: 0x80 | 0x01, // /
 	})
 )
 
