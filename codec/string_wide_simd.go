@@ -50,9 +50,9 @@ var wideStrings = archsimd.X86.AVX2()
 // and reports the fault.
 func stringWide(d []byte, i int) (int, bool) {
 	start := i
-	quote := archsimd.BroadcastInt8x32('"')
-	backslash := archsimd.BroadcastInt8x32('\\')
-	space := archsimd.BroadcastInt8x32(0x20)
+	quote := splat(&splatQuote).AsInt8x32()
+	backslash := splat(&splatBackslash).AsInt8x32()
+	space := splat(&splatSpace).AsInt8x32()
 	var (
 		prev    archsimd.Uint8x32
 		escaped uint64 // the block's first byte is escaped
@@ -142,13 +142,39 @@ func load64Slow(d []byte, i int) (x0, x1 archsimd.Int8x32) {
 func halfMasks(x, utf8 archsimd.Uint8x32) (fine, bs, quote, u, notEsc, notHex uint32) {
 	var zero archsimd.Uint8x32
 	class := escapeClass(x)
-	fine = utf8.Or(class.And(archsimd.BroadcastUint8x32(classControl))).Equal(zero).ToBits()
-	bs = x.Equal(archsimd.BroadcastUint8x32('\\')).ToBits()
-	quote = x.Equal(archsimd.BroadcastUint8x32('"')).ToBits()
-	u = x.Equal(archsimd.BroadcastUint8x32('u')).ToBits()
-	notEsc = class.And(archsimd.BroadcastUint8x32(classEscape)).Equal(zero).ToBits()
-	notHex = class.And(archsimd.BroadcastUint8x32(classHex)).Equal(zero).ToBits()
+	fine = utf8.Or(class.And(splat(&splatControl))).Equal(zero).ToBits()
+	bs = x.Equal(splat(&splatBackslash)).ToBits()
+	quote = x.Equal(splat(&splatQuote)).ToBits()
+	u = x.Equal(splat(&splatU)).ToBits()
+	notEsc = class.And(splat(&splatEscape)).Equal(zero).ToBits()
+	notHex = class.And(splat(&splatHex)).Equal(zero).ToBits()
 	return fine, bs, quote, u, notEsc, notHex
+}
+
+// splat loads a vector of 32 equal bytes. Go hoists nothing out of a
+// loop, so a constant vector is made where it is used: a load from one of
+// these arrays is one instruction, a broadcast three.
+func splat(v *[32]byte) archsimd.Uint8x32 { return archsimd.LoadUint8x32(v) }
+
+var (
+	splatQuote     = bytes32('"')
+	splatBackslash = bytes32('\\')
+	splatSpace     = bytes32(' ')
+	splatU         = bytes32('u')
+	splatLow       = bytes32(0x0f)
+	splatHigh      = bytes32(0x80)
+	splat3         = bytes32(0xe0 - 0x80) // see utf8Errors
+	splat4         = bytes32(0xf0 - 0x80)
+	splatEscape    = bytes32(classEscape)
+	splatHex       = bytes32(classHex)
+	splatControl   = bytes32(classControl)
+)
+
+func bytes32(c byte) (v [32]byte) {
+	for k := range v {
+		v[k] = c
+	}
+	return v
 }
 
 // Classes of escapeClass: the byte may follow a backslash
@@ -163,7 +189,7 @@ const (
 // classHex, classControl), from two 16-entry tables looked up by its high and low
 // nibbles: a byte is in a class if both entries have one of its bits.
 func escapeClass(x archsimd.Uint8x32) archsimd.Uint8x32 {
-	low := archsimd.BroadcastUint8x32(0x0f)
+	low := splat(&splatLow)
 	high := x.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(low)
 	return archsimd.LoadUint8x32(&escapeHigh).PermuteOrZeroGrouped(high.AsInt8x32()).
 		And(archsimd.LoadUint8x32(&escapeLow).PermuteOrZeroGrouped(x.And(low).AsInt8x32()))
@@ -206,7 +232,7 @@ var (
 // back asks for one. A sequence cut short at the end of x shows in the
 // next block (or at the ASCII byte after it).
 func utf8Errors(x, prev archsimd.Uint8x32) archsimd.Uint8x32 {
-	low := archsimd.BroadcastUint8x32(0x0f)
+	low := splat(&splatLow)
 	// The 32 bytes from the middle of prev to the middle of x, so that
 	// the byte shifts within 16-byte groups bring in prev's last bytes.
 	mid := prev.Select128FromPair(1, 2, x)
@@ -220,9 +246,9 @@ func utf8Errors(x, prev archsimd.Uint8x32) archsimd.Uint8x32 {
 		And(archsimd.LoadUint8x32(&utf8Byte2High).PermuteOrZeroGrouped(high.AsInt8x32()))
 	// Saturating subtraction leaves the high bit set only for a byte
 	// >= 0xe0 two back or >= 0xf0 three back.
-	must23 := prev2.SubSaturated(archsimd.BroadcastUint8x32(0xe0 - 0x80)).
-		Or(prev3.SubSaturated(archsimd.BroadcastUint8x32(0xf0 - 0x80))).
-		And(archsimd.BroadcastUint8x32(0x80))
+	must23 := prev2.SubSaturated(splat(&splat3)).
+		Or(prev3.SubSaturated(splat(&splat4))).
+		And(splat(&splatHigh))
 	return special.Xor(must23)
 }
 
