@@ -367,12 +367,31 @@ func scanStringSlow(d []byte, i int) (int, bool, error) {
 		case c < 0x20:
 			return i, esc, ErrSyntax
 		default:
+			if n := utf8Short(d, i); n > 0 { // most accents and scripts: no call
+				i += n
+				continue
+			}
 			var err error
 			if i, err = utf8Slow(d, i); err != nil {
 				return i, esc, err
 			}
 		}
 	}
+}
+
+// utf8Short returns the length of the two- or three-byte UTF-8 sequence
+// at d[i] >= 0x80 if it is valid and its lead byte bounds its second byte
+// no further (not 0xe0, overlong forms, nor 0xed, surrogates); else 0,
+// and utf8Slow decides.
+func utf8Short(d []byte, i int) int {
+	c := d[i]
+	if c-0xc2 < 0xe0-0xc2 && i+1 < len(d) && d[i+1]&0xc0 == 0x80 {
+		return 2
+	}
+	if c-0xe1 < 0xf0-0xe1 && c != 0xed && i+2 < len(d) && d[i+1]&0xc0 == 0x80 && d[i+2]&0xc0 == 0x80 {
+		return 3
+	}
+	return 0
 }
 
 // simpleEscape marks the bytes that make a two-byte escape after '\\'.
