@@ -328,7 +328,7 @@ func scanStringSlow(d []byte, i int) (int, bool, error) {
 		// included; a string that is not valid is left to the loop
 		// below, which finds the fault and its offset.
 		var j int
-		if j, esc = stringWide(d, i); j >= 0 {
+		if j, esc = stringWide(d, i, wide512); j >= 0 {
 			return j, esc, nil
 		}
 		i = ^j

@@ -9,6 +9,10 @@ package codec
 // default.
 const wideStrings = false
 
+// wide512 says stringWide takes 64 bytes as one AVX-512 vector: never
+// without wide scanning.
+const wide512 = false
+
 // stringWide returns ^i: without wide scanning, scanStringSlow's
 // word-at-a-time loop does all the work.
-func stringWide(d []byte, i int) (int, bool) { return ^i, false }
+func stringWide(d []byte, i int, use512 bool) (int, bool) { return ^i, false }

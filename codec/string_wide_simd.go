@@ -34,79 +34,77 @@ package codec
 import (
 	"math/bits"
 	"simd/archsimd"
-	"unsafe"
 )
 
 // wideStrings: the CPU has AVX2, so scanStringSlow scans whole strings
 // with stringWide (a build with GOEXPERIMENT=simd; see string_wide.go
-// for the others).
-var wideStrings = archsimd.X86.AVX2()
+// for the others); wide512: it has AVX-512 with VBMI too (byte permutes
+// across the vector), and stringWide takes 64 bytes as one vector.
+var (
+	wideStrings = archsimd.X86.AVX2()
+	wide512     = archsimd.X86.AVX512() && archsimd.X86.AVX512VBMI()
+)
 
 // stringWide scans the string body from d[i] (inside the body, at the
-// start of a character, no escape pending) 64 bytes at a time. It
-// returns the index just past the closing quote and whether the body
-// from i holds escapes; if the body is not valid (or the frame ends
-// before it does), ^i: scanStringSlow's byte loop then scans it from i
-// and reports the fault.
-func stringWide(d []byte, i int) (int, bool) {
+// start of a character, no escape pending) 64 bytes at a time, as two
+// AVX2 vectors or, if use512 (wide512), one AVX-512 vector. It returns
+// the index just past the closing quote and whether the body from i
+// holds escapes; if the body is not valid (or the frame ends before it
+// does), ^i: scanStringSlow's byte loop then scans it from i and reports
+// the fault.
+func stringWide(d []byte, i int, use512 bool) (int, bool) {
 	start := i
-	quote := splat(&splatQuote).AsInt8x32()
-	backslash := splat(&splatBackslash).AsInt8x32()
-	space := splat(&splatSpace).AsInt8x32()
 	var (
-		prev    archsimd.Uint8x32
-		escaped uint64 // the block's first byte is escaped
-		hexNext uint64 // the block's bytes that must be hex digits
-		pending bool   // prev ends in non-ASCII, or escaped or hexNext set
+		prev    archsimd.Uint8x32 // with AVX2
+		prev512 archsimd.Uint8x64 // with AVX-512
+		escaped uint64            // the block's first byte is escaped
+		hexNext uint64            // the block's bytes that must be hex digits
+		pending bool              // prev ends in non-ASCII, or escaped or hexNext set
 		esc     bool
 	)
 	for i < len(d) {
-		x0, x1 := load64(d, i)
-		// Compared as signed bytes, those >= 0x80 (UTF-8 sequences) are
-		// below 0x20 with the control characters.
-		if x0.Equal(quote).Or(x0.Equal(backslash)).Or(x0.Less(space)).
-			Or(x1.Equal(quote).Or(x1.Equal(backslash)).Or(x1.Less(space))).ToBits() == 0 && !pending {
-			prev = x1.AsUint8x32()
-			i += 64
-			continue
+		// The block's masks, bit k for byte k, unless it is plain.
+		var fine, bs, quotes, uChar, notEsc, notHex uint64
+		if use512 {
+			x := archsimd.LoadUint8x64SlicePart(d[i:]) // zeros after d
+			if plain64(x) && !pending {
+				prev512 = x
+				i += 64
+				continue
+			}
+			fine, bs, quotes, uChar, notEsc, notHex = masks64(x, utf8Errors64(x, prev512))
+			prev512 = x
+		} else {
+			x0, x1 := load64(d, i)
+			if plain32(x0, x1) && !pending {
+				prev = x1
+				i += 64
+				continue
+			}
+			fine0, bs0, quotes0, u0, notEsc0, notHex0 := halfMasks(x0, utf8Errors(x0, prev))
+			fine1, bs1, quotes1, u1, notEsc1, notHex1 := halfMasks(x1, utf8Errors(x1, x0))
+			fine = uint64(fine0) | uint64(fine1)<<32
+			bs = uint64(bs0) | uint64(bs1)<<32
+			quotes = uint64(quotes0) | uint64(quotes1)<<32
+			uChar = uint64(u0) | uint64(u1)<<32
+			notEsc = uint64(notEsc0) | uint64(notEsc1)<<32
+			notHex = uint64(notHex0) | uint64(notHex1)<<32
+			prev = x1
 		}
 
-		// The general step: the masks of each half, then of the block,
-		// bit k for byte k.
-		u0, u1 := x0.AsUint8x32(), x1.AsUint8x32()
-		fine0, bs0, quotes0, u0s, notEsc0, notHex0 := halfMasks(u0, utf8Errors(u0, prev))
-		fine1, bs1, quotes1, u1s, notEsc1, notHex1 := halfMasks(u1, utf8Errors(u1, u0))
-		fine := uint64(fine0) | uint64(fine1)<<32
-		bs := uint64(bs0) | uint64(bs1)<<32
-		quotes := uint64(quotes0) | uint64(quotes1)<<32
-		uChar := uint64(u0s) | uint64(u1s)<<32
-		notEsc := uint64(notEsc0) | uint64(notEsc1)<<32
-		notHex := uint64(notHex0) | uint64(notHex1)<<32
-
-		// The escaped bytes: those after a backslash that starts a run
-		// of odd length, or after each odd-placed backslash of a run; a
-		// run that reaches the block's end carries out of the addition.
-		const even = 0x5555555555555555
-		bs &^= escaped
-		follows := bs<<1 | escaped
-		sum, escapedOut := bits.Add64(bs&^even&^follows, bs, 0)
-		escapedBytes := (even ^ sum<<1) & follows
-
-		us := escapedBytes & uChar // \uXXXX: the four bytes after must be hex digits
-		hexBytes := us<<1 | us<<2 | us<<3 | us<<4 | hexNext
-
+		// The general step's scalar half.
+		escapedBytes, bs, escapedOut := escapes(bs, escaped)
+		hexBytes, hexOut := hexDigits(escapedBytes&uChar, hexNext)
 		end := quotes &^ escapedBytes
 		upTo := end ^ (end - 1) // bits up to the first end, or all
-		bad := ^fine | escapedBytes&notEsc | hexBytes&notHex
-		if bad&upTo != 0 {
+		if (^fine|escapedBytes&notEsc|hexBytes&notHex)&upTo != 0 {
 			return ^start, false
 		}
 		esc = esc || bs&upTo != 0
 		if end != 0 {
 			return i + bits.TrailingZeros64(end) + 1, esc
 		}
-		prev = u1
-		escaped, hexNext = escapedOut, us>>63|us>>62|us>>61|us>>60
+		escaped, hexNext = escapedOut, hexOut
 		// A block that goes on lies whole in d (the zeros after d would
 		// have stopped it); a sequence cut short ends in non-ASCII.
 		pending = escaped|hexNext != 0 || d[i+63] >= 0x80
@@ -115,20 +113,54 @@ func stringWide(d []byte, i int) (int, bool) {
 	return ^start, false
 }
 
+// plain32 reports whether the 64 bytes of x0 and x1 are plain (see
+// strSafe).
+func plain32(x0, x1 archsimd.Uint8x32) bool {
+	// Compared as signed bytes, those >= 0x80 (UTF-8 sequences) are
+	// below 0x20 with the control characters.
+	quote, backslash, space := vec32(&splatQuote), vec32(&splatBackslash), vec32(&splatSpace).AsInt8x32()
+	return x0.Equal(quote).Or(x0.Equal(backslash)).Or(x0.AsInt8x32().Less(space)).
+		Or(x1.Equal(quote).Or(x1.Equal(backslash)).Or(x1.AsInt8x32().Less(space))).ToBits() == 0
+}
+
+// escapes and hexDigits are the escape work of the general step, the
+// same for both vector widths (stringWide, stringWide512), on the masks
+// of a 64-byte block, bit k for byte k.
+//
+// escapes returns the escaped bytes, given the backslashes and whether
+// the block's first byte is escaped (by the block before): those after a
+// backslash that starts a run of odd length, or after each odd-placed
+// backslash of a run. It also returns the backslashes that escape, and
+// whether the next block's first byte is escaped: a run that reaches the
+// block's end carries out of the addition.
+func escapes(bs, escaped uint64) (escapedBytes, own, escapedOut uint64) {
+	const even = 0x5555555555555555
+	own = bs &^ escaped
+	follows := own<<1 | escaped
+	sum, escapedOut := bits.Add64(own&^even&^follows, own, 0)
+	return (even ^ sum<<1) & follows, own, escapedOut
+}
+
+// hexDigits returns the bytes that must be hex digits, the four after
+// each escaped u (us) and those the block before asked for (hexNext),
+// and those the next block must begin with.
+func hexDigits(us, hexNext uint64) (hex, hexOut uint64) {
+	return us<<1 | us<<2 | us<<3 | us<<4 | hexNext, us>>63 | us>>62 | us>>61 | us>>60
+}
+
 // load64 returns the 64 bytes from d[i] as two vectors, zeros after the
 // end of d.
-func load64(d []byte, i int) (archsimd.Int8x32, archsimd.Int8x32) {
+func load64(d []byte, i int) (archsimd.Uint8x32, archsimd.Uint8x32) {
 	if len(d)-i >= 64 {
-		return archsimd.LoadInt8x32((*[32]int8)(unsafe.Pointer(&d[i]))),
-			archsimd.LoadInt8x32((*[32]int8)(unsafe.Pointer(&d[i+32])))
+		return archsimd.LoadUint8x32((*[32]byte)(d[i:])), archsimd.LoadUint8x32((*[32]byte)(d[i+32:]))
 	}
 	return load64Slow(d, i)
 }
 
-func load64Slow(d []byte, i int) (x0, x1 archsimd.Int8x32) {
-	x0 = archsimd.LoadUint8x32SlicePart(d[i:]).AsInt8x32()
+func load64Slow(d []byte, i int) (x0, x1 archsimd.Uint8x32) {
+	x0 = archsimd.LoadUint8x32SlicePart(d[i:])
 	if i+32 < len(d) {
-		x1 = archsimd.LoadUint8x32SlicePart(d[i+32:]).AsInt8x32()
+		x1 = archsimd.LoadUint8x32SlicePart(d[i+32:])
 	}
 	return x0, x1
 }
@@ -142,19 +174,22 @@ func load64Slow(d []byte, i int) (x0, x1 archsimd.Int8x32) {
 func halfMasks(x, utf8 archsimd.Uint8x32) (fine, bs, quote, u, notEsc, notHex uint32) {
 	var zero archsimd.Uint8x32
 	class := escapeClass(x)
-	fine = utf8.Or(class.And(splat(&splatControl))).Equal(zero).ToBits()
-	bs = x.Equal(splat(&splatBackslash)).ToBits()
-	quote = x.Equal(splat(&splatQuote)).ToBits()
-	u = x.Equal(splat(&splatU)).ToBits()
-	notEsc = class.And(splat(&splatEscape)).Equal(zero).ToBits()
-	notHex = class.And(splat(&splatHex)).Equal(zero).ToBits()
+	fine = utf8.Or(class.And(vec32(&splatControl))).Equal(zero).ToBits()
+	bs = x.Equal(vec32(&splatBackslash)).ToBits()
+	quote = x.Equal(vec32(&splatQuote)).ToBits()
+	u = x.Equal(vec32(&splatU)).ToBits()
+	notEsc = class.And(vec32(&splatEscape)).Equal(zero).ToBits()
+	notHex = class.And(vec32(&splatHex)).Equal(zero).ToBits()
 	return fine, bs, quote, u, notEsc, notHex
 }
 
-// splat loads a vector of 32 equal bytes. Go hoists nothing out of a
-// loop, so a constant vector is made where it is used: a load from one of
-// these arrays is one instruction, a broadcast three.
-func splat(v *[32]byte) archsimd.Uint8x32 { return archsimd.LoadUint8x32(v) }
+// vec32 and vec64 load a constant vector: one of the arrays below, of
+// equal bytes, or a table. Go hoists nothing out of a loop, so a
+// constant vector is made where it is used: a load is one instruction, a
+// broadcast three.
+func vec32(v *[64]byte) archsimd.Uint8x32 { return archsimd.LoadUint8x32((*[32]byte)(v[:])) }
+
+func vec64(v *[64]byte) archsimd.Uint8x64 { return archsimd.LoadUint8x64(v) }
 
 var (
 	splatQuote     = bytes32('"')
@@ -170,7 +205,7 @@ var (
 	splatControl   = bytes32(classControl)
 )
 
-func bytes32(c byte) (v [32]byte) {
+func bytes32(c byte) (v [64]byte) {
 	for k := range v {
 		v[k] = c
 	}
@@ -189,10 +224,10 @@ const (
 // classHex, classControl), from two 16-entry tables looked up by its high and low
 // nibbles: a byte is in a class if both entries have one of its bits.
 func escapeClass(x archsimd.Uint8x32) archsimd.Uint8x32 {
-	low := splat(&splatLow)
+	low := vec32(&splatLow)
 	high := x.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(low)
-	return archsimd.LoadUint8x32(&escapeHigh).PermuteOrZeroGrouped(high.AsInt8x32()).
-		And(archsimd.LoadUint8x32(&escapeLow).PermuteOrZeroGrouped(x.And(low).AsInt8x32()))
+	return vec32(&escapeHigh).PermuteOrZeroGrouped(high.AsInt8x32()).
+		And(vec32(&escapeLow).PermuteOrZeroGrouped(x.And(low).AsInt8x32()))
 }
 
 // escapeHigh and escapeLow are escapeClass' tables. Bits 0-3 of
@@ -232,7 +267,7 @@ var (
 // back asks for one. A sequence cut short at the end of x shows in the
 // next block (or at the ASCII byte after it).
 func utf8Errors(x, prev archsimd.Uint8x32) archsimd.Uint8x32 {
-	low := splat(&splatLow)
+	low := vec32(&splatLow)
 	// The 32 bytes from the middle of prev to the middle of x, so that
 	// the byte shifts within 16-byte groups bring in prev's last bytes.
 	mid := prev.Select128FromPair(1, 2, x)
@@ -241,14 +276,14 @@ func utf8Errors(x, prev archsimd.Uint8x32) archsimd.Uint8x32 {
 	prev3 := x.ConcatShiftBytesRightGrouped(13, mid)
 	high1 := prev1.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(low)
 	high := x.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(low)
-	special := archsimd.LoadUint8x32(&utf8Byte1High).PermuteOrZeroGrouped(high1.AsInt8x32()).
-		And(archsimd.LoadUint8x32(&utf8Byte1Low).PermuteOrZeroGrouped(prev1.And(low).AsInt8x32())).
-		And(archsimd.LoadUint8x32(&utf8Byte2High).PermuteOrZeroGrouped(high.AsInt8x32()))
+	special := vec32(&utf8Byte1High).PermuteOrZeroGrouped(high1.AsInt8x32()).
+		And(vec32(&utf8Byte1Low).PermuteOrZeroGrouped(prev1.And(low).AsInt8x32())).
+		And(vec32(&utf8Byte2High).PermuteOrZeroGrouped(high.AsInt8x32()))
 	// Saturating subtraction leaves the high bit set only for a byte
 	// >= 0xe0 two back or >= 0xf0 three back.
-	must23 := prev2.SubSaturated(splat(&splat3)).
-		Or(prev3.SubSaturated(splat(&splat4))).
-		And(splat(&splatHigh))
+	must23 := prev2.SubSaturated(vec32(&splat3)).
+		Or(prev3.SubSaturated(vec32(&splat4))).
+		And(vec32(&splatHigh))
 	return special.Xor(must23)
 }
 
@@ -267,7 +302,7 @@ const (
 )
 
 // utf8Byte1High, utf8Byte1Low and utf8Byte2High are utf8Errors' tables,
-// 16 entries repeated for each 16-byte group of a vector.
+// 16 entries repeated for each 16-byte group of a vector (of 32 or 64).
 var (
 	utf8Byte1High = dup16([16]byte{
 		// 0_______: ASCII
@@ -309,9 +344,11 @@ var (
 	})
 )
 
-// dup16 returns t twice: a table for both 16-byte groups of a vector.
-func dup16(t [16]byte) (v [32]byte) {
-	copy(v[:16], t[:])
-	copy(v[16:], t[:])
+// dup16 returns t four times: a table for each 16-byte group of a
+// vector.
+func dup16(t [16]byte) (v [64]byte) {
+	for k := 0; k < 64; k += 16 {
+		copy(v[k:], t[:])
+	}
 	return v
 }

@@ -51,18 +51,25 @@ func scanStringRef(d []byte, i int) (int, bool, error) {
 
 // checkString checks the string scan of d from i against scanStringRef:
 // scanStringSlow alone, and stringEnd then scanStringSlow as the scanner
-// calls them; in a build with wide scanning, stringWide alone on a valid
-// string.
+// calls them; in a build with wide scanning, stringWide alone with AVX2
+// and (if the CPU has it) with AVX-512.
 func checkString(t *testing.T, d []byte, i int) {
 	t.Helper()
 	wj, wesc, werr := scanStringRef(d, i)
 	if j, esc, err := scanStringSlow(d, i); j != wj || esc != wesc || err != werr {
 		t.Fatalf("scanStringSlow(%q, %d) = %d, %v, %v; want %d, %v, %v", d, i, j, esc, err, wj, wesc, werr)
 	}
-	if wideStrings && werr == nil {
-		// The wide loop decides every valid string itself.
-		if j, esc := stringWide(d, i); j != wj || esc != wesc {
-			t.Fatalf("stringWide(%q, %d) = %d, %v; want %d, %v", d, i, j, esc, wj, wesc)
+	if wideStrings {
+		// Each wide loop decides every valid string itself and leaves
+		// the others to the byte loop.
+		want, wantEsc := wj, wesc
+		if werr != nil {
+			want, wantEsc = ^i, false
+		}
+		for _, use512 := range []bool{false, wide512} {
+			if j, esc := stringWide(d, i, use512); j != want || esc != wantEsc {
+				t.Fatalf("stringWide(%q, %d, %v) = %d, %v; want %d, %v", d, i, use512, j, esc, want, wantEsc)
+			}
 		}
 	}
 	j, esc, err := stringEnd(d, i), false, error(nil)
