@@ -324,7 +324,7 @@ func stringEnd(d []byte, i int) int {
 func scanStringSlow(d []byte, i int) (int, bool, error) {
 	esc := false
 	if wideStrings && len(d)-i >= 32 {
-		// The whole string 32 bytes at a time, escapes and UTF-8
+		// The whole string 64 bytes at a time, escapes and UTF-8
 		// included; a string that is not valid is left to the loop
 		// below, which finds the fault and its offset.
 		var j int

@@ -2,8 +2,8 @@
 
 package codec
 
-// The wide string loop: a whole string body, 64 bytes per step (two
-// vectors) with AVX2.
+// The wide string loop: a whole string body, 64 bytes per step: two
+// vectors with AVX2, one with AVX-512 (string_wide512.go).
 //
 // Fast path: 64 plain bytes (no quote, backslash, control character or
 // non-ASCII byte) cost six compares and a mask test. Any other block
@@ -24,7 +24,7 @@ package codec
 //
 // Carried from one block to the next (invariants at the top of the loop:
 // d[start:i] is valid string content save for what these say):
-//   - prev, the 32 bytes before d[i] (zero at the start): a UTF-8
+//   - prev (prev512), the bytes before d[i] (zero at the start): a UTF-8
 //     sequence may begin there and end in this block;
 //   - escaped, 1 if the first byte of this block is escaped;
 //   - hexNext, the bytes of this block that must be hex digits (the rest
