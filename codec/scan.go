@@ -304,7 +304,7 @@ var strSafe = func() (t [256]bool) {
 func stringEnd(d []byte, i int) int {
 	end := len(d)
 	if wideStrings && end-i > 64 {
-		end = i + 64 // the rest of a long string: plainRun, 32 bytes a time
+		end = i + 64 // the rest of a long string: stringWide, 64 bytes a time
 	}
 	for end-i >= 8 {
 		if m := stringStop(binary.LittleEndian.Uint64(d[i:])); m != 0 {
@@ -323,14 +323,23 @@ func stringEnd(d []byte, i int) int {
 // whether the body holds escape sequences.
 func scanStringSlow(d []byte, i int) (int, bool, error) {
 	esc := false
+	if wideStrings && len(d)-i >= 32 {
+		// The whole string 64 bytes at a time, escapes and UTF-8
+		// included; a string that is not valid is left to the loop
+		// below, which finds the fault and its offset.
+		var j int
+		if j, esc = stringWide(d, i, wide512); j >= 0 {
+			return j, esc, nil
+		}
+		i = ^j
+	}
 	for {
 		// Find the next byte that is not plain: 8 at a time, then the
-		// tail; after a plain word, 32 at a time with wide scanning (a
-		// long run, such as base64, likely follows).
+		// tail.
 		if len(d)-i >= 8 {
 			m := stringStop(binary.LittleEndian.Uint64(d[i:]))
 			if m == 0 {
-				i = plainRun(d, i+8)
+				i += 8
 				continue
 			}
 			i += bits.TrailingZeros64(m) >> 3
@@ -358,12 +367,31 @@ func scanStringSlow(d []byte, i int) (int, bool, error) {
 		case c < 0x20:
 			return i, esc, ErrSyntax
 		default:
+			if n := utf8Short(d, i); n > 0 { // most accents and scripts: no call
+				i += n
+				continue
+			}
 			var err error
 			if i, err = utf8Slow(d, i); err != nil {
 				return i, esc, err
 			}
 		}
 	}
+}
+
+// utf8Short returns the length of the two- or three-byte UTF-8 sequence
+// at d[i] >= 0x80 if it is valid and its lead byte bounds its second byte
+// no further (not 0xe0, overlong forms, nor 0xed, surrogates); else 0,
+// and utf8Slow decides.
+func utf8Short(d []byte, i int) int {
+	c := d[i]
+	if c-0xc2 < 0xe0-0xc2 && i+1 < len(d) && d[i+1]&0xc0 == 0x80 {
+		return 2
+	}
+	if c-0xe1 < 0xf0-0xe1 && c != 0xed && i+2 < len(d) && d[i+1]&0xc0 == 0x80 && d[i+2]&0xc0 == 0x80 {
+		return 3
+	}
+	return 0
 }
 
 // simpleEscape marks the bytes that make a two-byte escape after '\\'.

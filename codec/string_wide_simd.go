@@ -2,36 +2,353 @@
 
 package codec
 
+// The wide string loop: a whole string body, 64 bytes per step: two
+// vectors with AVX2, one with AVX-512 (string_wide512.go).
+//
+// Fast path: 64 plain bytes (no quote, backslash, control character or
+// non-ASCII byte) cost six compares and a mask test. Any other block
+// takes the general step, which has no branch but its exit: the block's
+// UTF-8 is validated whole with Keiser and Lemire's lookup tables
+// (utf8Errors); the escapes are found as simdjson finds them (a
+// backslash escapes the next byte unless it is escaped itself, the
+// parity of backslash runs worked out with one addition) and checked in
+// place, the four hex digits of \uXXXX included, with a table lookup that
+// classifies every byte of the block at once (escapeClass); the string
+// ends at the first quote not escaped, and only faults before it count.
+// The frame's last bytes are read padded with zeros, which are control
+// characters and so end the scan there too.
+//
+// Any fault sends the whole string back to scanStringSlow's byte loop,
+// which finds the first one and its offset, so that the two paths
+// report the same errors (FuzzStringWide).
+//
+// Carried from one block to the next (invariants at the top of the loop:
+// d[start:i] is valid string content save for what these say):
+//   - prev (prev512), the bytes before d[i] (zero at the start): a UTF-8
+//     sequence may begin there and end in this block;
+//   - escaped, 1 if the first byte of this block is escaped;
+//   - hexNext, the bytes of this block that must be hex digits (the rest
+//     of a \uXXXX that began in the block before);
+//   - pending, any of those three: this block must take the general step.
+
 import (
 	"math/bits"
 	"simd/archsimd"
-	"unsafe"
 )
 
-// wideStrings: the CPU has AVX2, so plainRun looks at 32 bytes at a time
-// (a build with GOEXPERIMENT=simd; see string_wide.go for the others).
-var wideStrings = archsimd.X86.AVX2()
+// wideStrings: the CPU has AVX2, so scanStringSlow scans whole strings
+// with stringWide (a build with GOEXPERIMENT=simd; see string_wide.go
+// for the others); wide512: it has AVX-512 with VBMI too (byte permutes
+// across the vector), and stringWide takes 64 bytes as one vector.
+var (
+	wideStrings = archsimd.X86.AVX2()
+	wide512     = archsimd.X86.AVX512() && archsimd.X86.AVX512VBMI()
+)
 
-// plainRun returns the index of the first byte from d[i] on that is not
-// plain (see strSafe), looking 32 bytes at a time; when it finds none
-// before fewer than 32 bytes are left, the index where it stopped
-// looking. The word-at-a-time loops of the callers go on from there.
-func plainRun(d []byte, i int) int {
-	if !wideStrings {
-		return i
-	}
-	quote := archsimd.BroadcastInt8x32('"')
-	backslash := archsimd.BroadcastInt8x32('\\')
-	space := archsimd.BroadcastInt8x32(0x20)
-	for len(d)-i >= 32 {
-		x := archsimd.LoadInt8x32((*[32]int8)(unsafe.Pointer(&d[i])))
-		// Compared as signed bytes, those >= 0x80 (UTF-8 sequences) are
-		// below 0x20 with the control characters.
-		stop := x.Equal(quote).Or(x.Equal(backslash)).Or(x.Less(space))
-		if m := stop.ToBits(); m != 0 {
-			return i + bits.TrailingZeros32(m)
+// stringWide scans the string body from d[i] (inside the body, at the
+// start of a character, no escape pending) 64 bytes at a time, as two
+// AVX2 vectors or, if use512 (wide512), one AVX-512 vector. It returns
+// the index just past the closing quote and whether the body from i
+// holds escapes; if the body is not valid (or the frame ends before it
+// does), ^i: scanStringSlow's byte loop then scans it from i and reports
+// the fault.
+func stringWide(d []byte, i int, use512 bool) (int, bool) {
+	start := i
+	var (
+		prev    archsimd.Uint8x32 // with AVX2
+		prev512 archsimd.Uint8x64 // with AVX-512
+		escaped uint64            // the block's first byte is escaped
+		hexNext uint64            // the block's bytes that must be hex digits
+		pending bool              // prev ends in non-ASCII, or escaped or hexNext set
+		esc     bool
+	)
+	for i < len(d) {
+		// The block's masks, bit k for byte k, unless it is plain.
+		var fine, bs, quotes, uChar, notEsc, notHex uint64
+		if use512 {
+			x := archsimd.LoadUint8x64SlicePart(d[i:]) // zeros after d
+			if plain64(x) && !pending {
+				prev512 = x
+				i += 64
+				continue
+			}
+			fine, bs, quotes, uChar, notEsc, notHex = masks64(x, utf8Errors64(x, prev512))
+			prev512 = x
+		} else {
+			x0, x1 := load64(d, i)
+			if plain32(x0, x1) && !pending {
+				prev = x1
+				i += 64
+				continue
+			}
+			fine0, bs0, quotes0, u0, notEsc0, notHex0 := halfMasks(x0, utf8Errors(x0, prev))
+			fine1, bs1, quotes1, u1, notEsc1, notHex1 := halfMasks(x1, utf8Errors(x1, x0))
+			fine = uint64(fine0) | uint64(fine1)<<32
+			bs = uint64(bs0) | uint64(bs1)<<32
+			quotes = uint64(quotes0) | uint64(quotes1)<<32
+			uChar = uint64(u0) | uint64(u1)<<32
+			notEsc = uint64(notEsc0) | uint64(notEsc1)<<32
+			notHex = uint64(notHex0) | uint64(notHex1)<<32
+			prev = x1
 		}
-		i += 32
+
+		// The general step's scalar half.
+		escapedBytes, bs, escapedOut := escapes(bs, escaped)
+		hexBytes, hexOut := hexDigits(escapedBytes&uChar, hexNext)
+		end := quotes &^ escapedBytes
+		upTo := end ^ (end - 1) // bits up to the first end, or all
+		if (^fine|escapedBytes&notEsc|hexBytes&notHex)&upTo != 0 {
+			return ^start, false
+		}
+		esc = esc || bs&upTo != 0
+		if end != 0 {
+			return i + bits.TrailingZeros64(end) + 1, esc
+		}
+		escaped, hexNext = escapedOut, hexOut
+		// A block that goes on lies whole in d (the zeros after d would
+		// have stopped it); a sequence cut short ends in non-ASCII.
+		pending = escaped|hexNext != 0 || d[i+63] >= 0x80
+		i += 64
 	}
-	return i
+	return ^start, false
+}
+
+// plain32 reports whether the 64 bytes of x0 and x1 are plain (see
+// strSafe).
+func plain32(x0, x1 archsimd.Uint8x32) bool {
+	// Compared as signed bytes, those >= 0x80 (UTF-8 sequences) are
+	// below 0x20 with the control characters.
+	quote, backslash, space := vec32(&splatQuote), vec32(&splatBackslash), vec32(&splatSpace).AsInt8x32()
+	return x0.Equal(quote).Or(x0.Equal(backslash)).Or(x0.AsInt8x32().Less(space)).
+		Or(x1.Equal(quote).Or(x1.Equal(backslash)).Or(x1.AsInt8x32().Less(space))).ToBits() == 0
+}
+
+// escapes and hexDigits are the escape work of the general step, the
+// same for both vector widths (stringWide, stringWide512), on the masks
+// of a 64-byte block, bit k for byte k.
+//
+// escapes returns the escaped bytes, given the backslashes and whether
+// the block's first byte is escaped (by the block before): those after a
+// backslash that starts a run of odd length, or after each odd-placed
+// backslash of a run. It also returns the backslashes that escape, and
+// whether the next block's first byte is escaped: a run that reaches the
+// block's end carries out of the addition.
+func escapes(bs, escaped uint64) (escapedBytes, own, escapedOut uint64) {
+	const even = 0x5555555555555555
+	own = bs &^ escaped
+	follows := own<<1 | escaped
+	sum, escapedOut := bits.Add64(own&^even&^follows, own, 0)
+	return (even ^ sum<<1) & follows, own, escapedOut
+}
+
+// hexDigits returns the bytes that must be hex digits, the four after
+// each escaped u (us) and those the block before asked for (hexNext),
+// and those the next block must begin with.
+func hexDigits(us, hexNext uint64) (hex, hexOut uint64) {
+	return us<<1 | us<<2 | us<<3 | us<<4 | hexNext, us>>63 | us>>62 | us>>61 | us>>60
+}
+
+// load64 returns the 64 bytes from d[i] as two vectors, zeros after the
+// end of d.
+func load64(d []byte, i int) (archsimd.Uint8x32, archsimd.Uint8x32) {
+	if len(d)-i >= 64 {
+		return archsimd.LoadUint8x32((*[32]byte)(d[i:])), archsimd.LoadUint8x32((*[32]byte)(d[i+32:]))
+	}
+	return load64Slow(d, i)
+}
+
+func load64Slow(d []byte, i int) (x0, x1 archsimd.Uint8x32) {
+	x0 = archsimd.LoadUint8x32SlicePart(d[i:])
+	if i+32 < len(d) {
+		x1 = archsimd.LoadUint8x32SlicePart(d[i+32:])
+	}
+	return x0, x1
+}
+
+// halfMasks returns the masks of 32 bytes x of a string body, bit k
+// for byte k, given the UTF-8 faults utf8Errors found in them: fine,
+// valid UTF-8 and not a control character; '\\'; '"'; 'u'; notEsc, not
+// a byte that may follow a backslash; notHex, not a hex digit. It works
+// on one vector at a time so that few are live at once: the compiler
+// keeps them in registers.
+func halfMasks(x, utf8 archsimd.Uint8x32) (fine, bs, quote, u, notEsc, notHex uint32) {
+	var zero archsimd.Uint8x32
+	class := escapeClass(x)
+	fine = utf8.Or(class.And(vec32(&splatControl))).Equal(zero).ToBits()
+	bs = x.Equal(vec32(&splatBackslash)).ToBits()
+	quote = x.Equal(vec32(&splatQuote)).ToBits()
+	u = x.Equal(vec32(&splatU)).ToBits()
+	notEsc = class.And(vec32(&splatEscape)).Equal(zero).ToBits()
+	notHex = class.And(vec32(&splatHex)).Equal(zero).ToBits()
+	return fine, bs, quote, u, notEsc, notHex
+}
+
+// vec32 and vec64 load a constant vector: one of the arrays below, of
+// equal bytes, or a table. Go hoists nothing out of a loop, so a
+// constant vector is made where it is used: a load is one instruction, a
+// broadcast three.
+func vec32(v *[64]byte) archsimd.Uint8x32 { return archsimd.LoadUint8x32((*[32]byte)(v[:])) }
+
+func vec64(v *[64]byte) archsimd.Uint8x64 { return archsimd.LoadUint8x64(v) }
+
+var (
+	splatQuote     = bytes32('"')
+	splatBackslash = bytes32('\\')
+	splatSpace     = bytes32(' ')
+	splatU         = bytes32('u')
+	splatLow       = bytes32(0x0f)
+	splatHigh      = bytes32(0x80)
+	splat3         = bytes32(0xe0 - 0x80) // see utf8Errors
+	splat4         = bytes32(0xf0 - 0x80)
+	splatEscape    = bytes32(classEscape)
+	splatHex       = bytes32(classHex)
+	splatControl   = bytes32(classControl)
+)
+
+func bytes32(c byte) (v [64]byte) {
+	for k := range v {
+		v[k] = c
+	}
+	return v
+}
+
+// Classes of escapeClass: the byte may follow a backslash
+// ("\/bfnrtu), it is a hex digit, or it is a control character.
+const (
+	classEscape  = 0x0f
+	classHex     = 0x30
+	classControl = 0x80
+)
+
+// escapeClass returns, for each byte of x, its classes (classEscape,
+// classHex, classControl), from two 16-entry tables looked up by its high and low
+// nibbles: a byte is in a class if both entries have one of its bits.
+func escapeClass(x archsimd.Uint8x32) archsimd.Uint8x32 {
+	low := vec32(&splatLow)
+	high := x.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(low)
+	return vec32(&escapeHigh).PermuteOrZeroGrouped(high.AsInt8x32()).
+		And(vec32(&escapeLow).PermuteOrZeroGrouped(x.And(low).AsInt8x32()))
+}
+
+// escapeHigh and escapeLow are escapeClass' tables. Bits 0-3 of
+// classEscape stand for the high nibbles 2, 5, 6 and 7; bits 4 and 5 of
+// classHex for the digits and the letters; classControl is the high
+// nibbles 0 and 1, with any low one.
+var (
+	escapeHigh = dup16([16]byte{0: 0x80, 1: 0x80, 2: 0x01, 3: 0x10, 4: 0x20, 5: 0x02, 6: 0x04 | 0x20, 7: 0x08})
+	escapeLow  = dup16([16]byte{
+		0x0: 0x80 | 0x10,
+		0x1: 0x80 | 0x10 | 0x20,
+		0x2: 0x80 | 0x01 | 0x04 | 0x08 | 0x10 | 0x20, // " b r 2 B b
+		0x3: 0x80 | 0x10 | 0x20,
+		0x4: 0x80 | 0x08 | 0x10 | 0x20, // t 4 D d
+		0x5: 0x80 | 0x08 | 0x10 | 0x20, // u 5 E e
+		0x6: 0x80 | 0x04 | 0x10 | 0x20, // f 6 F f
+		0x7: 0x80 | 0x10,
+		0x8: 0x80 | 0x10,
+		0x9: 0x80 | 0x10,
+		0xa: 0x80,
+		0xb: 0x80,
+		0xc: 0x80 | 0x02, // \
+		0xd: 0x80,
+		0xe: 0x80 | 0x04, // n
+		0xf: 0x80 | 0x01, // /
+	})
+)
+
+// utf8Errors returns a vector whose byte k is not zero if the UTF-8 in x
+// is wrong at byte k, given the block prev before it: Keiser and Lemire,
+// "Validating UTF-8 in less than one instruction per byte" (2021), as in
+// simdjson and simdutf. Three 16-entry tables, looked up by the high and
+// low nibbles of the previous byte and the high nibble of this one, flag
+// the faults that two bytes show (too short, too long, overlong, above
+// U+10FFFF, surrogate, a continuation without a lead); a fourth check
+// wants a continuation wherever a 3- or 4-byte lead two or three bytes
+// back asks for one. A sequence cut short at the end of x shows in the
+// next block (or at the ASCII byte after it).
+func utf8Errors(x, prev archsimd.Uint8x32) archsimd.Uint8x32 {
+	low := vec32(&splatLow)
+	// The 32 bytes from the middle of prev to the middle of x, so that
+	// the byte shifts within 16-byte groups bring in prev's last bytes.
+	mid := prev.Select128FromPair(1, 2, x)
+	prev1 := x.ConcatShiftBytesRightGrouped(15, mid)
+	prev2 := x.ConcatShiftBytesRightGrouped(14, mid)
+	prev3 := x.ConcatShiftBytesRightGrouped(13, mid)
+	high1 := prev1.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(low)
+	high := x.AsUint16x16().ShiftAllRight(4).AsUint8x32().And(low)
+	special := vec32(&utf8Byte1High).PermuteOrZeroGrouped(high1.AsInt8x32()).
+		And(vec32(&utf8Byte1Low).PermuteOrZeroGrouped(prev1.And(low).AsInt8x32())).
+		And(vec32(&utf8Byte2High).PermuteOrZeroGrouped(high.AsInt8x32()))
+	// Saturating subtraction leaves the high bit set only for a byte
+	// >= 0xe0 two back or >= 0xf0 three back.
+	must23 := prev2.SubSaturated(vec32(&splat3)).
+		Or(prev3.SubSaturated(vec32(&splat4))).
+		And(vec32(&splatHigh))
+	return special.Xor(must23)
+}
+
+// The fault bits of utf8Errors' tables: which byte pairs show them.
+const (
+	u8TooShort   = 1 << 0 // 11______ 0_______ or 11______ 11______
+	u8TooLong    = 1 << 1 // 0_______ 10______
+	u8Overlong3  = 1 << 2 // 11100000 100_____
+	u8TooLarge   = 1 << 3 // 11110100 1001____, 11110100 101_____, 11110101+ 1001____ or 101_____
+	u8Surrogate  = 1 << 4 // 11101101 101_____
+	u8Overlong2  = 1 << 5 // 1100000_ 10______
+	u8TooLarge1K = 1 << 6 // 11110101+ 1000____
+	u8Overlong4  = 1 << 6 // 11110000 1000____
+	u8TwoConts   = 1 << 7 // 10______ 10______ (or a continuation a lead asked for: must23)
+	u8Carry      = u8TooShort | u8TooLong | u8TwoConts
+)
+
+// utf8Byte1High, utf8Byte1Low and utf8Byte2High are utf8Errors' tables,
+// 16 entries repeated for each 16-byte group of a vector (of 32 or 64).
+var (
+	utf8Byte1High = dup16([16]byte{
+		// 0_______: ASCII
+		u8TooLong, u8TooLong, u8TooLong, u8TooLong, u8TooLong, u8TooLong, u8TooLong, u8TooLong,
+		// 10______: continuation
+		u8TwoConts, u8TwoConts, u8TwoConts, u8TwoConts,
+		u8TooShort | u8Overlong2,                             // 1100____
+		u8TooShort,                                           // 1101____
+		u8TooShort | u8Overlong3 | u8Surrogate,               // 1110____
+		u8TooShort | u8TooLarge | u8TooLarge1K | u8Overlong4, // 1111____
+	})
+	utf8Byte1Low = dup16([16]byte{
+		u8Carry | u8Overlong3 | u8Overlong2 | u8Overlong4, // ____0000
+		u8Carry | u8Overlong2,                             // ____0001
+		u8Carry,                                           // ____0010
+		u8Carry,                                           // ____0011
+		u8Carry | u8TooLarge,                              // ____0100
+		u8Carry | u8TooLarge | u8TooLarge1K,               // ____0101
+		u8Carry | u8TooLarge | u8TooLarge1K,
+		u8Carry | u8TooLarge | u8TooLarge1K,
+		u8Carry | u8TooLarge | u8TooLarge1K, // ____1000
+		u8Carry | u8TooLarge | u8TooLarge1K,
+		u8Carry | u8TooLarge | u8TooLarge1K,
+		u8Carry | u8TooLarge | u8TooLarge1K,
+		u8Carry | u8TooLarge | u8TooLarge1K,
+		u8Carry | u8TooLarge | u8TooLarge1K | u8Surrogate, // ____1101
+		u8Carry | u8TooLarge | u8TooLarge1K,
+		u8Carry | u8TooLarge | u8TooLarge1K,
+	})
+	utf8Byte2High = dup16([16]byte{
+		// ________ 0_______: ASCII
+		u8TooShort, u8TooShort, u8TooShort, u8TooShort, u8TooShort, u8TooShort, u8TooShort, u8TooShort,
+		u8TooLong | u8Overlong2 | u8TwoConts | u8Overlong3 | u8TooLarge1K | u8Overlong4, // 1000____
+		u8TooLong | u8Overlong2 | u8TwoConts | u8Overlong3 | u8TooLarge,                 // 1001____
+		u8TooLong | u8Overlong2 | u8TwoConts | u8Surrogate | u8TooLarge,                 // 101_____
+		u8TooLong | u8Overlong2 | u8TwoConts | u8Surrogate | u8TooLarge,
+		// ________ 11______: a lead
+		u8TooShort, u8TooShort, u8TooShort, u8TooShort,
+	})
+)
+
+// dup16 returns t four times: a table for each 16-byte group of a
+// vector.
+func dup16(t [16]byte) (v [64]byte) {
+	for k := 0; k < 64; k += 16 {
+		copy(v[k:], t[:])
+	}
+	return v
 }

@@ -3,58 +3,141 @@ package codec
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
-// checkPlainRun checks plainRun's contract at d[i]: every byte it steps
-// over is plain, and it stops at a byte that is not or where fewer than
-// 32 bytes are left (without wide scanning it does not move).
-func checkPlainRun(t *testing.T, d []byte, i int) {
-	t.Helper()
-	k := plainRun(d, i)
-	if !wideStrings && k != i {
-		t.Fatalf("plainRun(%q, %d) = %d without wide scanning", d, i, k)
-	}
-	if k < i || k > len(d) {
-		t.Fatalf("plainRun(%q, %d) = %d: out of range", d, i, k)
-	}
-	for j := i; j < k; j++ {
-		if !strSafe[d[j]] {
-			t.Fatalf("plainRun(%q, %d) = %d steps over %q at %d", d, i, k, d[j], j)
+// scanStringRef is the byte-at-a-time reference for scanStringSlow: the
+// same results (index, escapes seen, error and its offset), written
+// plainly, with unicode/utf8 deciding what is valid UTF-8.
+func scanStringRef(d []byte, i int) (int, bool, error) {
+	esc := false
+	for i < len(d) {
+		switch c := d[i]; {
+		case c == '"':
+			return i + 1, esc, nil
+		case c == '\\':
+			esc = true
+			switch {
+			case i+1 >= len(d):
+				return len(d), esc, ErrSyntax
+			case strings.IndexByte(`"\/bfnrt`, d[i+1]) >= 0:
+				i += 2
+			case d[i+1] != 'u':
+				return i, esc, ErrInvalidEscape
+			case len(d)-i < 6:
+				return len(d), esc, ErrSyntax
+			default:
+				for _, h := range d[i+2 : i+6] {
+					if !strings.ContainsRune("0123456789abcdefABCDEF", rune(h)) {
+						return i, esc, ErrInvalidEscape
+					}
+				}
+				i += 6
+			}
+		case c < 0x20:
+			return i, esc, ErrSyntax
+		case c < 0x80:
+			i++
+		default:
+			r, n := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && n == 1 {
+				return i, esc, ErrInvalidUTF8
+			}
+			i += n
 		}
 	}
-	if wideStrings && k < len(d) && strSafe[d[k]] && len(d)-k >= 32 {
-		t.Fatalf("plainRun(%q, %d) = %d stops at a plain byte with %d left", d, i, k, len(d)-k)
-	}
+	return i, esc, ErrSyntax
 }
 
-// TestPlainRun: each byte value at each position of a long plain run, and
-// runs of each length, against the contract (string scanning as a whole
-// is checked by the scanner's tests and FuzzScan in both builds:
-// GOEXPERIMENT=simd for the wide one).
-func TestPlainRun(t *testing.T) {
-	base := strings.Repeat("abcdefghijklmnopqrstuvwxyz012345", 4) // 128 plain bytes
-	for c := range 256 {
-		for _, at := range []int{0, 1, 31, 32, 33, 63, 64, 95, 100, 127} {
-			d := []byte(base)
-			d[at] = byte(c)
-			for _, i := range []int{0, 1, 7, 40} {
-				checkPlainRun(t, d, i)
+// checkString checks the string scan of d from i against scanStringRef:
+// scanStringSlow alone, and stringEnd then scanStringSlow as the scanner
+// calls them; in a build with wide scanning, stringWide alone with AVX2
+// and (if the CPU has it) with AVX-512.
+func checkString(t *testing.T, d []byte, i int) {
+	t.Helper()
+	wj, wesc, werr := scanStringRef(d, i)
+	if j, esc, err := scanStringSlow(d, i); j != wj || esc != wesc || err != werr {
+		t.Fatalf("scanStringSlow(%q, %d) = %d, %v, %v; want %d, %v, %v", d, i, j, esc, err, wj, wesc, werr)
+	}
+	if wideStrings {
+		// Each wide loop decides every valid string itself and leaves
+		// the others to the byte loop.
+		want, wantEsc := wj, wesc
+		if werr != nil {
+			want, wantEsc = ^i, false
+		}
+		for _, use512 := range []bool{false, wide512} {
+			if j, esc := stringWide(d, i, use512); j != want || esc != wantEsc {
+				t.Fatalf("stringWide(%q, %d, %v) = %d, %v; want %d, %v", d, i, use512, j, esc, want, wantEsc)
 			}
 		}
 	}
-	for n := range 100 {
-		checkPlainRun(t, []byte(base[:n]), 0)
+	j, esc, err := stringEnd(d, i), false, error(nil)
+	if j < 0 {
+		j, esc, err = scanStringSlow(d, ^j)
+	}
+	if j != wj || esc != wesc || err != werr {
+		t.Fatalf("stringEnd, scanStringSlow(%q, %d) = %d, %v, %v; want %d, %v, %v", d, i, j, esc, err, wj, wesc, werr)
 	}
 }
 
-// FuzzPlainRun: plainRun keeps its contract on any bytes from any start.
-func FuzzPlainRun(f *testing.F) {
+// stringFaults are bodies' pieces that end a scan or make it branch:
+// escapes good and bad, invalid UTF-8 of each kind, control characters,
+// the closing quote, and valid sequences of each length.
+var stringFaults = []string{
+	`"`, `\`, `\"`, `\\`, `\/`, `\n`, `\u00e9`, `\uD83D\uDCC8`, `\q`, `\u12g4`, `\u12`, "\\\x80",
+	`\\\`, `\\\\\\`, `\\\"`, `\\\\"`, `\u\u0041`, `\u12"4`, // backslash runs, \u faults
+	"\x7f",
+	"é", "日", "😀", "\xef\xbf\xbd", "\xf4\x8f\xbf\xbf", "\xed\x9f\xbf",
+	"\xe9", "\xe6\x97", "\xf0\x9f\x98", "\x80", "\xbf", "\xff", "\xf5\x80\x80\x80",
+	"\xc0\xaf", "\xc1\xbf", "\xe0\x9f\xbf", "\xf0\x8f\xbf\xbf", // overlong
+	"\xed\xa0\x80", "\xed\xbf\xbf", // surrogates
+	"\xf4\x90\x80\x80", "\xf7\xbf\xbf\xbf", // above U+10FFFF
+	"é\x80", "日\xe6", "\xc3é",
+}
+
+// TestStringWide: each fault at each position of a long body of mixed
+// content (so across the wide loop's 32-byte blocks and its tail), from
+// several starts and cut at several lengths, scans as the reference does.
+func TestStringWide(t *testing.T) {
+	for _, base := range []string{
+		strings.Repeat("abcdefghijklmnopqrstuvwxyz012345", 4),      // ASCII
+		strings.Repeat("naïve café 日本語 données ", 4),               // 2- and 3-byte sequences
+		strings.Repeat("Q4 😀 and \\n \\\"quoted\\\" \\u00e9. ", 3), // escapes, 4-byte sequences
+	} {
+		faults := stringFaults
+		for c := range 0x20 {
+			faults = append(faults, string(rune(c))) // each control character
+		}
+		for _, f := range faults {
+			for at := 0; at <= 100; at++ {
+				d := []byte(base[:at] + f + base[at:] + `"`)
+				for _, i := range []int{0, 1, 7, 33} {
+					checkString(t, d, i)
+				}
+				for _, n := range []int{at + len(f), at + len(f) + 5, at + 40} {
+					if n <= len(d) {
+						checkString(t, d[:n], 0)
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzStringWide: any bytes scanned as a string body from any start give
+// what the byte-at-a-time reference gives.
+func FuzzStringWide(f *testing.F) {
 	f.Add([]byte(strings.Repeat("a", 40)+`"`), 0)
-	f.Add([]byte(strings.Repeat("é", 40)), 3)
+	f.Add([]byte(strings.Repeat("é", 40)+`"`), 2)
+	f.Add([]byte(strings.Repeat("日本語 \\n", 10)+"\xe6\x97"+`"`), 0)
+	for _, s := range stringFaults {
+		f.Add([]byte(strings.Repeat("naïve ", 5)+s+strings.Repeat("café ", 7)+`"`), 1)
+	}
 	f.Fuzz(func(t *testing.T, d []byte, i int) {
 		if i < 0 || i > len(d) {
 			return
 		}
-		checkPlainRun(t, d, i)
+		checkString(t, d, i)
 	})
 }

@@ -1,0 +1,62 @@
+//go:build goexperiment.simd && amd64
+
+package codec
+
+// The vector half of the wide string loop's general step with AVX-512
+// (and VBMI, for byte permutes across the vector): a 64-byte block is one
+// vector, so the compares give their masks directly, 64 bits at once,
+// and the UTF-8 check runs once per block. The loop and its scalar half
+// are stringWide's; see string_wide_simd.go.
+
+import "simd/archsimd"
+
+// plain64 reports whether the 64 bytes of x are plain (see strSafe).
+func plain64(x archsimd.Uint8x64) bool {
+	// Compared as signed bytes, those >= 0x80 (UTF-8 sequences) are
+	// below 0x20 with the control characters.
+	return x.Equal(vec64(&splatQuote)).Or(x.Equal(vec64(&splatBackslash))).
+		Or(x.AsInt8x64().Less(vec64(&splatSpace).AsInt8x64())).ToBits() == 0
+}
+
+// masks64 is halfMasks for a 64-byte block.
+func masks64(x, utf8 archsimd.Uint8x64) (fine, bs, quote, u, notEsc, notHex uint64) {
+	var zero archsimd.Uint8x64
+	low := vec64(&splatLow)
+	high := x.AsUint16x32().ShiftAllRight(4).AsUint8x64().And(low)
+	class := vec64(&escapeHigh).PermuteOrZeroGrouped(high.AsInt8x64()).
+		And(vec64(&escapeLow).PermuteOrZeroGrouped(x.And(low).AsInt8x64()))
+	fine = utf8.Or(class.And(vec64(&splatControl))).Equal(zero).ToBits()
+	bs = x.Equal(vec64(&splatBackslash)).ToBits()
+	quote = x.Equal(vec64(&splatQuote)).ToBits()
+	u = x.Equal(vec64(&splatU)).ToBits()
+	notEsc = class.And(vec64(&splatEscape)).Equal(zero).ToBits()
+	notHex = class.And(vec64(&splatHex)).Equal(zero).ToBits()
+	return fine, bs, quote, u, notEsc, notHex
+}
+
+// utf8Errors64 is utf8Errors for a 64-byte block: the bytes before each
+// of x's come from one permute of prev and x each.
+func utf8Errors64(x, prev archsimd.Uint8x64) archsimd.Uint8x64 {
+	low := vec64(&splatLow)
+	prev1 := prev.ConcatPermute(x, vec64(&back1))
+	prev2 := prev.ConcatPermute(x, vec64(&back2))
+	prev3 := prev.ConcatPermute(x, vec64(&back3))
+	high1 := prev1.AsUint16x32().ShiftAllRight(4).AsUint8x64().And(low)
+	high := x.AsUint16x32().ShiftAllRight(4).AsUint8x64().And(low)
+	special := vec64(&utf8Byte1High).PermuteOrZeroGrouped(high1.AsInt8x64()).
+		And(vec64(&utf8Byte1Low).PermuteOrZeroGrouped(prev1.And(low).AsInt8x64())).
+		And(vec64(&utf8Byte2High).PermuteOrZeroGrouped(high.AsInt8x64()))
+	must23 := prev2.SubSaturated(vec64(&splat3)).Or(prev3.SubSaturated(vec64(&splat4))).And(vec64(&splatHigh))
+	return special.Xor(must23)
+}
+
+// back1, back2 and back3 index, in prev and x side by side (128 bytes),
+// the byte 1, 2 or 3 before each of x's.
+var back1, back2, back3 = backIndex(1), backIndex(2), backIndex(3)
+
+func backIndex(n int) (v [64]byte) {
+	for k := range v {
+		v[k] = byte(64 + k - n)
+	}
+	return v
+}
