@@ -30,7 +30,7 @@ func (c *Conn) readLoop() {
 			if c.flushHeld() != nil {
 				return
 			}
-			c.held.B = giveSpare(c.held.B)
+			c.held.B = giveSpare(c.held.B, &c.heldBox)
 			c.out.idle()
 			if c.stopping.Load() {
 				return
@@ -56,7 +56,7 @@ func (c *Conn) readLoop() {
 			return
 		}
 		if c.held.B == nil {
-			c.held.B = takeSpare()
+			c.held.B = takeSpare(&c.heldBox)
 		}
 		c.serveFrame(frame, c.scan, nil, true)
 	}

@@ -30,6 +30,7 @@ type writer struct {
 	spare      []byte
 	flushing   bool
 	later      bool        // pending holds answers sendLater held back
+	box        *[]byte     // for giveSpare and takeSpare
 	laterTimer *time.Timer // runs lateFlush past laterLimit; made on first use
 	lateFlush  func()      // calls flushLater and deals with its error
 	noWait     bool
@@ -89,8 +90,8 @@ const laterLimit = 200 * time.Microsecond
 func (w *writer) idle() {
 	w.mu.Lock()
 	if !w.flushing && len(w.pending) == 0 {
-		w.pending = giveSpare(w.pending)
-		w.spare = giveSpare(w.spare)
+		w.pending = giveSpare(w.pending, &w.box)
+		w.spare = giveSpare(w.spare, &w.box)
 	}
 	w.mu.Unlock()
 }
@@ -99,7 +100,7 @@ func (w *writer) idle() {
 // the writer gave its own back. Under mu.
 func (w *writer) appendPending(msg []byte) {
 	if w.pending == nil {
-		w.pending = takeSpare()
+		w.pending = takeSpare(&w.box)
 	}
 	w.pending = w.s.AppendFrame(w.pending, msg)
 }
@@ -259,23 +260,35 @@ const idleKeep = 1 << 10
 var spareBufs sync.Pool // of *[]byte
 
 // giveSpare returns b to keep: b itself when it is small, else nil, b then
-// going to spareBufs.
-func giveSpare(b []byte) []byte {
+// going to spareBufs in the box *box (made if there is none: boxes go
+// round with the buffers, so that giving and taking allocate nothing).
+func giveSpare(b []byte, box **[]byte) []byte {
 	if cap(b) <= idleKeep {
 		return b
 	}
-	p := new([]byte)
+	p := *box
+	if p == nil {
+		p = new([]byte)
+	}
+	*box = nil
 	*p = b[:0]
 	spareBufs.Put(p)
 	return nil
 }
 
-// takeSpare returns an empty buffer from spareBufs, or nil.
-func takeSpare() []byte {
-	if p, ok := spareBufs.Get().(*[]byte); ok {
-		return *p
+// takeSpare returns an empty buffer from spareBufs, or nil, keeping its
+// box in *box for the next giveSpare.
+func takeSpare(box **[]byte) []byte {
+	p, ok := spareBufs.Get().(*[]byte)
+	if !ok {
+		return nil
 	}
-	return nil
+	b := *p
+	*p = nil
+	if *box == nil {
+		*box = p
+	}
+	return b
 }
 
 // stopWaiting makes producers queue without waiting for room from now on:

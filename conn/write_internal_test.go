@@ -146,8 +146,27 @@ func TestWriter_idleGivesLargeBuffersBack(t *testing.T) {
 	if cap(w.pending) > idleKeep || cap(w.spare) > idleKeep {
 		t.Errorf("idle: pending %d, spare %d bytes, want at most %d each", cap(w.pending), cap(w.spare), idleKeep)
 	}
-	small := giveSpare(make([]byte, 10, idleKeep))
+	var box *[]byte
+	small := giveSpare(make([]byte, 10, idleKeep), &box)
 	if cap(small) != idleKeep {
 		t.Errorf("giveSpare took a buffer of %d bytes, at most idleKeep: want it kept", idleKeep)
+	}
+}
+
+// A large buffer given back at every wait and taken again when busy (a
+// connection whose answers are just over idleKeep) costs no allocation:
+// the box it travels in goes round with it.
+func TestSpare_givingAndTakingAllocateNothing(t *testing.T) {
+	var box *[]byte
+	giveSpare(make([]byte, 0, 4*idleKeep), &box)
+	n := testing.AllocsPerRun(100, func() {
+		b := takeSpare(&box)
+		b = append(b, make([]byte, 2*idleKeep)...)
+		if giveSpare(b, &box) != nil {
+			t.Fatal("a buffer over idleKeep was kept")
+		}
+	})
+	if n != 0 {
+		t.Errorf("%.0f allocations per give and take, want 0", n)
 	}
 }
