@@ -56,6 +56,9 @@ func (s *ClientSession) call(ctx context.Context, method string, params, result 
 	if result == nil {
 		return nil
 	}
+	if u, ok := result.(json.Unmarshaler); ok && codec.KindOf(raw) != codec.ValueNull {
+		return u.UnmarshalJSON(raw) // as sonic would, without finding out first
+	}
 	return codec.UnmarshalExact(raw, result)
 }
 

@@ -268,6 +268,59 @@ func (l *contentList) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// decodeTextBlocks decodes a JSON array of text blocks that have only
+// "type" and "text" members, all blocks in one allocation. It reports
+// false for any other array.
+func decodeTextBlocks(d []byte) ([]Content, bool) {
+	n := 0
+	var it codec.Elements
+	for it.Reset(d); it.Next(); {
+		n++
+	}
+	if it.Err() != nil {
+		return nil, false
+	}
+	blocks := make([]TextContent, n)
+	out := make([]Content, n)
+	i := 0
+	for it.Reset(d); it.Next(); i++ {
+		if codec.KindOf(it.Value()) != codec.ValueObject || !blocks[i].decodePlain(it.Value()) {
+			return nil, false
+		}
+		out[i] = &blocks[i]
+	}
+	return out, true
+}
+
+// decodePlain decodes the object d into c if it is a text block with
+// only "type" and "text" members, and reports whether it was.
+func (c *TextContent) decodePlain(d []byte) bool {
+	isText := false
+	var it codec.Members
+	for it.Reset(d); it.Next(); {
+		if it.KeyEscaped() {
+			return false
+		}
+		v := it.Value()
+		switch string(it.Name(nil)) {
+		case "type":
+			isText = string(v) == `"text"`
+		case "text":
+			if codec.KindOf(v) != codec.ValueString {
+				return false
+			}
+			text, err := codec.Unquote(v)
+			if err != nil {
+				return false
+			}
+			c.Text = string(text)
+		default:
+			return false
+		}
+	}
+	return isText && it.Err() == nil
+}
+
 // contentOne is one Content that decodes by its type.
 type contentOne struct{ Content }
 

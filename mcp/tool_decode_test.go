@@ -1,0 +1,92 @@
+package mcp
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// callResults are tools/call results, common and not.
+var callResults = []string{
+	`{"content":[{"type":"text","text":"hello"}]}`,
+	`{"content":[]}`,
+	`{}`,
+	`{"content":[{"type":"text","text":"a"},{"text":"b","type":"text"}],"isError":true}`,
+	`{"content":[{"type":"text","text":"esc\u00e9\n\"\ud800"}],"isError":false}`,
+	`{"content":[{"type":"text"}]}`,
+	`{"content":[{"type":"text","text":"x","text":"y"}]}`,
+	`{"content":[{"type":"image","type":"text","text":"t"}]}`,
+	`{"content":[{"type":"text","text":"{}"}],"structuredContent":{"a":[1, 2],"b":{}}}`,
+	` { "content" : [ { "type" : "text" , "text" : "spaced" } ] , "structuredContent" : { "x" : 1 } } `,
+	`{"content":[{"type":"\u0074ext","text":"escaped type"}]}`,
+	`{"content":[{"type":"text","text":"a","annotations":{"priority":1}}]}`,
+	`{"content":[{"type":"text","text":"a","_meta":{"k":"v"}}]}`,
+	`{"content":[{"type":"image","data":"AAEC","mimeType":"image/png"}]}`,
+	`{"content":[{"type":"resource_link","uri":"file:///x","name":"x"}]}`,
+	`{"content":null}`,
+	`{"content":[{"type":"text","text":"a"}],"_meta":{"k":1}}`,
+	`{"content":[{"type":"text","text":"a"}],"structuredContent":null}`,
+	`{"content":[{"type":"text","text":"a"}],"other":1}`,
+	`{"c\u006fntent":[{"type":"text","text":"a"}]}`,
+	`{"content":[{"type":"text","text":"a"}],"content":[{"type":"text","text":"b"}],"isError":true,"isError":false}`,
+}
+
+// decodeBothWays decodes data through decodeCommon (when it takes it) and
+// decodeSlow, and fails unless both give the same result.
+func decodeBothWays(t testing.TB, data []byte) (common bool) {
+	t.Helper()
+	var fast, slow CallToolResult
+	common = fast.decodeCommon(data)
+	slowErr := slow.decodeSlow(data)
+	if !common {
+		return false
+	}
+	if slowErr != nil {
+		t.Errorf("%s: decodeCommon took it, decodeSlow failed: %v", data, slowErr)
+	} else if !reflect.DeepEqual(fast, slow) {
+		t.Errorf("%s: decodeCommon gave %#v, decodeSlow %#v", data, fast, slow)
+	}
+	return true
+}
+
+func TestCallToolResult_decodeCommonAgrees(t *testing.T) {
+	took := 0
+	for _, in := range callResults {
+		if decodeBothWays(t, []byte(in)) {
+			took++
+		}
+	}
+	if took < len(callResults)/3 {
+		t.Errorf("decodeCommon took %d of %d results", took, len(callResults))
+	}
+}
+
+func TestCallToolResult_UnmarshalJSON(t *testing.T) {
+	var r CallToolResult
+	if err := codec.UnmarshalExact([]byte(`{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"isError":true}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Content) != 2 || !r.IsError || r.Content[1].(*TextContent).Text != "b" {
+		t.Errorf("got %#v", r)
+	}
+	if err := r.UnmarshalJSON([]byte(`{"content":[{"type":"nope"}]}`)); err == nil {
+		t.Error("an unknown content type decoded without error")
+	}
+}
+
+// FuzzCallToolResultDecode holds decodeCommon to decodeSlow on any valid
+// JSON object.
+func FuzzCallToolResultDecode(f *testing.F) {
+	for _, in := range callResults {
+		f.Add(in)
+	}
+	sc := codec.NewScanner(nil)
+	f.Fuzz(func(t *testing.T, in string) {
+		data := []byte(in)
+		if !sc.Valid(data) || codec.KindOf(data) != codec.ValueObject {
+			return // a result is a valid object by now
+		}
+		decodeBothWays(t, data)
+	})
+}
