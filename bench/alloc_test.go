@@ -16,7 +16,7 @@ func TestMcpwireCallAllocs(t *testing.T) {
 		impl
 		budget float64
 	}{
-		{impl{"mcpwire", mcpwireMem}, 34},
+		{impl{"mcpwire", mcpwireMem}, 33},
 		{impl{"mcpwire-pooled", mcpwirePooledMem}, 33}, // no goroutine per request
 	} {
 		im := c.impl
