@@ -89,15 +89,19 @@ func (s *ClientSession) Tools(ctx context.Context) iter.Seq2[*Tool, error] {
 // object; nil for none). A tool's own failure is a result with IsError
 // set; err is for protocol failures.
 func (s *ClientSession) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
-	p := &CallToolParams{Name: name}
-	if args != nil {
-		raw, err := codec.AppendValue(nil, args)
-		if err != nil {
-			return nil, err
-		}
-		p.Arguments = raw
+	var r CallToolResult
+	if err := s.call(ctx, "tools/call", &callToolArgs{name, args}, &r); err != nil {
+		return nil, err
 	}
-	return s.CallToolWith(ctx, p)
+	return &r, nil
+}
+
+// callToolArgs are the params of tools/call as CallTool sends them: the
+// arguments a Go value, encoded with the params in one pass (not encoded
+// alone, then copied and compacted as raw JSON).
+type callToolArgs struct {
+	Name      string `json:"name"`
+	Arguments any    `json:"arguments,omitempty"`
 }
 
 // CallToolWith calls a tool with raw params (a progress token in Meta,
