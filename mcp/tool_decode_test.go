@@ -90,3 +90,65 @@ func FuzzCallToolResultDecode(f *testing.F) {
 		decodeBothWays(t, data)
 	})
 }
+
+// callParams are tools/call params, common and not.
+var callParams = []string{
+	`{"name":"echo","arguments":{"message":"hello"}}`,
+	`{"name":"echo"}`,
+	`{"arguments":{"a":[1, 2]},"name":"x"}`,
+	` { "name" : "spaced" , "arguments" : { "a" : 1 } } `,
+	`{"name":"a","name":"b","arguments":{},"arguments":{"x":1}}`,
+	`{}`,
+	`{"name":"\u00e9"}`,
+	`{"name":"echo","arguments":null}`,
+	`{"name":"echo","arguments":[1]}`,
+	`{"name":1}`,
+	`{"name":"echo","_meta":{"progressToken":1}}`,
+	`{"name":"echo","task":{"ttl":1000}}`,
+	`{"name":"echo","other":true}`,
+	`{"n\u0061me":"echo"}`,
+}
+
+// decodeParamsBothWays decodes data through decodeCommon (when it takes
+// it) and sonic, and fails unless both give the same params.
+func decodeParamsBothWays(t testing.TB, data []byte) bool {
+	t.Helper()
+	var fast, slow CallToolParams
+	if !fast.decodeCommon(data) {
+		return false
+	}
+	if err := codec.UnmarshalExact(data, &slow); err != nil {
+		t.Errorf("%s: decodeCommon took it, sonic failed: %v", data, err)
+	} else if !reflect.DeepEqual(fast, slow) {
+		t.Errorf("%s: decodeCommon gave %#v, sonic %#v", data, fast, slow)
+	}
+	return true
+}
+
+func TestCallToolParams_decodeCommonAgrees(t *testing.T) {
+	took := 0
+	for _, in := range callParams {
+		if decodeParamsBothWays(t, []byte(in)) {
+			took++
+		}
+	}
+	if took < 5 {
+		t.Errorf("decodeCommon took %d of %d params", took, len(callParams))
+	}
+}
+
+// FuzzCallToolParamsDecode holds decodeCommon to sonic on any valid JSON
+// object.
+func FuzzCallToolParamsDecode(f *testing.F) {
+	for _, in := range callParams {
+		f.Add(in)
+	}
+	sc := codec.NewScanner(nil)
+	f.Fuzz(func(t *testing.T, in string) {
+		data := []byte(in)
+		if !sc.Valid(data) || codec.KindOf(data) != codec.ValueObject {
+			return // params are a valid object by now
+		}
+		decodeParamsBothWays(t, data)
+	})
+}

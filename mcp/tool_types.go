@@ -95,6 +95,34 @@ type CallToolParams struct {
 	Task      *TaskMetadata   `json:"task,omitempty"`
 }
 
+// decodeCommon decodes params holding only a name without escapes and an
+// object of arguments (see commonDecoder).
+func (p *CallToolParams) decodeCommon(data []byte) bool {
+	var name, args []byte
+	var it codec.Members
+	for it.Reset(data); it.Next(); {
+		v := it.Value()
+		switch {
+		case it.KeyEscaped():
+			return false
+		case string(it.Name(nil)) == "name" && codec.KindOf(v) == codec.ValueString && bytes.IndexByte(v, '\\') < 0:
+			name = v[1 : len(v)-1]
+		case string(it.Name(nil)) == "arguments" && codec.KindOf(v) == codec.ValueObject:
+			args = v
+		default:
+			return false
+		}
+	}
+	if it.Err() != nil {
+		return false
+	}
+	*p = CallToolParams{Name: string(name)}
+	if args != nil {
+		p.Arguments = bytes.Clone(args)
+	}
+	return true
+}
+
 // CallToolResult is the result of tools/call. A tool that failed in a way
 // the model may correct sets IsError and says why in Content; protocol
 // failures are JSON-RPC errors instead.
