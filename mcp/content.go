@@ -141,12 +141,20 @@ type (
 // MarshalJSON encodes c with "type":"text". The common block (no
 // annotations, no _meta) is laid out by hand.
 func (c *TextContent) MarshalJSON() ([]byte, error) {
-	if c.Annotations == nil && c.Meta == nil {
-		b := append(make([]byte, 0, len(c.Text)+32), `{"type":"text","text":`...)
-		b, err := codec.AppendValue(b, c.Text)
-		return append(b, '}'), err
+	if c.plain() {
+		return c.appendPlain(make([]byte, 0, len(c.Text)+32))
 	}
 	return codec.AppendValue(nil, &wireText{"text", c.Text, c.Annotations, c.Meta})
+}
+
+// plain reports whether c is the common block: no annotations, no _meta.
+func (c *TextContent) plain() bool { return c.Annotations == nil && c.Meta == nil }
+
+// appendPlain appends c, a plain block, as MarshalJSON lays it out.
+func (c *TextContent) appendPlain(b []byte) ([]byte, error) {
+	b = append(b, `{"type":"text","text":`...)
+	b, err := codec.AppendValue(b, c.Text)
+	return append(b, '}'), err
 }
 
 // MarshalJSON encodes c with "type":"image".

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -150,5 +151,57 @@ func FuzzCallToolParamsDecode(f *testing.F) {
 			return // params are a valid object by now
 		}
 		decodeParamsBothWays(t, data)
+	})
+}
+
+// encodeResults are results as runTool returns them, common and not.
+var encodeResults = []*CallToolResult{
+	{Content: []Content{}},
+	{Content: []Content{&TextContent{Text: "hello"}}},
+	{Content: []Content{&TextContent{Text: "a\n\"b\"\\ <>&\u2028\x01\xff é"}, &TextContent{Text: ""}}, IsError: true},
+	{Content: []Content{&TextContent{Text: "x", Meta: Meta{"k": 1}}}},
+	{Content: []Content{&TextContent{Text: "x", Annotations: &Annotations{LastModified: "2025-01-12T15:00:58Z"}}}},
+	{Content: []Content{&ImageContent{Data: []byte{1}, MimeType: "image/png"}}},
+	{Content: []Content{&TextContent{Text: "{}"}}, StructuredContent: json.RawMessage(`{}`)},
+	{Content: []Content{}, Meta: Meta{"k": "v"}},
+}
+
+// encodeBothWays fails unless encodeCommon gives, when it takes r, the
+// bytes sonic gives.
+func encodeBothWays(t testing.TB, r *CallToolResult) bool {
+	t.Helper()
+	raw, ok := r.encodeCommon().(codec.Raw)
+	if !ok {
+		return false
+	}
+	want, err := codec.AppendValue(nil, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(raw) != string(want) {
+		t.Errorf("%#v: encodeCommon gave %s, sonic %s", r, raw, want)
+	}
+	return true
+}
+
+func TestCallToolResult_encodeCommonAgrees(t *testing.T) {
+	took := 0
+	for _, r := range encodeResults {
+		if encodeBothWays(t, r) {
+			took++
+		}
+	}
+	if took != 3 {
+		t.Errorf("encodeCommon took %d results, want 3", took)
+	}
+}
+
+// FuzzCallToolResultEncode holds encodeCommon to sonic's bytes for any
+// text blocks.
+func FuzzCallToolResultEncode(f *testing.F) {
+	f.Add("hello", "", false)
+	f.Add("a\n\"b\"\\ <>&\u2028\x01\xff é", "\x00\u007f\ud7ff", true)
+	f.Fuzz(func(t *testing.T, a, b string, isError bool) {
+		encodeBothWays(t, &CallToolResult{Content: []Content{&TextContent{Text: a}, &TextContent{Text: b}}, IsError: isError})
 	})
 }
