@@ -44,12 +44,12 @@ func (s *ClientSession) Wait() error { return s.c.Wait() }
 // notifications/cancelled.
 func (s *ClientSession) call(ctx context.Context, method string, params, result any) error {
 	raw, err := s.c.CallRaw(ctx, method, params)
-	var ce *conn.CanceledCallError
-	if errors.As(err, &ce) {
-		_ = s.c.Notify(context.WithoutCancel(ctx), "notifications/cancelled",
-			&CancelledParams{RequestID: json.RawMessage(ce.ID), Reason: ce.Err.Error()})
-	}
 	if err != nil {
+		var ce *conn.CanceledCallError // its address escapes: only on failure
+		if errors.As(err, &ce) {
+			_ = s.c.Notify(context.WithoutCancel(ctx), "notifications/cancelled",
+				&CancelledParams{RequestID: json.RawMessage(ce.ID), Reason: ce.Err.Error()})
+		}
 		s.elicits.expectAll(err)
 		return err
 	}

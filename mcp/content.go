@@ -288,8 +288,14 @@ func decodeTextBlocks(d []byte) ([]Content, bool) {
 	if it.Err() != nil {
 		return nil, false
 	}
-	blocks := make([]TextContent, n)
-	out := make([]Content, n)
+	var blocks []TextContent
+	var out []Content
+	if n == 1 { // the usual result: the block and the list in one allocation
+		one := new(oneTextBlock)
+		blocks, out = one.block[:], one.list[:]
+	} else {
+		blocks, out = make([]TextContent, n), make([]Content, n)
+	}
 	i := 0
 	for it.Reset(d); it.Next(); i++ {
 		if codec.KindOf(it.Value()) != codec.ValueObject || !blocks[i].decodePlain(it.Value()) {
@@ -298,6 +304,12 @@ func decodeTextBlocks(d []byte) ([]Content, bool) {
 		out[i] = &blocks[i]
 	}
 	return out, true
+}
+
+// oneTextBlock holds a list of one text block and the block.
+type oneTextBlock struct {
+	list  [1]Content
+	block [1]TextContent
 }
 
 // decodePlain decodes the object d into c if it is a text block with
