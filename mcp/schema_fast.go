@@ -257,8 +257,8 @@ func (f *fastSchema) judge(t typeSet, ok bool) fastVerdict {
 }
 
 func (f *fastSchema) checkNumber(d []byte) fastVerdict {
-	n, err := strconv.ParseFloat(string(d), 64)
-	if err != nil {
+	n, ok := parseNumber(d)
+	if !ok {
 		return fastUnknown // out of range: sonic refuses it
 	}
 	t := typeNumber // as sonic decodes it: a float64
@@ -395,7 +395,7 @@ func decodable(d []byte) bool {
 			if err != nil {
 				return false
 			}
-			if _, err := strconv.ParseFloat(string(d[i:j]), 64); err != nil {
+			if _, ok := parseNumber(d[i:j]); !ok {
 				return false
 			}
 			i = j
@@ -412,4 +412,34 @@ func decodable(d []byte) bool {
 		}
 	}
 	return true
+}
+
+// parseNumber returns the float64 sonic decodes the JSON number d to, and
+// false when sonic would refuse it (out of range). Integers of up to 15
+// digits, exact in a float64, are read without strconv (whose errors make
+// the text escape: an allocation per number).
+func parseNumber(d []byte) (float64, bool) {
+	digits := d
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) > 0 && len(digits) <= 15 {
+		n := 0
+		for _, c := range digits {
+			if c-'0' > 9 {
+				return parseNumberSlow(d)
+			}
+			n = n*10 + int(c-'0')
+		}
+		if d[0] == '-' {
+			return -float64(n), true
+		}
+		return float64(n), true
+	}
+	return parseNumberSlow(d)
+}
+
+func parseNumberSlow(d []byte) (float64, bool) {
+	n, err := strconv.ParseFloat(string(d), 64)
+	return n, err == nil
 }

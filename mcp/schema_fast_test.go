@@ -213,3 +213,24 @@ func FuzzFastSchema(f *testing.F) {
 		agree(t, compiled[int(which)%len(compiled)], data)
 	})
 }
+
+func TestParseNumber(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"0", 0, true}, {"-0", 0, true}, {"7", 7, true}, {"-12", -12, true},
+		{"999999999999999", 999999999999999, true},
+		{"12345678901234567890", 12345678901234567890, true},
+		{"1.5", 1.5, true}, {"-2e3", -2000, true}, {"1e400", 0, false},
+	} {
+		got, ok := parseNumber([]byte(c.in))
+		if ok != c.ok || ok && got != c.want {
+			t.Errorf("parseNumber(%s) = %v, %v; want %v, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { parseNumber([]byte("12345")) }); n != 0 {
+		t.Errorf("parseNumber of an integer allocates %v times", n)
+	}
+}
