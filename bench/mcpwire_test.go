@@ -42,8 +42,8 @@ func mcpwireCaller(cs *mcp.ClientSession) caller {
 }
 
 // mcpwireMem connects over conn.Pipe, which hands whole messages across
-// (no framing). The server has the default options: each request runs on
-// a goroutine of its own.
+// (no framing). The server has the default options: handlers run on
+// goroutines its sessions share and reuse (mcp/workers.go).
 func mcpwireMem(tb testing.TB) (caller, func()) {
 	return mcpwireMemWith(tb, nil)
 }

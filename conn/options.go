@@ -17,8 +17,12 @@ import (
 // reports when every worker is busy, so that tasks it has queued will not
 // start soon (answers are then never held back for them: see sendLater).
 type Executor interface {
-	Submit(t pool.Task) error
+	Submit(t Task) error
 }
+
+// Task is what an Executor runs: pool.Task, named here so that executors
+// outside pool's importers (mcp's) can be written.
+type Task = pool.Task
 
 // CancelPolicy says whether a request cancelled by Conn.Cancel is still
 // answered.

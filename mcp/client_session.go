@@ -73,17 +73,20 @@ func (s *ClientSession) keepAliveFailed(missed int, last error) {
 // notifications/cancelled.
 func (s *ClientSession) call(ctx context.Context, method string, params, result any) error {
 	raw, err := s.c.CallRaw(ctx, method, params)
-	var ce *conn.CanceledCallError
-	if errors.As(err, &ce) {
-		_ = s.c.Notify(context.WithoutCancel(ctx), "notifications/cancelled",
-			&CancelledParams{RequestID: json.RawMessage(ce.ID), Reason: ce.Err.Error()})
-	}
 	if err != nil {
+		var ce *conn.CanceledCallError // its address escapes: only on failure
+		if errors.As(err, &ce) {
+			_ = s.c.Notify(context.WithoutCancel(ctx), "notifications/cancelled",
+				&CancelledParams{RequestID: json.RawMessage(ce.ID), Reason: ce.Err.Error()})
+		}
 		s.elicits.expectAll(err)
 		return err
 	}
 	if result == nil {
 		return nil
+	}
+	if u, ok := result.(json.Unmarshaler); ok && codec.KindOf(raw) != codec.ValueNull {
+		return u.UnmarshalJSON(raw) // as sonic would, without finding out first
 	}
 	return codec.UnmarshalExact(raw, result)
 }
@@ -115,15 +118,19 @@ func (s *ClientSession) Tools(ctx context.Context) iter.Seq2[*Tool, error] {
 // object; nil for none). A tool's own failure is a result with IsError
 // set; err is for protocol failures.
 func (s *ClientSession) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
-	p := &CallToolParams{Name: name}
-	if args != nil {
-		raw, err := codec.AppendValue(nil, args)
-		if err != nil {
-			return nil, err
-		}
-		p.Arguments = raw
+	var r CallToolResult
+	if err := s.call(ctx, "tools/call", &callToolArgs{name, args}, &r); err != nil {
+		return nil, err
 	}
-	return s.CallToolWith(ctx, p)
+	return &r, nil
+}
+
+// callToolArgs are the params of tools/call as CallTool sends them: the
+// arguments a Go value, encoded with the params in one pass (not encoded
+// alone, then copied and compacted as raw JSON).
+type callToolArgs struct {
+	Name      string `json:"name"`
+	Arguments any    `json:"arguments,omitempty"`
 }
 
 // CallToolWith calls a tool with raw params (a progress token in Meta,

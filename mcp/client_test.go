@@ -286,3 +286,33 @@ func TestClient_connectsToACommandOverStdio(t *testing.T) {
 		t.Fatalf("the server did not exit cleanly: %v", cmd.ProcessState)
 	}
 }
+
+// CallTool encodes its arguments with the params: arguments that cannot
+// be encoded fail the call before anything is sent, and the session
+// stays usable; nil arguments are none.
+func TestClient_CallToolArguments(t *testing.T) {
+	srv := mcp.NewServer(nil, nil)
+	must(t, addEcho(srv))
+	must(t, srv.AddTool(&mcp.Tool{Name: "args"}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+	}))
+	cs := connect(t, srv, mcp.NewClient(nil, nil))
+	ctx := context.Background()
+	if _, err := cs.CallTool(ctx, "echo", map[string]any{"message": make(chan int)}); err == nil {
+		t.Error("arguments holding a channel encoded")
+	}
+	for _, c := range []struct {
+		args any
+		want string
+	}{
+		{nil, ""},
+		{struct{}{}, "{}"},
+		{map[string]string{"message": "a\nb"}, `{"message":"a\nb"}`},
+		{json.RawMessage(`{ "x" : 1 }`), `{"x":1}`},
+	} {
+		res, err := cs.CallTool(ctx, "args", c.args)
+		if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != c.want {
+			t.Errorf("CallTool(%#v): %+v, %v; want arguments %s", c.args, res, err, c.want)
+		}
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/mcp"
@@ -75,5 +77,46 @@ func TestServer_concurrentCallsWhileToolsChange(t *testing.T) {
 	}
 	callers.Wait()
 	close(stop)
+	wg.Wait()
+}
+
+// 500 tools at once each wait on the client (elicitation), which answers
+// none until all 500 have asked: with the server's default options no
+// handler waits for another to finish.
+func TestServer_manyHandlersWaitingOnTheClient(t *testing.T) {
+	const n = 500
+	srv := mcp.NewServer(nil, nil)
+	must(t, srv.AddTool(&mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		r, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "ok?"})
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Action}}}, nil
+	}))
+	var asked atomic.Int32
+	all := make(chan struct{})
+	c := mcp.NewClient(nil, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		if asked.Add(1) == n {
+			close(all)
+		}
+		select {
+		case <-all:
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}})
+	cs := connect(t, srv, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			res, err := cs.CallTool(ctx, "ask", nil)
+			if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "accept" {
+				t.Errorf("call %d: %+v, %v", i, res, err)
+			}
+		})
+	}
 	wg.Wait()
 }

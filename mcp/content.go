@@ -141,12 +141,20 @@ type (
 // MarshalJSON encodes c with "type":"text". The common block (no
 // annotations, no _meta) is laid out by hand.
 func (c *TextContent) MarshalJSON() ([]byte, error) {
-	if c.Annotations == nil && c.Meta == nil {
-		b := append(make([]byte, 0, len(c.Text)+32), `{"type":"text","text":`...)
-		b, err := codec.AppendValue(b, c.Text)
-		return append(b, '}'), err
+	if c.plain() {
+		return c.appendPlain(make([]byte, 0, len(c.Text)+32))
 	}
 	return codec.AppendValue(nil, &wireText{"text", c.Text, c.Annotations, c.Meta})
+}
+
+// plain reports whether c is the common block: no annotations, no _meta.
+func (c *TextContent) plain() bool { return c.Annotations == nil && c.Meta == nil }
+
+// appendPlain appends c, a plain block, as MarshalJSON lays it out.
+func (c *TextContent) appendPlain(b []byte) ([]byte, error) {
+	b = append(b, `{"type":"text","text":`...)
+	b, err := codec.AppendValue(b, c.Text)
+	return append(b, '}'), err
 }
 
 // MarshalJSON encodes c with "type":"image".
@@ -266,6 +274,71 @@ func (l *contentList) UnmarshalJSON(data []byte) error {
 	}
 	*l = out
 	return nil
+}
+
+// decodeTextBlocks decodes a JSON array of text blocks that have only
+// "type" and "text" members, all blocks in one allocation. It reports
+// false for any other array.
+func decodeTextBlocks(d []byte) ([]Content, bool) {
+	n := 0
+	var it codec.Elements
+	for it.Reset(d); it.Next(); {
+		n++
+	}
+	if it.Err() != nil {
+		return nil, false
+	}
+	var blocks []TextContent
+	var out []Content
+	if n == 1 { // the usual result: the block and the list in one allocation
+		one := new(oneTextBlock)
+		blocks, out = one.block[:], one.list[:]
+	} else {
+		blocks, out = make([]TextContent, n), make([]Content, n)
+	}
+	i := 0
+	for it.Reset(d); it.Next(); i++ {
+		if codec.KindOf(it.Value()) != codec.ValueObject || !blocks[i].decodePlain(it.Value()) {
+			return nil, false
+		}
+		out[i] = &blocks[i]
+	}
+	return out, true
+}
+
+// oneTextBlock holds a list of one text block and the block.
+type oneTextBlock struct {
+	list  [1]Content
+	block [1]TextContent
+}
+
+// decodePlain decodes the object d into c if it is a text block with
+// only "type" and "text" members, and reports whether it was.
+func (c *TextContent) decodePlain(d []byte) bool {
+	isText := false
+	var it codec.Members
+	for it.Reset(d); it.Next(); {
+		if it.KeyEscaped() {
+			return false
+		}
+		v := it.Value()
+		switch string(it.Name(nil)) {
+		case "type":
+			isText = string(v) == `"text"`
+		case "text":
+			if codec.KindOf(v) != codec.ValueString {
+				return false
+			}
+			text, err := codec.Unquote(v)
+			if err != nil {
+				return false
+			}
+			c.Text = string(text)
+		default:
+			return false
+		}
+	}
+	return isText && it.Err() == nil
 }
 
 // contentOne is one Content that decodes by its type.

@@ -70,8 +70,11 @@
 // default, if it has one (a field's `default:"…"` tag gives it in an
 // inferred schema; defaults are checked against their schemas at
 // AddTool), in nested objects too: validation and the handler see it.
-// Structured output is checked against the output schema and
-// mirrored as a text block. An unknown tool is -32602 with its name (and
+// Schemas of the common shapes (objects of strings, numbers, booleans and
+// arrays, required members, string enums, bounds) are checked on the raw
+// arguments without decoding them; jsonschema-go judges the rest, and
+// words every failure. Structured output is checked against the output
+// schema and mirrored as a text block. An unknown tool is -32602 with its name (and
 // the names available) in data. A handler's plain error becomes an isError
 // result; a *codec.Error is a protocol error.
 //
@@ -100,8 +103,9 @@
 // a progress token; Log (and ServerSession.Log) sends notifications/message
 // at or above the session's level (logging/setLevel; ServerOptions.LogLevel
 // before). notifications/cancelled cancels the handler's context and no
-// response is sent. Handlers run on the connection's pool and may call the
-// client: ServerSession.CreateMessage (sampling), Elicit, ListRoots and
+// response is sent. Handlers run on the connection's pool (by default,
+// goroutines the server's sessions share and reuse, never fewer than the
+// handlers running) and may call the client: ServerSession.CreateMessage (sampling), Elicit, ListRoots and
 // Ping; a call abandoned by its context is cancelled at the client.
 //
 // Elicit asks in form mode, or in URL mode (2025-11-25): the client opens

@@ -45,13 +45,24 @@ func method[P any](g gate, f methodFunc[P]) router.Handler {
 			ss.setConn(conn.FromContext(ctx))
 		}
 		p := new(P)
-		if req.Params != nil {
+		if req.Params != nil && !decodedCommon(p, req.Params) {
 			if err := codec.UnmarshalExact(req.Params, p); err != nil {
 				return nil, invalidParams("Invalid params: " + err.Error())
 			}
 		}
 		return f(ctx, ss, req, p)
 	})
+}
+
+// commonDecoder is a params type that decodes its common form itself, in
+// one walk over the bytes, and reports false, leaving itself alone, for
+// anything else (which sonic then decodes, to the same value).
+type commonDecoder interface{ decodeCommon(data []byte) bool }
+
+// decodedCommon reports whether p decoded data itself.
+func decodedCommon(p any, data []byte) bool {
+	d, ok := p.(commonDecoder)
+	return ok && d.decodeCommon(data)
 }
 
 // invalidParams is a -32602 error with this message.

@@ -22,7 +22,8 @@ import (
 type compiledSchema struct {
 	raw      json.RawMessage // served byte for byte
 	resolved *jsonschema.Resolved
-	defaults bool // a property has a default (see schema_defaults.go)
+	fast     *fastSchema // nil: the schema is beyond the fast path (schema_fast.go)
+	defaults bool        // a property has a default (see schema_defaults.go)
 }
 
 // schemaFor infers the schema of the Go type t, following its json tags:
@@ -92,16 +93,25 @@ func compileSchema(raw []byte) (*compiledSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &compiledSchema{raw: buf.Bytes(), resolved: rs, defaults: hasDefaults(&s)}, nil
+	return &compiledSchema{raw: buf.Bytes(), resolved: rs, fast: compileFast(&s), defaults: hasDefaults(&s)}, nil
 }
 
 // validate checks the JSON value data (valid JSON, decoded with sonic).
 func (c *compiledSchema) validate(data []byte) error {
+	if c.fastValid(data) {
+		return nil
+	}
 	var v any
 	if err := codec.Unmarshal(data, &v); err != nil {
 		return err
 	}
 	return c.resolved.Validate(v)
+}
+
+// fastValid reports whether the fast path finds data valid. When it does
+// not, the jsonschema validator judges, and words the error.
+func (c *compiledSchema) fastValid(data []byte) bool {
+	return c.fast != nil && c.fast.check(data) == fastValid
 }
 
 // relaxPointers makes the pointer fields of the structs t holds optional

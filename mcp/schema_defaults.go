@@ -103,6 +103,9 @@ func hasDefaults(s *jsonschema.Schema) bool {
 // decoding that keeps numbers as they were written (an integer past 2^53
 // survives); validation sees the defaults too.
 func (c *compiledSchema) withDefaults(args []byte) ([]byte, error) {
+	if !c.defaults && c.fastValid(args) {
+		return args, nil
+	}
 	var v any
 	if err := codec.Unmarshal(args, &v); err != nil {
 		return nil, err

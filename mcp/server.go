@@ -56,7 +56,10 @@ type ServerOptions struct {
 	// answering (see KeepAlive). The zero value sends no pings.
 	KeepAlive KeepAlive
 	// Conn is the base of every session's connection options: its pool,
-	// limits, timeouts, logger, parent context and close callback. The
+	// limits, timeouts, logger, parent context and close callback. Without
+	// a pool, handlers run on goroutines the server's sessions share and
+	// reuse (never fewer than handlers running: one never waits for
+	// another). The
 	// server sets the router, the cancellation policy (CancelSilent, as
 	// MCP requires) and the batch policy itself.
 	//
@@ -86,6 +89,8 @@ type Server struct {
 	resources registry[*serverResource]
 	templates registry[*serverTemplate]
 	prompts   registry[*serverPrompt]
+
+	workers sharedWorkers // run handlers unless ServerOptions.Conn has a Pool (workers.go)
 
 	mu       sync.Mutex
 	sessions map[*ServerSession]struct{}            // initialised and open
@@ -157,9 +162,17 @@ func (s *Server) Bind(ctx context.Context, p *conn.Peer) (*conn.Options, error) 
 		parent = context.Background()
 	}
 	o.Context = context.WithValue(parent, sessionKey{}, ss)
+	var w *workers
+	if o.Pool == nil {
+		w = s.workers.acquire()
+		o.Pool = w
+	}
 	userClose := o.OnClose
 	o.OnClose = func(c *conn.Conn, err error) {
 		s.drop(ss, err)
+		if w != nil {
+			s.workers.release(w)
+		}
 		if userClose != nil {
 			userClose(c, err)
 		}

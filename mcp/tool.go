@@ -187,7 +187,44 @@ func (s *Server) callTool(ctx context.Context, ss *ServerSession, req *router.Re
 	if asTask {
 		return s.startTask(ctx, ss, st, r, p.Task)
 	}
-	return s.runTool(ctx, ss, st, r)
+	res, err := s.runTool(ctx, ss, st, r)
+	if err != nil {
+		return nil, err
+	}
+	return res.encodeCommon(), nil
+}
+
+// encodeCommon returns the common result (plain text blocks, isError,
+// nothing else) laid out as sonic would encode it, byte for byte, in one
+// buffer and without sonic (which would compact each block's MarshalJSON
+// again); any other result as it is, for sonic.
+func (r *CallToolResult) encodeCommon() any {
+	if r.Meta != nil || r.StructuredContent != nil {
+		return r
+	}
+	size := 32
+	for _, c := range r.Content {
+		t, ok := c.(*TextContent)
+		if !ok || !t.plain() {
+			return r
+		}
+		size += len(t.Text) + 32
+	}
+	b := append(make([]byte, 0, size), `{"content":[`...)
+	for i, c := range r.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = c.(*TextContent).appendPlain(b); err != nil {
+			return r
+		}
+	}
+	b = append(b, ']')
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return codec.Raw(append(b, '}'))
 }
 
 // runTool checks a call's arguments, runs the tool and checks its result.

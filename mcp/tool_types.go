@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -94,6 +95,34 @@ type CallToolParams struct {
 	Task      *TaskMetadata   `json:"task,omitempty"`
 }
 
+// decodeCommon decodes params holding only a name without escapes and an
+// object of arguments (see commonDecoder).
+func (p *CallToolParams) decodeCommon(data []byte) bool {
+	var name, args []byte
+	var it codec.Members
+	for it.Reset(data); it.Next(); {
+		v := it.Value()
+		switch {
+		case it.KeyEscaped():
+			return false
+		case string(it.Name(nil)) == "name" && codec.KindOf(v) == codec.ValueString && bytes.IndexByte(v, '\\') < 0:
+			name = v[1 : len(v)-1]
+		case string(it.Name(nil)) == "arguments" && codec.KindOf(v) == codec.ValueObject:
+			args = v
+		default:
+			return false
+		}
+	}
+	if it.Err() != nil {
+		return false
+	}
+	*p = CallToolParams{Name: string(name)}
+	if args != nil {
+		p.Arguments = bytes.Clone(args)
+	}
+	return true
+}
+
 // CallToolResult is the result of tools/call. A tool that failed in a way
 // the model may correct sets IsError and says why in Content; protocol
 // failures are JSON-RPC errors instead.
@@ -108,8 +137,59 @@ type CallToolResult struct {
 	IsError           bool      `json:"isError,omitempty"`
 }
 
-// UnmarshalJSON decodes a result, each content block by its type.
+// UnmarshalJSON decodes a result, each content block by its type. data
+// must be valid JSON (decoded by sonic).
 func (r *CallToolResult) UnmarshalJSON(data []byte) error {
+	if r.decodeCommon(data) {
+		return nil
+	}
+	return r.decodeSlow(data)
+}
+
+// decodeCommon decodes the common result in one walk over data: text
+// blocks without annotations or _meta, isError, and structured content
+// that is an object. It reports false, leaving r alone, for anything
+// else; decodeSlow then decodes it, to the same value where both can
+// (tool_decode_test.go holds them to it).
+func (r *CallToolResult) decodeCommon(data []byte) bool {
+	var res CallToolResult
+	var it codec.Members
+	for it.Reset(data); it.Next(); {
+		if it.KeyEscaped() {
+			return false
+		}
+		v := it.Value()
+		switch string(it.Name(nil)) {
+		case "content":
+			c, ok := decodeTextBlocks(v)
+			if !ok {
+				return false
+			}
+			res.Content = c
+		case "isError":
+			k := codec.KindOf(v)
+			if !k.IsBool() {
+				return false
+			}
+			res.IsError = k == codec.ValueTrue
+		case "structuredContent":
+			if codec.KindOf(v) != codec.ValueObject {
+				return false
+			}
+			res.StructuredContent = json.RawMessage(bytes.Clone(v))
+		default:
+			return false
+		}
+	}
+	if it.Err() != nil {
+		return false
+	}
+	*r = res
+	return true
+}
+
+// decodeSlow decodes any result, each member and block through sonic.
+func (r *CallToolResult) decodeSlow(data []byte) error {
 	var w struct {
 		Meta              Meta            `json:"_meta"`
 		Content           contentList     `json:"content"`
