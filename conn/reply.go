@@ -120,8 +120,6 @@ func (c *Conn) flushHeld() error {
 	}
 	var err error
 	c.held.B, err = c.out.sendHeld(c.held.B)
-	if err != nil && !errors.Is(err, ErrClosed) {
-		c.terminate(err)
-	}
+	c.sent(err)
 	return err
 }
