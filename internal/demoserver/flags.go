@@ -34,6 +34,8 @@ type config struct {
 	forbid      []string      // -forbid
 	rate        float64       // -rate: 0 for no limit
 	fastRPC     string        // -fast-rpc: HOST:PORT, or "" for none
+	keepAlive   time.Duration // -keepalive: 0 for no pings
+	cors        []string      // -cors: allowed origins, nil for none
 }
 
 // syntaxError is an error of flag.FlagSet.Parse, which the flag set has
@@ -65,6 +67,8 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	forbid := fs.String("forbid", "", "refuse the comma-separated `METHODS` to every caller with -32010 (HTTP 403)")
 	rateFlag := fs.Float64("rate", 0, "allow each peer `N` calls per second, in bursts of N (a session; over HTTP POST\nan IP address); past it -32011 with data.retryAfterMs (HTTP 429). 0: no limit")
 	fastRPC := fs.String("fast-rpc", "", "with -listen http://…, also serve JSON-RPC over HTTP POST (as /rpc) on fasthttp at\n`ADDR` (HOST:PORT, any path; port 0 picks one, logged as fastrpc=URL): the same sessions,\nanswers and statuses, with the answers of pipelined requests written together")
+	keepAlive := fs.Duration("keepalive", 0, "ping every MCP session's client every `INTERVAL` and close a session whose client\nmisses three in a row (0: no pings)")
+	cors := fs.String("cors", "", "with -listen http://…, let web pages of the comma-separated `ORIGINS` call /mcp and /sse\n(CORS; \"*\" for any origin, without credentials); listed origins pass the Origin check")
 	adaptive := fs.Bool("adaptive", false, "limit the requests of all connections together by an adaptive limit that follows\nmeasured latency, instead of a fixed one the size of the pool and its queue")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -107,6 +111,12 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	if err == nil && (*rateFlag < 0 || math.IsNaN(*rateFlag) || math.IsInf(*rateFlag, 0)) {
 		err = fmt.Errorf("-rate %v: want a number of calls per second, 0 for no limit", *rateFlag)
 	}
+	if err == nil && *keepAlive < 0 {
+		err = fmt.Errorf("-keepalive %v: want a positive interval, 0 for no pings", *keepAlive)
+	}
+	if err == nil && *cors != "" && !isHTTP(*listen) {
+		err = fmt.Errorf("-cors needs -listen http://HOST:PORT")
+	}
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
@@ -117,6 +127,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 		listen: *listen, framing: f, verbose: *verbose, grace: *grace, pageSize: *pageSize, watch: *watch,
 		inline: *inline, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
 		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag, fastRPC: *fastRPC,
+		keepAlive: *keepAlive, cors: splitList(*cors),
 	}, nil
 }
 

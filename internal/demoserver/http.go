@@ -37,8 +37,12 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	if err != nil {
 		return err
 	}
-	streamable := mcp.NewStreamableHTTPHandler(srv, nil)
-	legacy := mcp.NewSSEHandler(srv, nil)
+	var hopts *mcp.HTTPOptions
+	if cfg.cors != nil {
+		hopts = &mcp.HTTPOptions{CORS: &mcp.CORSOptions{AllowedOrigins: cfg.cors}}
+	}
+	streamable := mcp.NewStreamableHTTPHandler(srv, hopts)
+	legacy := mcp.NewSSEHandler(srv, hopts)
 	mux := http.NewServeMux()
 	// With -auth-token, every request to them needs it (401 otherwise):
 	// /mcp, /sse and the WebSocket upgrade here, /rpc's calls through the

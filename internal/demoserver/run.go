@@ -82,6 +82,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, logw io.Wri
 		guard:         g,
 		pageSize:      cfg.pageSize,
 		watchInterval: cfg.watch,
+		keepAlive:     cfg.keepAlive,
 		pooled:        !cfg.inline,
 		cache:         e.cache,
 		log:           log,

@@ -25,6 +25,8 @@ type demoOptions struct {
 	// pooled puts every method of the demo's own on the pool, the cheap
 	// ones the JSON-RPC specification's examples are too (-inline=false).
 	pooled bool
+	// keepAlive pings every session's client this often (0: never).
+	keepAlive time.Duration
 	// cache holds cached_sleep's answers (nil: none, cached_sleep runs
 	// every call).
 	cache *cache.Cache
@@ -52,6 +54,9 @@ type demo struct {
 
 // newDemo builds the demo server. Nothing runs until watch is started and
 // sessions are bound.
+// keepAliveMisses is how many pings in a row a client may miss (-keepalive).
+const keepAliveMisses = 3
+
 func newDemo(o demoOptions) (*demo, error) {
 	d := &demo{log: o.log, every: o.watchInterval}
 	if d.log == nil {
@@ -76,6 +81,7 @@ func newDemo(o demoOptions) (*demo, error) {
 			Completions: &mcp.CompletionsCapability{},
 		},
 		PageSize:          o.pageSize,
+		KeepAlive:         mcp.KeepAlive{Interval: o.keepAlive, MaxMissed: keepAliveMisses},
 		CompletionHandler: complete,
 		Conn:              o.conn,
 	})

@@ -132,6 +132,8 @@ func TestStart_refusesStdioAndUsageErrors(t *testing.T) {
 		{[]string{"-listen", "ftp://x"}, "demoserver: transport: "},
 		{[]string{"-listen", "tcp://127.0.0.1:0", "-page-size", "0"}, "demoserver: -page-size and -watch-interval must be positive"},
 		{[]string{"-listen", "tcp://127.0.0.1:0", "extra"}, `demoserver: unexpected arguments: ["extra"]`},
+		{[]string{"-listen", "tcp://127.0.0.1:0", "-keepalive", "-1s"}, "demoserver: -keepalive -1s: want a positive interval"},
+		{[]string{"-listen", "tcp://127.0.0.1:0", "-cors", "*"}, "demoserver: -cors needs -listen http://HOST:PORT"},
 		{[]string{"-listen", "tcp://" + taken.Addr().String()}, "address already in use"},
 		{[]string{"-listen", "http://" + taken.Addr().String()}, "address already in use"},
 		{[]string{"-listen", "tcp://127.0.0.1:0", "-metrics", taken.Addr().String()}, "address already in use"},
@@ -143,6 +145,88 @@ func TestStart_refusesStdioAndUsageErrors(t *testing.T) {
 		if s != nil {
 			t.Errorf("Start(%q) returned a server", tc.args)
 			s.Close()
+		}
+	}
+}
+
+// With -cors, a listed origin's preflight to /mcp is answered for the
+// browser; any other origin is still refused 403.
+func TestStart_corsLetsTheListedOriginsIn(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s, err := Start([]string{"-listen", "http://127.0.0.1:0", "-cors", "http://app.test, http://other.test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hc := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
+	defer hc.CloseIdleConnections()
+	preflight := func(origin string) *http.Response {
+		req, err := http.NewRequest(http.MethodOptions, s.URL()+"/mcp", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type, mcp-protocol-version")
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	if r := preflight("http://app.test"); r.StatusCode >= 300 || r.Header.Get("Access-Control-Allow-Origin") != "http://app.test" {
+		t.Errorf("listed origin: %s, Access-Control-Allow-Origin %q", r.Status, r.Header.Get("Access-Control-Allow-Origin"))
+	}
+	if r := preflight("http://evil.test"); r.StatusCode != http.StatusForbidden {
+		t.Errorf("unlisted origin: %s, want 403", r.Status)
+	}
+}
+
+// With -keepalive, the server pings an MCP client: answered pings keep the
+// session; once the client falls silent it is disconnected after the
+// misses allowed.
+func TestStart_keepalivePingsTheClient(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s, err := Start([]string{"-listen", "tcp://127.0.0.1:0", "-keepalive", "20ms"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	nc, err := net.Dial("tcp", strings.TrimPrefix(s.URL(), "tcp://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(20 * time.Second))
+	br := bufio.NewReader(nc)
+	send := func(line string) {
+		if _, err := nc.Write([]byte(line + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if _, err := br.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// Answer two pings, then fall silent: the session must end.
+	pings := 0
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			if pings < 3 {
+				t.Fatalf("the session ended after %d pings: %v", pings, err)
+			}
+			return // closed after the misses: what -keepalive promises
+		}
+		if !strings.Contains(line, `"method":"ping"`) {
+			continue
+		}
+		if pings++; pings <= 2 {
+			id := line[strings.Index(line, `"id":`)+5:]
+			id = id[:strings.IndexAny(id, ",}")]
+			send(`{"jsonrpc":"2.0","id":` + id + `,"result":{}}`)
 		}
 	}
 }
