@@ -11,9 +11,11 @@ import (
 // flusher and writes pending, swapping it with spare, until nothing is
 // left. Messages that arrive during a write go out together in the next one.
 // The reader does not come here for each response: it holds them in a
-// buffer of its own and hands them over with sendHeld before it would block.
-// Workers hold theirs back too, while more of the connection's tasks wait
-// to start (sendLater): the last of those to start flushes them.
+// buffer of its own and hands them over with sendHeld before it would block
+// (writing that buffer itself when nothing else is pending). Workers hold
+// theirs back too, while more of the connection's tasks wait to start
+// (sendLater): the last of those to start flushes them. While the reader
+// waits for input, buffers over idleKeep go back to spareBufs (idle).
 //
 // A producer waits while pending holds maxPending bytes or more and a
 // write is under way (a peer that stops reading stops them, and so the
