@@ -48,7 +48,7 @@ type Conn struct {
 	shuttingDown *codec.Error   // likewise, refused because it is stopping
 	inlineReq    router.Request // the reader's request for inline handlers
 	held         codec.Buffer   // the reader's output, held until it would block
-	heldBox      *[]byte        // for giveSpare and takeSpare, reader only
+	heldBox      *codec.Buffer  // for giveSpare and takeSpare, reader only
 	ctxs         []reqCtx       // the reader's next request contexts
 	refuseBatch  atomic.Bool
 

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
 )
 
 // writer coalesces outgoing messages. Producers append framed messages to
@@ -31,10 +33,10 @@ type writer struct {
 	pending    []byte
 	spare      []byte
 	flushing   bool
-	later      bool        // pending holds answers sendLater held back
-	box        *[]byte     // for giveSpare and takeSpare
-	laterTimer *time.Timer // runs lateFlush past laterLimit; made on first use
-	lateFlush  func()      // calls flushLater and deals with its error
+	later      bool          // pending holds answers sendLater held back
+	box        *codec.Buffer // for giveSpare and takeSpare
+	laterTimer *time.Timer   // runs lateFlush past laterLimit; made on first use
+	lateFlush  func()        // calls flushLater and deals with its error
 	noWait     bool
 	err        error
 	maxPending int
@@ -258,35 +260,33 @@ const idleKeep = 1 << 10
 
 // spareBufs hold the output buffers that waiting connections gave back
 // (giveSpare), for busy ones to take (takeSpare): an idle connection holds
-// no large output buffer, and a busy one rarely grows one.
-var spareBufs sync.Pool // of *[]byte
+// no large output buffer, and a busy one rarely grows one. The pool's
+// codec.Buffers are only the boxes the slices travel in.
+var spareBufs codec.BufferPool
 
 // giveSpare returns b to keep: b itself when it is small, else nil, b then
-// going to spareBufs in the box *box (made if there is none: boxes go
+// going to spareBufs in the box *box (a new one if there is none: boxes go
 // round with the buffers, so that giving and taking allocate nothing).
-func giveSpare(b []byte, box **[]byte) []byte {
+func giveSpare(b []byte, box **codec.Buffer) []byte {
 	if cap(b) <= idleKeep {
 		return b
 	}
 	p := *box
 	if p == nil {
-		p = new([]byte)
+		p = new(codec.Buffer)
 	}
 	*box = nil
-	*p = b[:0]
+	p.B = b
 	spareBufs.Put(p)
 	return nil
 }
 
-// takeSpare returns an empty buffer from spareBufs, or nil, keeping its
-// box in *box for the next giveSpare.
-func takeSpare(box **[]byte) []byte {
-	p, ok := spareBufs.Get().(*[]byte)
-	if !ok {
-		return nil
-	}
-	b := *p
-	*p = nil
+// takeSpare returns an empty buffer from spareBufs (nil if it had none),
+// keeping its box in *box for the next giveSpare.
+func takeSpare(box **codec.Buffer) []byte {
+	p := spareBufs.Get()
+	b := p.B[:0]
+	p.B = nil
 	if *box == nil {
 		*box = p
 	}

@@ -146,7 +146,7 @@ func TestWriter_idleGivesLargeBuffersBack(t *testing.T) {
 	if cap(w.pending) > idleKeep || cap(w.spare) > idleKeep {
 		t.Errorf("idle: pending %d, spare %d bytes, want at most %d each", cap(w.pending), cap(w.spare), idleKeep)
 	}
-	var box *[]byte
+	var box *codec.Buffer
 	small := giveSpare(make([]byte, 10, idleKeep), &box)
 	if cap(small) != idleKeep {
 		t.Errorf("giveSpare took a buffer of %d bytes, at most idleKeep: want it kept", idleKeep)
@@ -157,7 +157,7 @@ func TestWriter_idleGivesLargeBuffersBack(t *testing.T) {
 // connection whose answers are just over idleKeep) costs no allocation:
 // the box it travels in goes round with it.
 func TestSpare_givingAndTakingAllocateNothing(t *testing.T) {
-	var box *[]byte
+	var box *codec.Buffer
 	giveSpare(make([]byte, 0, 4*idleKeep), &box)
 	n := testing.AllocsPerRun(100, func() {
 		b := takeSpare(&box)
