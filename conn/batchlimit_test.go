@@ -124,7 +124,12 @@ func TestConn_batchElementsCountAgainstTheLimit(t *testing.T) {
 					var cc concurrency
 					gate := make(chan struct{})
 					opts := tc.opts()
-					opts.Pool, opts.Overload = p0, pool.Reject
+					// Every request to the pool: led by the reader, the
+					// first one held would hold the reader until the
+					// watchdog's timer fires, which a bubble's clock does
+					// not while the peer's second write waits on the
+					// pipe's lock.
+					opts.Pool, opts.Overload, opts.AlwaysHandOff = p0, pool.Reject, true
 					r := limitRouter(&cc, gate)
 					_, p := serve(t, r, &opts)
 					first := p // where the requests before the batch go

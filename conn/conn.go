@@ -51,6 +51,7 @@ type Conn struct {
 	heldBox      *codec.Buffer  // for giveSpare and takeSpare, reader only
 	ctxs         []reqCtx       // the reader's next request contexts
 	refuseBatch  atomic.Bool
+	lead         lead // the reader running pooled requests itself (lead.go)
 
 	lifecycle // lifecycle.go
 }
@@ -115,6 +116,11 @@ func (c *Conn) start(s Stream) {
 		return
 	}
 	c.scan = codec.NewScanner(c.opts.Limits)
+	if k := keeperOf(s); k != nil && !c.opts.AlwaysHandOff {
+		c.lead.keep = k
+		c.lead.timer = time.AfterFunc(time.Hour, c.watchLead)
+		c.lead.timer.Stop()
+	}
 	go c.readLoop()
 }
 

@@ -597,9 +597,10 @@ func TestConn_answersOverloadedWhenANonBlockingPoolIsFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p0.Close(context.Background())
-	_, p := serve(t, testRouter(t), &conn.Options{Pool: p0})
+	_, p := serve(t, testRouter(t), &conn.Options{Pool: p0, AlwaysHandOff: true})
 	// One worker and a queue of one: of three slow requests sent at once,
-	// at most two are accepted, and the refusals come first.
+	// at most two are accepted, and the refusals come first. (Led by the
+	// reader, the first would not take the worker.)
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[100]}`,
 		`{"jsonrpc":"2.0","id":2,"method":"sleep","params":[100]}`,
 		`{"jsonrpc":"2.0","id":3,"method":"sleep","params":[100]}`)

@@ -17,11 +17,13 @@ var (
 
 // serveMessage serves one message of frame. Problems caused by the peer
 // are logged at debug level only: the peer is told, and a hostile one must
-// not flood the log.
-func (c *Conn) serveMessage(frame []byte, m *codec.Message, to replyTo, reader bool, ref **frameRef) {
+// not flood the log. It reports whether the reader, running the message's
+// handler itself, was deposed meanwhile (lead.go): it is no longer the
+// reader then.
+func (c *Conn) serveMessage(frame []byte, m *codec.Message, to replyTo, reader bool, ref **frameRef) (deposed bool) {
 	switch m.Kind {
 	case codec.KindRequest, codec.KindNotification:
-		c.dispatch(frame, m, to, reader, ref)
+		return c.dispatch(frame, m, to, reader, ref)
 	case codec.KindInvalid:
 		c.answer(to, errorResponse(m.ID, c.invalid(m.Err)), reader)
 	case codec.KindResult, codec.KindError:
@@ -31,11 +33,13 @@ func (c *Conn) serveMessage(frame []byte, m *codec.Message, to replyTo, reader b
 		c.opts.Logger.Debug("jsonrpc: malformed response dropped", "err", m.Err)
 		c.answer(to, nil, reader)
 	}
+	return false
 }
 
 // dispatch serves one request or notification: from an interceptor, inline
-// on the dispatching goroutine, or on the pool.
-func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, reader bool, ref **frameRef) {
+// on the dispatching goroutine, on the reader as if on the pool (lead.go),
+// or on the pool. It reports whether the reader was deposed.
+func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, reader bool, ref **frameRef) (deposed bool) {
 	name := m.Method
 	if m.MethodEscaped {
 		name = m.AppendMethod(nil) // rare: escaped method names
@@ -54,9 +58,12 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, reader bool,
 	case isCall && e.Intercept != nil && c.intercept(e, m, to, reader):
 	case e.Inline:
 		c.serveInline(e, m, to, reader)
+	case to.held(reader) && c.lead.leads(e):
+		return c.serveLed(m, e)
 	default:
 		c.handOff(frame, m, e, to, reader, ref)
 	}
+	return false
 }
 
 // held reports whether the answer to a message goes straight into the
@@ -146,7 +153,8 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 	if to.b != nil {
 		shared = ref
 	}
-	t := c.newTask(e, frame, m, shared, reader)
+	t := c.newTask(e, m, reader)
+	t.copyFrame(frame, m, shared)
 	t.ctx.body = to.bodyOf()
 	if isCall {
 		t.to = to

@@ -11,10 +11,16 @@ import (
 
 // readLoop owns the stream's reading side, the reader's scanner, its
 // inline request and its held output. It ends on end of stream, on a fatal
-// read error, or when Shutdown or Close stops it.
+// read error, or when Shutdown or Close stops it; or at once, leaving all
+// that to the goroutine that took the reading over, when a handler it ran
+// was deposed (lead.go).
 func (c *Conn) readLoop() {
 	var why error
+	deposed := false
 	defer func() {
+		if deposed {
+			return // not the reader any more
+		}
 		c.flushHeld()
 		close(c.readDone)
 		if !c.stopping.Load() {
@@ -58,13 +64,16 @@ func (c *Conn) readLoop() {
 		if c.held.B == nil {
 			c.held.B = takeSpare(&c.heldBox)
 		}
-		c.serveFrame(frame, c.scan, nil, true)
+		if deposed = c.serveFrame(frame, c.scan, nil, true); deposed {
+			return
+		}
 	}
 }
 
 // serveFrame serves every message of one frame: read by the reader
-// (reader set, body nil) or given to ServeBody (body set).
-func (c *Conn) serveFrame(frame []byte, scan *codec.Scanner, body *bodyReply, reader bool) {
+// (reader set, body nil) or given to ServeBody (body set). It reports
+// whether the reader was deposed (see serveMessage).
+func (c *Conn) serveFrame(frame []byte, scan *codec.Scanner, body *bodyReply, reader bool) (deposed bool) {
 	msgs, isBatch, err := scan.Scan(frame)
 	to := replyTo{body: body}
 	switch {
@@ -77,9 +86,10 @@ func (c *Conn) serveFrame(frame []byte, scan *codec.Scanner, body *bodyReply, re
 		c.serveBatch(frame, msgs, body, reader)
 	default:
 		var ref *frameRef
-		c.serveMessage(frame, &msgs[0], to, reader, &ref)
+		deposed = c.serveMessage(frame, &msgs[0], to, reader, &ref)
 		ref.release()
 	}
+	return deposed
 }
 
 // isClosedErr reports an error caused by closing the stream ourselves.

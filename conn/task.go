@@ -68,11 +68,11 @@ var taskPool = sync.Pool{New: func() any { return new(task) }}
 // context kept past its handler keeps its slab alive: a few KiB at most.
 const ctxSlab = 32
 
-// newTask makes the task for the request or notification m of e, read
-// from frame. A message alone in its frame (ref nil) is copied into the
-// task's own buffer, recycled with the task; the elements of a batch share
-// the copy *ref, made by the first of them.
-func (c *Conn) newTask(e *router.Entry, frame []byte, m *codec.Message, ref **frameRef, reader bool) *task {
+// newTask makes the task for the request or notification m of e. Its
+// request's spans are m's, into the frame m was read from: handOff then
+// copies them (copyFrame); the reader leading the request leaves them
+// there (lead.go).
+func (c *Conn) newTask(e *router.Entry, m *codec.Message, reader bool) *task {
 	var rc *reqCtx
 	if reader {
 		if len(c.ctxs) == 0 {
@@ -84,6 +84,20 @@ func (c *Conn) newTask(e *router.Entry, frame []byte, m *codec.Message, ref **fr
 	}
 	rc.c = c
 	t := taskPool.Get().(*task)
+	t.c, t.h, t.ctx = c, e.Handler, rc
+	t.req = router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
+	if c.opts.Admission != nil {
+		t.start = time.Now()
+	}
+	c.track(rc, e)
+	return t
+}
+
+// copyFrame makes the task's request independent of frame, the buffer the
+// reader reuses: a message alone in its frame (ref nil) is copied into
+// the task's own buffer, recycled with the task; the elements of a batch
+// share the copy *ref, made by the first of them.
+func (t *task) copyFrame(frame []byte, m *codec.Message, ref **frameRef) {
 	var copied []byte
 	if ref == nil {
 		t.own = append(t.own[:0], frame...)
@@ -97,48 +111,55 @@ func (c *Conn) newTask(e *router.Entry, frame []byte, m *codec.Message, ref **fr
 		copied = t.ref.buf.B
 	}
 	r := m.Rebase(frame, copied)
-	t.c, t.h, t.ctx = c, e.Handler, rc
-	t.req = router.Request{Method: e.Method, ID: r.ID, Params: r.Params}
-	if c.opts.Admission != nil {
-		t.start = time.Now()
-	}
-	c.track(rc, e)
-	return t
+	t.req.ID, t.req.Params = r.ID, r.Params
 }
 
 // Run serves the task on a pool worker.
 func (t *task) Run() {
+	t.c.taskStarted()
+	code, resp := t.runHandler()
+	t.answer(code, resp, false)
+}
+
+// runHandler runs the task's handler, under HandlerTimeout, and returns
+// the response's code and the buffer it is in (nil for a notification).
+// The handler's slots are freed before the peer can see its answer, so a
+// peer that sends again at once is not refused for it.
+func (t *task) runHandler() (codec.Code, *codec.Buffer) {
 	c := t.c
-	c.taskStarted()
 	if d := c.opts.HandlerTimeout; d > 0 {
 		rc := t.ctx // t may be recycled by the time the timer fires
 		rc.setDeadline(time.Now().Add(d))
 		t.timer = time.AfterFunc(d, func() { expire(rc) })
 	}
-	isCall := t.req.ID != nil
-	alone := t.to.b == nil // a batch keeps its elements' responses: pooled buffers
 	var resp *codec.Buffer
 	switch {
-	case !isCall:
-	case alone:
+	case t.req.ID == nil:
+	case t.to.b == nil: // alone in its frame
 		resp = &t.out
-	default:
+	default: // a batch keeps its elements' responses: pooled buffers
 		resp = respBufs.Get()
 	}
 	code := c.run(t.ctx, t.h, &t.req, resp)
-	// The handler is done: its slots are free before the peer can see its
-	// answer, so a peer that sends again at once is not refused for it.
 	c.release(t.start)
+	return code, resp
+}
+
+// answer sends the task's response resp, unless someone else answered its
+// request first (a timeout, Cancel, Shutdown), and finishes the task.
+// reader is true on the reading goroutine.
+func (t *task) answer(code codec.Code, resp *codec.Buffer, reader bool) {
+	c := t.c
 	switch {
-	case !isCall:
+	case resp == nil:
 	case c.inflight.claim(t):
 		c.answeredCtx(t.ctx, code)
-		if alone {
-			c.emit(t.to.body, t.out.B, false)
+		if resp == &t.out {
+			c.emit(t.to.body, t.out.B, reader)
 		} else {
-			c.answer(t.to, resp, false)
+			c.answer(t.to, resp, reader)
 		}
-	case !alone:
+	case resp != &t.out:
 		respBufs.Put(resp) // answered already: timeout, cancellation or shutdown
 	}
 	t.finish()

@@ -276,7 +276,7 @@ func giveSpare(b []byte, box **codec.Buffer) []byte {
 		p = new(codec.Buffer)
 	}
 	*box = nil
-	p.B = b
+	p.B = b[:cap(b)] // the pool calibrates on the length it is given: say the size
 	spareBufs.Put(p)
 	return nil
 }

@@ -40,34 +40,37 @@ func (w *writes) got() []string {
 // by the last queued task as it starts; with none queued an answer goes
 // at once.
 func TestWriter_sendLaterHoldsAnswersForTheTasksQueued(t *testing.T) {
-	s := new(writes)
-	w := newWriter(s, defaultMaxPending, 0)
-	w.lateFlush = func() { t.Error("the timer flushed: the last queued task should have") }
-	var queued atomic.Int32
-	queued.Store(1)
-	for _, m := range []string{"1", "2", "3"} {
-		if err := w.sendLater([]byte(m), &queued); err != nil {
+	// In a bubble: the timer must not fire because the machine is slow.
+	synctest.Test(t, func(t *testing.T) {
+		s := new(writes)
+		w := newWriter(s, defaultMaxPending, 0)
+		w.lateFlush = func() { t.Error("the timer flushed: the last queued task should have") }
+		var queued atomic.Int32
+		queued.Store(1)
+		for _, m := range []string{"1", "2", "3"} {
+			if err := w.sendLater([]byte(m), &queued); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := s.got(); len(got) != 0 {
+			t.Fatalf("wrote %q while a task was queued, want nothing yet", got)
+		}
+		queued.Store(0) // the last queued task starts: taskStarted
+		if err := w.flushLater(); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if got := s.got(); len(got) != 0 {
-		t.Fatalf("wrote %q while a task was queued, want nothing yet", got)
-	}
-	queued.Store(0) // the last queued task starts: taskStarted
-	if err := w.flushLater(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.sendLater([]byte("4"), &queued); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"1\n2\n3\n", "4\n"}
-	if got := s.got(); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
-		t.Fatalf("writes %q, want %q", got, want)
-	}
-	if err := w.flushLater(); err != nil || len(s.got()) != 2 {
-		t.Fatalf("flushLater with nothing held: err %v, writes %q", err, s.got())
-	}
-	w.laterTimer.Stop()
+		if err := w.sendLater([]byte("4"), &queued); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"1\n2\n3\n", "4\n"}
+		if got := s.got(); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("writes %q, want %q", got, want)
+		}
+		if err := w.flushLater(); err != nil || len(s.got()) != 2 {
+			t.Fatalf("flushLater with nothing held: err %v, writes %q", err, s.got())
+		}
+		w.laterTimer.Stop()
+	})
 }
 
 // Held answers go out after laterLimit when the tasks queued are slow to

@@ -1,0 +1,162 @@
+package conn
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+// Leading: the reader runs a pooled request itself — one read alone in its
+// frame, on a stream whose frames can be kept (codec.Keeper) — with all
+// the bookkeeping of a task on the pool (limits, the in-flight list,
+// cancellation, HandlerTimeout, Shutdown), but without handing it to
+// another goroutine: no wake-up, no copy of the frame. Most handlers
+// return quickly, and then that is all.
+//
+// A handler that does not return quickly must not hold up the requests
+// behind it. A watchdog (a timer, armed while the reader runs such
+// handlers) looks every leadTick; a handler it finds running on the reader
+// at two looks in a row has held the reader for at least leadTick, and is
+// deposed: the watchdog keeps its frame where it is (KeepFrames) and
+// becomes the reader itself (leader/follower, with the follower started
+// only when it is needed). The deposed handler finishes where it is and
+// answers through the writer, like a pooled one. Its method is then marked
+// slow on this connection: its requests go to the pool for a while
+// (slowMin); the first one after that is led again (a probe), in case the
+// slowness has passed — or the handler was not blocked at all, only kept
+// from a CPU, which a busy machine does now and then. A probe that runs
+// quickly ends the mark; one deposed again doubles the while, up to
+// slowMax.
+//
+// States of lead.leading: 0 (the reader runs no led handler), seq (it runs
+// the one it numbered seq), deposed (the watchdog took the reading over
+// while seq ran). Whoever moves it away from seq with a compare-and-swap
+// decides: the reader (back to 0, and it goes on reading) or the watchdog
+// (to deposed, and it reads from now on).
+
+const (
+	// leadTick is how often the watchdog looks while the reader runs led
+	// handlers: a handler is deposed after between one and two ticks.
+	leadTick = 50 * time.Microsecond
+	// slowMin and slowMax bound how long a method marked slow goes to the
+	// pool before the reader tries to lead it again.
+	slowMin = 5 * time.Millisecond
+	slowMax = time.Second
+	deposed = ^uint64(0)
+)
+
+// lead is a connection's leading state.
+type lead struct {
+	leading atomic.Uint64 // see above
+	armed   atomic.Bool   // the watchdog's timer is set
+	seen    atomic.Uint64 // what the watchdog found last
+	timer   *time.Timer   // the watchdog's, made stopped with keep
+
+	keep codec.Keeper // the stream's; nil: the reader never leads
+	// The reader's own: handed from one reader to the next with the
+	// reading, as are the Conn's reader fields.
+	seq   uint64
+	entry *router.Entry              // the method of the request led now
+	slow  map[*router.Entry]slowMark // methods handed off
+}
+
+// leads reports whether the reader runs the pooled request of e itself:
+// unless e is marked slow, or to probe it once slowFor has gone by. Reader
+// only.
+func (l *lead) leads(e *router.Entry) bool {
+	if l.keep == nil {
+		return false
+	}
+	if len(l.slow) == 0 {
+		return true
+	}
+	m, ok := l.slow[e]
+	return !ok || time.Now().After(m.until)
+}
+
+// slowMark is how long a method marked slow goes to the pool.
+type slowMark struct {
+	until time.Time
+	span  time.Duration // since the mark was last set
+}
+
+// markSlow hands e's requests to the pool for a while: slowMin, or twice
+// the last while if e was marked already (its probe was deposed). Reader
+// only.
+func (l *lead) markSlow(e *router.Entry) {
+	if l.slow == nil {
+		l.slow = make(map[*router.Entry]slowMark)
+	}
+	span := slowMin
+	if m, ok := l.slow[e]; ok {
+		span = min(2*m.span, slowMax)
+	}
+	l.slow[e] = slowMark{time.Now().Add(span), span}
+}
+
+// serveLed runs the pooled request m of e on the reader (see Leading
+// above) and reports whether it was deposed meanwhile. The request's
+// bytes stay in the frame: the stream keeps it should the handler be
+// deposed.
+func (c *Conn) serveLed(m *codec.Message, e *router.Entry) (deposed bool) {
+	isCall := m.Kind == codec.KindRequest
+	if err := c.acquire(true); err != nil {
+		c.refuse(replyTo{}, true, isCall, e.Method, m.ID, err)
+		return false
+	}
+	c.inFlight(1)
+	if !c.admit() { // stopping began while this one waited
+		c.release(time.Time{})
+		c.refuse(replyTo{}, true, isCall, e.Method, m.ID, c.shuttingDown)
+		return false
+	}
+	t := c.newTask(e, m, true)
+	if isCall {
+		c.inflight.add(t)
+	}
+	l := &c.lead
+	l.seq++
+	seq := l.seq
+	l.entry = e
+	l.leading.Store(seq)
+	if !l.armed.Load() && l.armed.CompareAndSwap(false, true) {
+		c.armLead()
+	}
+	code, resp := t.runHandler()
+	reader := l.leading.CompareAndSwap(seq, 0)
+	if reader && len(l.slow) > 0 {
+		delete(l.slow, e) // a probe that ran quickly: lead again
+	}
+	t.answer(code, resp, reader)
+	return !reader
+}
+
+// armLead sets the watchdog's timer. Only whoever set armed calls it.
+func (c *Conn) armLead() { c.lead.timer.Reset(leadTick) }
+
+// watchLead is the watchdog: it deposes a handler it finds running on the
+// reader at two looks in a row, and looks again in leadTick while the
+// reader runs led handlers.
+func (c *Conn) watchLead() {
+	l := &c.lead
+	l.armed.Store(false) // before looking: the reader arms again if it finds it unset
+	seq := l.leading.Load()
+	if seq == 0 || seq == deposed {
+		return
+	}
+	if l.seen.Swap(seq) != seq || !l.leading.CompareAndSwap(seq, deposed) {
+		if l.armed.CompareAndSwap(false, true) {
+			c.armLead()
+		}
+		return
+	}
+	// The handler seq holds the reader: read on from here. Its frame stays
+	// where it is; the reader's other state is ours from now on.
+	e := l.entry
+	l.keep.KeepFrames()
+	l.markSlow(e)
+	l.leading.Store(0)
+	c.readLoop()
+}
