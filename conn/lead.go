@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -53,12 +54,17 @@ type lead struct {
 	armed   atomic.Bool   // the watchdog's timer is set
 	seen    atomic.Uint64 // what the watchdog found last
 	timer   *time.Timer   // the watchdog's, made stopped with keep
+	// left counts the deposed handlers still running. Added to before the
+	// reader that follows starts, so once the last reader has returned
+	// (readDone) it is only waited on.
+	left sync.WaitGroup
 
 	keep codec.Keeper // the stream's; nil: the reader never leads
 	// The reader's own: handed from one reader to the next with the
 	// reading, as are the Conn's reader fields.
 	seq   uint64
 	entry *router.Entry              // the method of the request led now
+	probe bool                       // it is marked slow: leads said to probe it
 	slow  map[*router.Entry]slowMark // methods handed off
 }
 
@@ -73,7 +79,11 @@ func (l *lead) leads(e *router.Entry) bool {
 		return true
 	}
 	m, ok := l.slow[e]
-	return !ok || time.Now().After(m.until)
+	if !ok {
+		return true
+	}
+	l.probe = time.Now().After(m.until)
+	return l.probe
 }
 
 // slowMark is how long a method marked slow goes to the pool.
@@ -101,22 +111,29 @@ func (l *lead) markSlow(e *router.Entry) {
 // bytes stay in the frame: the stream keeps it should the handler be
 // deposed.
 func (c *Conn) serveLed(m *codec.Message, e *router.Entry) (deposed bool) {
+	l := &c.lead
+	var probed time.Time // when a probe started
+	if l.probe {
+		l.probe, probed = false, time.Now()
+	}
 	isCall := m.Kind == codec.KindRequest
 	if err := c.acquire(true); err != nil {
 		c.refuse(replyTo{}, true, isCall, e.Method, m.ID, err)
 		return false
 	}
 	c.inFlight(1)
-	if !c.admit() { // stopping began while this one waited
+	if c.stopping.Load() { // stopping began while this one waited
 		c.release(time.Time{})
 		c.refuse(replyTo{}, true, isCall, e.Method, m.ID, c.shuttingDown)
 		return false
 	}
+	// Not counted in workers: the reader is waited for, through readDone,
+	// and a deposed handler through left.
 	t := c.newTask(e, m, true)
+	t.led = true
 	if isCall {
 		c.inflight.add(t)
 	}
-	l := &c.lead
 	l.seq++
 	seq := l.seq
 	l.entry = e
@@ -126,10 +143,19 @@ func (c *Conn) serveLed(m *codec.Message, e *router.Entry) (deposed bool) {
 	}
 	code, resp := t.runHandler()
 	reader := l.leading.CompareAndSwap(seq, 0)
-	if reader && len(l.slow) > 0 {
-		delete(l.slow, e) // a probe that ran quickly: lead again
+	if reader && !probed.IsZero() {
+		// A probe not deposed: the watchdog's looks may have come late
+		// (timers do on a busy machine), so the clock decides.
+		if time.Since(probed) < leadTick {
+			delete(l.slow, e) // quick: lead it again
+		} else {
+			l.markSlow(e)
+		}
 	}
 	t.answer(code, resp, reader)
+	if !reader {
+		l.left.Done()
+	}
 	return !reader
 }
 
@@ -155,6 +181,7 @@ func (c *Conn) watchLead() {
 	// The handler seq holds the reader: read on from here. Its frame stays
 	// where it is; the reader's other state is ours from now on.
 	e := l.entry
+	l.left.Add(1) // before the next reader: see Shutdown and finish
 	l.keep.KeepFrames()
 	l.markSlow(e)
 	l.leading.Store(0)

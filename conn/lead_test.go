@@ -191,3 +191,46 @@ func readMessage(t *testing.T, mc conn.MessageConn) string {
 	}
 	return string(got)
 }
+
+// Shutdown waits for a deposed handler as for one on the pool: its answer
+// is written before the stream closes, and Done waits for it.
+func TestConn_shutdownWaitsForADeposedHandler(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		r := router.New()
+		r.Register("block", router.HandlerFunc(func(_ context.Context, req *router.Request) (any, error) {
+			<-gate
+			return codec.Raw(req.Params), nil
+		}), nil)
+		r.Register("echo", router.HandlerFunc(func(_ context.Context, req *router.Request) (any, error) {
+			return codec.Raw(req.Params), nil
+		}), nil)
+		a, b := conn.Pipe()
+		c := conn.NewStream(conn.NewMessageStream(a, nil), &conn.Options{Router: r})
+		defer b.Close()
+		for _, msg := range []string{`{"jsonrpc":"2.0","id":1,"method":"block","params":[1]}`, `{"jsonrpc":"2.0","id":2,"method":"echo","params":[2]}`} {
+			if err := b.WriteMessage([]byte(msg)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := readMessage(t, b); got != `{"jsonrpc":"2.0","id":2,"result":[2]}` {
+			t.Fatalf("behind the blocked handler: %s", got)
+		}
+		shut := make(chan error, 1)
+		go func() { shut <- c.Shutdown(context.Background()) }()
+		synctest.Wait()
+		select {
+		case err := <-shut:
+			t.Fatalf("Shutdown returned %v while the deposed handler ran", err)
+		default:
+		}
+		close(gate)
+		if got := readMessage(t, b); got != `{"jsonrpc":"2.0","id":1,"result":[1]}` {
+			t.Fatalf("the deposed handler answered %s", got)
+		}
+		if err := <-shut; err != nil {
+			t.Fatal(err)
+		}
+		<-c.Done()
+	})
+}

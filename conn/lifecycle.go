@@ -27,7 +27,10 @@ import (
 //
 // Invariants: stopping is set once, by stop, under admitMu, and admit
 // checks it under admitMu before workers.Add; so once stop has returned,
-// workers.Wait cannot miss a task. terminate runs once.
+// workers.Wait cannot miss a task. A handler the reader runs itself
+// (lead.go) is not counted in workers: readDone waits for it, and for it
+// deposed lead.left does, waited on only once readDone is closed. terminate
+// runs once.
 type lifecycle struct {
 	stopping     atomic.Bool   // set by stop only
 	admitMu      sync.Mutex    // orders stop against admit's workers.Add
@@ -97,9 +100,11 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 		})
 		return nil
 	}
+	readStopped := false
 	if c.interruptRead() {
 		select {
 		case <-c.readDone:
+			readStopped = true
 		case <-ctx.Done():
 		}
 	} else {
@@ -111,6 +116,9 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 	drained := make(chan struct{})
 	go func() {
 		c.workers.Wait()
+		if readStopped { // no reader is left to depose a handler
+			c.lead.left.Wait()
+		}
 		close(drained)
 	}()
 	select {
@@ -153,6 +161,7 @@ func (c *Conn) drainAndClose(why error) {
 	c.stop()
 	go func() {
 		c.workers.Wait()
+		c.lead.left.Wait() // the last reader is returning: nobody deposes now
 		_ = c.out.drain()
 		c.terminate(why)
 	}()
@@ -210,6 +219,7 @@ func (c *Conn) closeNow() {
 func (c *Conn) finish(why error) {
 	if !c.readDetached.Load() {
 		<-c.readDone
+		c.lead.left.Wait()
 	}
 	c.workers.Wait()
 	c.calls.failAll(ErrClosed)

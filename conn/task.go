@@ -60,6 +60,7 @@ type task struct {
 
 	prev, next *task // in Conn.inflight while a request is unanswered
 	listed     bool
+	led        bool // run by the reader (lead.go): not counted in workers
 }
 
 var taskPool = sync.Pool{New: func() any { return new(task) }}
@@ -193,14 +194,16 @@ func (t *task) finish() {
 	}
 	t.ctx.cancelWith(context.Canceled) // the context ends with the handler
 	t.ref.release()
-	own, out := t.own, t.out.B
+	own, out, led := t.own, t.out.B, t.led
 	*t = task{}
 	if cap(own) <= maxKeptBuffer && cap(out) <= maxKeptBuffer { // let a large one go
 		t.own, t.out.B = own[:0], out[:0]
 	}
 	taskPool.Put(t)
-	c.tasks.Add(-1)
-	c.workers.Done()
+	if !led {
+		c.tasks.Add(-1)
+		c.workers.Done()
+	}
 }
 
 // maxKeptBuffer bounds the buffers a recycled task keeps for its next
