@@ -96,12 +96,14 @@ func (s *messageStream) SetWriteDeadline(t time.Time) error {
 }
 
 // Pipe returns the two ends of an in-memory message connection: what one
-// writes, the other reads, one message at a time. A write waits until the
-// other end reads it, as with net.Pipe; closing either end ends both. Each
-// end has SetReadDeadline, so Shutdown can interrupt a blocked read. For
-// tests, and for running a client and a server in one process.
+// writes, the other reads, one message at a time. A write waits while
+// pipeQueue messages wait unread; closing either end ends both. Each end
+// has SetReadDeadline, so Shutdown can interrupt a blocked read, and
+// Buffered, so that a session reading it answers a burst of messages with
+// one write. For tests, and for running a client and a server in one
+// process.
 func Pipe() (MessageConn, MessageConn) {
-	ab, ba := make(chan []byte), make(chan []byte)
+	ab, ba := make(chan []byte, pipeQueue), make(chan []byte, pipeQueue)
 	shared := &pipeShared{done: make(chan struct{})}
 	return &pipeEnd{in: ba, out: ab, shared: shared, wake: make(chan struct{})},
 		&pipeEnd{in: ab, out: ba, shared: shared, wake: make(chan struct{})}
@@ -143,7 +145,12 @@ func (p *pipeEnd) ReadMessage() ([]byte, error) {
 			return msg, nil
 		case <-p.shared.done:
 			stopTimer(t)
-			return nil, io.EOF
+			select {
+			case msg := <-p.in: // written before the end: still read
+				return msg, nil
+			default:
+				return nil, io.EOF
+			}
 		case <-timeout:
 			return nil, os.ErrDeadlineExceeded
 		case <-wake: // the deadline moved: look again
@@ -158,11 +165,22 @@ func stopTimer(t *time.Timer) {
 	}
 }
 
+// pipeQueue is how many messages a Pipe holds unread in each direction.
+const pipeQueue = 64
+
 // KeepFrames is a codec.Keeper's: the messages read are the writer's
 // copies, kept for good already.
 func (p *pipeEnd) KeepFrames() {}
 
+// Buffered reports whether a message waits to be read.
+func (p *pipeEnd) Buffered() bool { return len(p.in) > 0 }
+
 func (p *pipeEnd) WriteMessage(msg []byte) error {
+	select {
+	case <-p.shared.done:
+		return io.ErrClosedPipe
+	default:
+	}
 	select {
 	case p.out <- append([]byte(nil), msg...):
 		return nil
