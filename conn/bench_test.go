@@ -64,13 +64,26 @@ func mcpwireEcho(nc net.Conn, m conn.Metrics) func() {
 	return func() { c.Close() }
 }
 
+// mcpwireHandOffServer runs echo on the pool with Options.AlwaysHandOff:
+// every request handed to a worker, none led by the reader.
+func mcpwireHandOffServer(b *testing.B, nc net.Conn) func() {
+	return mcpwirePooledEchoWith(b, nc, &conn.Options{AlwaysHandOff: true})
+}
+
 // mcpwirePooledEcho serves echo on a pool with m as Options.Metrics.
 func mcpwirePooledEcho(b *testing.B, nc net.Conn, m conn.Metrics) func() {
+	return mcpwirePooledEchoWith(b, nc, &conn.Options{Metrics: m})
+}
+
+// mcpwirePooledEchoWith serves echo on a pool of its own with opts.
+func mcpwirePooledEchoWith(b *testing.B, nc net.Conn, opts *conn.Options) func() {
 	p, err := pool.New(nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := conn.New(nc, &conn.Options{Router: pooledEchoRouter(), Pool: p, Metrics: m})
+	o := *opts
+	o.Router, o.Pool = pooledEchoRouter(), p
+	c := conn.New(nc, &o)
 	return func() {
 		c.Close()
 		p.Close(context.Background())
@@ -153,6 +166,7 @@ var servers = []struct {
 	{"impl=mcpwire+prometheus", mcpwirePrometheusServer},
 	{"impl=mcpwire-pooled", mcpwirePooledServer},
 	{"impl=mcpwire-pooled+prometheus", mcpwirePooledPrometheusServer},
+	{"impl=mcpwire-handoff", mcpwireHandOffServer},
 	{"impl=minimal", minimalServer},
 }
 

@@ -3,6 +3,7 @@ package demoserver
 import (
 	"bufio"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -227,6 +228,27 @@ func TestStart_keepalivePingsTheClient(t *testing.T) {
 			id := line[strings.Index(line, `"id":`)+5:]
 			id = id[:strings.IndexAny(id, ",}")]
 			send(`{"jsonrpc":"2.0","id":` + id + `,"result":{}}`)
+		}
+	}
+}
+
+// -handoff hands every pooled request to the pool's workers: the options
+// the connections get say so; without it they do not.
+func TestStart_handoffHandsEveryRequestToThePool(t *testing.T) {
+	for _, args := range [][]string{{"-listen", "tcp://127.0.0.1:0"}, {"-listen", "tcp://127.0.0.1:0", "-handoff"}} {
+		_, cfg, err := parseFlags(args, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := newEngine(cfg, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := len(args) == 3; e.conn.AlwaysHandOff != want {
+			t.Errorf("%q: AlwaysHandOff %v, want %v", args, e.conn.AlwaysHandOff, want)
+		}
+		if err := e.close(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
