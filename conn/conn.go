@@ -116,10 +116,8 @@ func (c *Conn) start(s Stream) {
 		return
 	}
 	c.scan = codec.NewScanner(c.opts.Limits)
-	if k := keeperOf(s); k != nil && !c.opts.AlwaysHandOff {
-		c.lead.keep = k
-		c.lead.timer = time.AfterFunc(time.Hour, c.watchLead)
-		c.lead.timer.Stop()
+	if !c.opts.AlwaysHandOff {
+		c.lead.keep = keeperOf(s)
 	}
 	go c.readLoop()
 }

@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,10 +51,10 @@ const (
 
 // lead is a connection's leading state.
 type lead struct {
-	leading atomic.Uint64 // see above
-	armed   atomic.Bool   // the watchdog's timer is set
-	seen    atomic.Uint64 // what the watchdog found last
-	timer   *time.Timer   // the watchdog's, made stopped with keep
+	leading atomic.Uint64              // see above
+	armed   atomic.Bool                // the watchdog's timer is set
+	seen    atomic.Uint64              // what the watchdog found last
+	timer   atomic.Pointer[time.Timer] // the watchdog's, made on first use
 	// left counts the deposed handlers still running. Added to before the
 	// reader that follows starts, so once the last reader has returned
 	// (readDone) it is only waited on.
@@ -159,8 +160,17 @@ func (c *Conn) serveLed(m *codec.Message, e *router.Entry) (deposed bool) {
 	return !reader
 }
 
-// armLead sets the watchdog's timer. Only whoever set armed calls it.
-func (c *Conn) armLead() { c.lead.timer.Reset(leadTick) }
+// armLead sets the watchdog's timer. Only whoever set armed calls it. The
+// reader makes the timer the first time, never to fire before it is
+// stored: the watchdog finds it there when it arms it again.
+func (c *Conn) armLead() {
+	t := c.lead.timer.Load()
+	if t == nil {
+		t = time.AfterFunc(math.MaxInt64, c.watchLead)
+		c.lead.timer.Store(t)
+	}
+	t.Reset(leadTick)
+}
 
 // watchLead is the watchdog: it deposes a handler it finds running on the
 // reader at two looks in a row, and looks again in leadTick while the
