@@ -101,7 +101,6 @@ func newConn(opts *Options) *Conn {
 	if s, ok := o.Pool.(interface{ Saturated() bool }); ok {
 		c.saturated = s.Saturated
 	}
-	c.inflight.init()
 	c.calls.init(o.OnUnmatched)
 	c.lifecycle.init()
 	return c

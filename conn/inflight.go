@@ -19,20 +19,20 @@ import (
 // listed. Nothing is written to the peer under mu: answers are encoded
 // under it and sent after.
 type inflightList struct {
-	mu   sync.Mutex
-	head task // sentinel
-}
-
-func (l *inflightList) init() {
-	l.head.prev, l.head.next = &l.head, &l.head
+	mu         sync.Mutex
+	head, tail *task // oldest and newest; nil when empty
 }
 
 func (l *inflightList) add(t *task) {
 	l.mu.Lock()
 	t.listed = true
-	t.prev, t.next = l.head.prev, &l.head
-	l.head.prev.next = t
-	l.head.prev = t
+	t.prev, t.next = l.tail, nil
+	if l.tail == nil {
+		l.head = t
+	} else {
+		l.tail.next = t
+	}
+	l.tail = t
 	l.mu.Unlock()
 }
 
@@ -55,7 +55,7 @@ func (l *inflightList) claim(t *task) bool {
 func (l *inflightList) claimAnswer(rc *reqCtx, e *codec.Error) (*codec.Buffer, replyTo, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for t := l.head.prev; t != &l.head; t = t.prev {
+	for t := l.tail; t != nil; t = t.prev {
 		if t.ctx == rc {
 			l.unlinkLocked(t)
 			return errorResponse(t.req.ID, e), t.to, true
@@ -70,7 +70,7 @@ func (l *inflightList) claimAnswer(rc *reqCtx, e *codec.Error) (*codec.Buffer, r
 func (l *inflightList) find(id []byte, claim bool) (*reqCtx, replyTo, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for t := l.head.next; t != &l.head; t = t.next {
+	for t := l.head; t != nil; t = t.next {
 		if bytes.Equal(t.req.ID, id) {
 			if claim {
 				l.unlinkLocked(t)
@@ -82,8 +82,16 @@ func (l *inflightList) find(id []byte, claim bool) (*reqCtx, replyTo, bool) {
 }
 
 func (l *inflightList) unlinkLocked(t *task) {
-	t.prev.next = t.next
-	t.next.prev = t.prev
+	if t.prev == nil {
+		l.head = t.next
+	} else {
+		t.prev.next = t.next
+	}
+	if t.next == nil {
+		l.tail = t.prev
+	} else {
+		t.next.prev = t.prev
+	}
 	t.prev, t.next = nil, nil
 	t.listed = false
 }
@@ -119,8 +127,8 @@ func (c *Conn) abandonAll() {
 	var all []abandoned
 	l := &c.inflight
 	l.mu.Lock()
-	for l.head.next != &l.head {
-		t := l.head.next
+	for l.head != nil {
+		t := l.head
 		l.unlinkLocked(t)
 		all = append(all, abandoned{t.ctx, t.to, errorResponse(t.req.ID, errAbandoned)})
 	}
