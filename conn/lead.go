@@ -33,10 +33,10 @@ import (
 // slowMax.
 //
 // States of lead.leading: 0 (the reader runs no led handler), seq (it runs
-// the one it numbered seq), deposed (the watchdog took the reading over
+// the one it numbered seq), tookOver (the watchdog took the reading over
 // while seq ran). Whoever moves it away from seq with a compare-and-swap
 // decides: the reader (back to 0, and it goes on reading) or the watchdog
-// (to deposed, and it reads from now on).
+// (to tookOver, and it reads from now on).
 
 const (
 	// leadTick is how often the watchdog looks while the reader runs led
@@ -44,9 +44,9 @@ const (
 	leadTick = 50 * time.Microsecond
 	// slowMin and slowMax bound how long a method marked slow goes to the
 	// pool before the reader tries to lead it again.
-	slowMin = 5 * time.Millisecond
-	slowMax = time.Second
-	deposed = ^uint64(0)
+	slowMin  = 5 * time.Millisecond
+	slowMax  = time.Second
+	tookOver = ^uint64(0) // lead.leading once the watchdog deposed a handler
 )
 
 // lead is a connection's leading state.
@@ -70,8 +70,8 @@ type lead struct {
 }
 
 // leads reports whether the reader runs the pooled request of e itself:
-// unless e is marked slow, or to probe it once slowFor has gone by. Reader
-// only.
+// unless e is marked slow, or to probe it once its mark has run out.
+// Reader only.
 func (l *lead) leads(e *router.Entry) bool {
 	if l.keep == nil {
 		return false
@@ -179,10 +179,10 @@ func (c *Conn) watchLead() {
 	l := &c.lead
 	l.armed.Store(false) // before looking: the reader arms again if it finds it unset
 	seq := l.leading.Load()
-	if seq == 0 || seq == deposed {
+	if seq == 0 || seq == tookOver {
 		return
 	}
-	if l.seen.Swap(seq) != seq || !l.leading.CompareAndSwap(seq, deposed) {
+	if l.seen.Swap(seq) != seq || !l.leading.CompareAndSwap(seq, tookOver) {
 		if l.armed.CompareAndSwap(false, true) {
 			c.armLead()
 		}
