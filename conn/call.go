@@ -24,6 +24,7 @@ type call struct {
 type pendingCalls struct {
 	mu     sync.Mutex
 	m      map[uint64]*call
+	n      atomic.Int32 // len(m), for reading without mu
 	next   atomic.Uint64
 	closed error
 	wake   context.CancelFunc // set while the reader waits for admission
@@ -65,6 +66,7 @@ func (p *pendingCalls) add() (uint64, *call, error) {
 		return 0, nil, p.closed
 	}
 	p.m[id] = cl
+	p.n.Store(int32(len(p.m)))
 	if p.wake != nil {
 		p.wake()
 		p.wake = nil
@@ -76,6 +78,7 @@ func (p *pendingCalls) take(id uint64) *call {
 	p.mu.Lock()
 	cl := p.m[id]
 	delete(p.m, id)
+	p.n.Store(int32(len(p.m)))
 	p.mu.Unlock()
 	return cl
 }
@@ -97,6 +100,7 @@ func (p *pendingCalls) failAll(err error) {
 	p.closed = err
 	m := p.m
 	p.m = make(map[uint64]*call)
+	p.n.Store(0)
 	p.mu.Unlock()
 	for _, cl := range m {
 		cl.err = err
@@ -257,5 +261,5 @@ func (c *Conn) sendMessage(ctx context.Context, msg []byte) error {
 	if r, ok := ctx.Value(relatedKey{}).(*bodyReply); ok && r.c == c && r.relate(msg) {
 		return nil
 	}
-	return c.out.send(msg)
+	return c.out.sendCall(msg, c.calls.n.Load() > 1)
 }

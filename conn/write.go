@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,6 +82,29 @@ func (w *writer) send(msg []byte) error {
 	if w.flushing {
 		w.mu.Unlock()
 		return nil
+	}
+	return w.flushLocked()
+}
+
+// sendCall is send for an outgoing call. When others are pending too (a
+// caller pipelining, or many callers), the caller that would flush first
+// lets the goroutines that are ready run, so that the calls of callers
+// woken together (by the responses of one read) go out in one write.
+func (w *writer) sendCall(msg []byte, others bool) error {
+	if err := w.lockRoom(); err != nil {
+		return err
+	}
+	w.appendPending(msg)
+	if w.flushing {
+		w.mu.Unlock()
+		return nil
+	}
+	if others {
+		w.flushing = true // the flush is ours: others only append meanwhile
+		w.mu.Unlock()
+		runtime.Gosched()
+		w.mu.Lock()
+		w.flushing = false
 	}
 	return w.flushLocked()
 }
