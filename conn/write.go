@@ -74,17 +74,7 @@ func (w *writer) lockRoom() error {
 
 // send frames msg, queues it and flushes unless a flush is under way. It
 // returns the writer's sticky error, if any; msg is not retained.
-func (w *writer) send(msg []byte) error {
-	if err := w.lockRoom(); err != nil {
-		return err
-	}
-	w.appendPending(msg)
-	if w.flushing {
-		w.mu.Unlock()
-		return nil
-	}
-	return w.flushLocked()
-}
+func (w *writer) send(msg []byte) error { return w.sendCall(msg, false) }
 
 // sendCall is send for an outgoing call. When others are pending too (a
 // caller pipelining, or many callers), the caller that would flush first
