@@ -139,14 +139,7 @@ func (c *Conn) serveInline(e *router.Entry, m *codec.Message, to replyTo, reader
 // message alone): the frame itself is reused for the next read.
 func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to replyTo, reader bool, ref **frameRef) {
 	isCall := m.Kind == codec.KindRequest
-	if err := c.acquire(reader); err != nil {
-		c.refuse(to, reader, isCall, e.Method, m.ID, err)
-		return
-	}
-	c.inFlight(1)
-	if !c.admit() { // stopping began while this one waited
-		c.release(time.Time{})
-		c.refuse(to, reader, isCall, e.Method, m.ID, c.shuttingDown)
+	if !c.admitHandler(to, reader, e, m, c.admit) {
 		return
 	}
 	var shared **frameRef // a batch's elements share one copy of the frame
@@ -175,6 +168,25 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 	if !isCall {
 		c.answer(to, nil, reader) // a notification is settled once handed off
 	}
+}
+
+// admitHandler takes the slots the handler of m needs (acquire) and checks
+// with started that the connection is not stopping; it reports false
+// having refused m. started is admit for a task counted in workers, a
+// bare look at stopping for one the reader runs (lead.go).
+func (c *Conn) admitHandler(to replyTo, reader bool, e *router.Entry, m *codec.Message, started func() bool) bool {
+	isCall := m.Kind == codec.KindRequest
+	if err := c.acquire(reader); err != nil {
+		c.refuse(to, reader, isCall, e.Method, m.ID, err)
+		return false
+	}
+	c.inFlight(1)
+	if !started() { // stopping began while this one waited
+		c.release(time.Time{})
+		c.refuse(to, reader, isCall, e.Method, m.ID, c.shuttingDown)
+		return false
+	}
+	return true
 }
 
 // acquire takes a slot of the connection's MaxInFlight, then one of the

@@ -117,22 +117,14 @@ func (c *Conn) serveLed(m *codec.Message, e *router.Entry) (deposed bool) {
 	if l.probe {
 		l.probe, probed = false, time.Now()
 	}
-	isCall := m.Kind == codec.KindRequest
-	if err := c.acquire(true); err != nil {
-		c.refuse(replyTo{}, true, isCall, e.Method, m.ID, err)
-		return false
-	}
-	c.inFlight(1)
-	if c.stopping.Load() { // stopping began while this one waited
-		c.release(time.Time{})
-		c.refuse(replyTo{}, true, isCall, e.Method, m.ID, c.shuttingDown)
-		return false
-	}
 	// Not counted in workers: the reader is waited for, through readDone,
 	// and a deposed handler through left.
+	if !c.admitHandler(replyTo{}, true, e, m, c.running) {
+		return false
+	}
 	t := c.newTask(e, m, true)
 	t.led = true
-	if isCall {
+	if m.Kind == codec.KindRequest {
 		c.inflight.add(t)
 	}
 	l.seq++

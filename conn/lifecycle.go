@@ -196,6 +196,10 @@ func (c *Conn) admit() bool {
 	return true
 }
 
+// running reports that the connection is not stopping: admit for work
+// not counted in workers (lead.go).
+func (c *Conn) running() bool { return !c.stopping.Load() }
+
 // terminate ends the connection once, recording why.
 func (c *Conn) terminate(why error) {
 	c.closeOnce.Do(func() {

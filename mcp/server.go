@@ -57,10 +57,11 @@ type ServerOptions struct {
 	KeepAlive KeepAlive
 	// Conn is the base of every session's connection options: its pool,
 	// limits, timeouts, logger, parent context and close callback. Without
-	// a pool, handlers run on goroutines the server's sessions share and
-	// reuse (never fewer than handlers running: one never waits for
-	// another). The
-	// server sets the router, the cancellation policy (CancelSilent, as
+	// a pool, handlers the session's reader does not run itself (see
+	// conn.Options.AlwaysHandOff; every handler of an HTTP POST) run on
+	// goroutines the server's sessions share and reuse (never fewer than
+	// handlers running: one never waits for another). The server sets the
+	// router, the cancellation policy (CancelSilent, as
 	// MCP requires) and the batch policy itself.
 	//
 	// Under Overload pool.Block (the default), a session whose handlers
