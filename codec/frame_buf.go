@@ -22,7 +22,7 @@ import (
 //   - err is the reader's first error. Bytes that came with it are used
 //     first; once it is set the reader is never called again.
 //
-// fill reads as much as fits. The buffer starts at 1 KiB (first), so that an
+// fill reads as much as fits. The buffer starts at 512 bytes (first), so that an
 // idle stream (a connection waiting for its next request) holds little,
 // and doubles up to 64 KiB while reads fill it, so that a busy stream reads
 // much at a time. A stream that has consumed everything it read, the last
@@ -37,7 +37,7 @@ import (
 // discarded as it is read.
 
 const (
-	firstFrameBuf   = 1 << 10  // first buffer size: what an idle stream holds
+	firstFrameBuf   = 512      // first buffer size: what an idle stream holds
 	initialFrameBuf = 64 << 10 // what a busy stream grows to; also the smallest limit
 	minFrameRead    = 4 << 10  // compact rather than read less than this
 	maxStalls       = 100      // consecutive empty reads before io.ErrNoProgress
@@ -191,10 +191,10 @@ func (b *frameBuf) fill(need int) error {
 // and from grownPools without an allocation.
 type grown struct{ b []byte }
 
-// grownPools share grown buffers of 2 KiB << i between framers: a stream
+// grownPools share grown buffers of 1 KiB << i between framers: a stream
 // that waits gives its buffer back, one that gets busy takes one. Other
 // sizes (a frame larger than the buffer) are made and dropped.
-var grownPools [6]sync.Pool
+var grownPools [7]sync.Pool
 
 // grownClass returns the pool for buffers of size bytes, or -1.
 func grownClass(size int) int {

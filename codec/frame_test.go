@@ -418,7 +418,7 @@ func TestFramer_hugeContentLengthRefusedWithoutAllocation(t *testing.T) {
 	}
 }
 
-// TestFramer_bufferStartsSmallAndGrowsWhileBusy: a framer holds 1 KiB
+// TestFramer_bufferStartsSmallAndGrowsWhileBusy: a framer holds 512 bytes
 // while its stream brings little at a time (an idle connection), and
 // doubles to 64 KiB, no further, once reads fill the buffer (a busy one);
 // every frame comes out whole either way.
@@ -702,7 +702,7 @@ func (r *stepReader) Read(p []byte) (int, error) {
 
 // TestFramer_waitsWithTheSmallBufferAndGrowsStraightBack: once a busy
 // stream has consumed all it read and its last read did not fill the
-// buffer, it waits with 1 KiB, not 64; busy again, the first full read
+// buffer, it waits with 512 bytes, not 64; busy again, the first full read
 // takes it straight back to the size it had.
 func TestFramer_waitsWithTheSmallBufferAndGrowsStraightBack(t *testing.T) {
 	msg := `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"text":"hello, world"}}`
@@ -719,7 +719,7 @@ func TestFramer_waitsWithTheSmallBufferAndGrowsStraightBack(t *testing.T) {
 		if _, err := fr.Next(); err != io.EOF {
 			t.Fatalf("%s: %v at the end", f, err)
 		}
-		// The offers: growing to 64 KiB through the first burst; 1 KiB once
+		// The offers: growing to 64 KiB through the first burst; 512 bytes once
 		// it is all read (the lone frame, then the wait for the second
 		// burst); then at once nearly 64 KiB again, no doubling.
 		grown := slices.Index(r.offers, slices.Max(r.offers))
