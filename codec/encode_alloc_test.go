@@ -21,6 +21,14 @@ func TestEncode_allocs(t *testing.T) {
 		{"error ready-made", 0, func(dst []byte) []byte { return AppendError(dst, id, ErrMethodNotFound) }},
 		{"error raw data", 0, func(dst []byte) []byte { return AppendError(dst, id, dataErr) }},
 		{"request", 0, func(dst []byte) []byte { return AppendRequest(dst, id, "tools/call", result) }},
+		// A plain string is quoted without sonic.
+		{"result plain string", 0, func(dst []byte) []byte {
+			dst, err := AppendResultValue(dst, id, any("hello, world"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return dst
+		}},
 		// sonic's EncodeInto allocates the interface word it takes the
 		// address of (16 bytes); nothing else allocates.
 		{"result value pointer", 1, func(dst []byte) []byte {

@@ -15,13 +15,22 @@ import "unicode/utf8"
 // appendString appends s as a quoted JSON string.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		if !encPlain[s[i]] {
-			return appendStringSlow(dst, s, i)
-		}
+	if i := plainPrefix(s); i < len(s) {
+		return appendStringSlow(dst, s, i)
 	}
 	dst = append(dst, s...)
 	return append(dst, '"')
+}
+
+// plainPrefix returns the length of the longest prefix of s whose bytes
+// are all plain (encPlain): copied into a JSON string as they are.
+func plainPrefix(s string) int {
+	for i := 0; i < len(s); i++ {
+		if !encPlain[s[i]] {
+			return i
+		}
+	}
+	return len(s)
 }
 
 // appendStringSlow appends s (whose first i bytes are plain) and the closing

@@ -3,13 +3,15 @@ package codec
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/bytedance/sonic/encoder"
 )
 
 // FuzzEncode: any method name or error message encodes to valid JSON whose
 // decoded string is the input, with each invalid UTF-8 byte replaced by
 // U+FFFD; the raw id and params are echoed unchanged.
 func FuzzEncode(f *testing.F) {
-	for _, s := range []string{"", "tools/call", "a\"b\\c", "\x00\x1f\x7f", "é€😀", "\xff\xfe", "\xed\xa0\x80", "\u2028<>&"} {
+	for _, s := range []string{"", "tools/call", "a\"b\\c", "\x00\x1f\x7f", "é€😀", "\xff\xfe", "\xed\xa0\x80", "\u2028<>&", "echo", "a b~"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -47,6 +49,12 @@ func FuzzEncode(f *testing.F) {
 		var back string
 		if err := json.Unmarshal(out, &back); err != nil || back != want {
 			t.Fatalf("AppendValue(%q) = %s: decoded %q, %v", s, out, back, err)
+		}
+		// Byte for byte what sonic writes, whether AppendValue quoted s
+		// itself (plain bytes only) or left it to sonic.
+		var bySonic []byte
+		if err := encoder.EncodeInto(&bySonic, s, encOpts); err != nil || string(bySonic) != string(out) {
+			t.Fatalf("AppendValue(%q) = %s, sonic writes %s (%v)", s, out, bySonic, err)
 		}
 	})
 }
