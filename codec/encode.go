@@ -139,9 +139,7 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		return appendRaw(dst, x), nil
 	case string:
 		if plainPrefix(x) == len(x) {
-			dst = append(dst, '"')
-			dst = append(dst, x...)
-			return append(dst, '"'), nil
+			return appendQuoted(dst, x), nil
 		}
 	}
 	// sonic appends to the slice it is given. Handing it the spare capacity
@@ -166,6 +164,28 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		return dst[:n+len(tail)], nil // encoded in place
 	}
 	return append(dst, tail...), nil // sonic had to grow (or correct) it
+}
+
+// AppendString appends s as a JSON string, byte for byte what AppendValue
+// appends for it, but without putting s in an interface (an allocation)
+// when its bytes are all plain. Encoding a string cannot fail: invalid
+// UTF-8 becomes U+FFFD.
+func AppendString(dst []byte, s string) []byte {
+	if plainPrefix(s) == len(s) {
+		return appendQuoted(dst, s)
+	}
+	out, err := AppendValue(dst, s)
+	if err != nil { // not for a string; should sonic ever say otherwise
+		return appendString(dst, s)
+	}
+	return out
+}
+
+// appendQuoted appends s, whose bytes are all plain, between quotes.
+func appendQuoted(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // tailPool recycles the slice header handed to sonic by address (an

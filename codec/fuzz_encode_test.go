@@ -56,5 +56,8 @@ func FuzzEncode(f *testing.F) {
 		if err := encoder.EncodeInto(&bySonic, s, encOpts); err != nil || string(bySonic) != string(out) {
 			t.Fatalf("AppendValue(%q) = %s, sonic writes %s (%v)", s, out, bySonic, err)
 		}
+		if str := AppendString([]byte("x"), s); string(str[1:]) != string(out) || str[0] != 'x' {
+			t.Fatalf("AppendString(%q) = %s, AppendValue %s", s, str, out)
+		}
 	})
 }

@@ -142,7 +142,7 @@ type (
 // annotations, no _meta) is laid out by hand.
 func (c *TextContent) MarshalJSON() ([]byte, error) {
 	if c.plain() {
-		return c.appendPlain(make([]byte, 0, len(c.Text)+32))
+		return c.appendPlain(make([]byte, 0, len(c.Text)+32)), nil
 	}
 	return codec.AppendValue(nil, &wireText{"text", c.Text, c.Annotations, c.Meta})
 }
@@ -151,10 +151,9 @@ func (c *TextContent) MarshalJSON() ([]byte, error) {
 func (c *TextContent) plain() bool { return c.Annotations == nil && c.Meta == nil }
 
 // appendPlain appends c, a plain block, as MarshalJSON lays it out.
-func (c *TextContent) appendPlain(b []byte) ([]byte, error) {
+func (c *TextContent) appendPlain(b []byte) []byte {
 	b = append(b, `{"type":"text","text":`...)
-	b, err := codec.AppendValue(b, c.Text)
-	return append(b, '}'), err
+	return append(codec.AppendString(b, c.Text), '}')
 }
 
 // MarshalJSON encodes c with "type":"image".

@@ -215,10 +215,7 @@ func (r *CallToolResult) encodeCommon() any {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		var err error
-		if b, err = c.(*TextContent).appendPlain(b); err != nil {
-			return r
-		}
+		b = c.(*TextContent).appendPlain(b)
 	}
 	b = append(b, ']')
 	if r.IsError {
