@@ -12,12 +12,20 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 )
 
-// call is one outgoing request waiting for its response.
+// call is one outgoing request waiting for its response. Whoever takes it
+// out of pendingCalls (the response's delivery, failAll, or its caller
+// giving up) owns it; delivery and failAll signal done, once. The caller
+// reads the outcome with pendingCalls.finish, which keeps the call for
+// reuse: done is buffered, so that it is signalled without being closed.
 type call struct {
 	done   chan struct{}
 	result codec.Raw
 	err    error
+	next   *call // in pendingCalls.free
 }
+
+// signal tells cl's caller its outcome is set.
+func (cl *call) signal() { cl.done <- struct{}{} }
 
 // pendingCalls maps the ids of our outgoing calls to their waiters. Ids are
 // decimal numbers from a counter, so they never collide on a connection.
@@ -25,9 +33,14 @@ type pendingCalls struct {
 	mu     sync.Mutex
 	m      map[uint64]*call
 	n      atomic.Int32 // len(m), for reading without mu
+	nfree  int32        // the length of free
 	next   atomic.Uint64
 	closed error
 	wake   context.CancelFunc // set while the reader waits for admission
+	// free holds finished calls for reuse, at most maxFreeCalls: the
+	// connection's own, not shared (a channel made in a synctest bubble
+	// must stay in it).
+	free *call
 
 	unmatched func(Unmatched, []byte) // Options.OnUnmatched, or nil
 }
@@ -59,11 +72,17 @@ func (p *pendingCalls) init(unmatched func(Unmatched, []byte)) {
 
 func (p *pendingCalls) add() (uint64, *call, error) {
 	id := p.next.Add(1)
-	cl := &call{done: make(chan struct{})}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed != nil {
 		return 0, nil, p.closed
+	}
+	cl := p.free
+	if cl != nil {
+		p.free, cl.next = cl.next, nil
+		p.nfree--
+	} else {
+		cl = &call{done: make(chan struct{}, 1)}
 	}
 	p.m[id] = cl
 	p.n.Store(int32(len(p.m)))
@@ -87,11 +106,29 @@ func (p *pendingCalls) take(id uint64) *call {
 // gave up) unless its response was delivered meanwhile, or the call ended
 // with the connection: then what the call holds is the truth.
 func (p *pendingCalls) abandon(id uint64, cl *call, err error) (codec.Raw, error) {
-	if p.take(id) != nil {
-		return nil, err
+	if p.take(id) == nil {
+		<-cl.done
+	} else {
+		cl.err = err
 	}
-	<-cl.done
-	return cl.result, cl.err
+	return p.finish(cl)
+}
+
+// maxFreeCalls bounds what pendingCalls keeps for reuse after a burst.
+const maxFreeCalls = 256
+
+// finish returns cl's outcome and keeps cl for reuse. The caller calls it
+// once, after done was signalled or it took cl out of the map itself.
+func (p *pendingCalls) finish(cl *call) (codec.Raw, error) {
+	r, err := cl.result, cl.err
+	cl.result, cl.err = nil, nil
+	p.mu.Lock()
+	if p.nfree < maxFreeCalls {
+		cl.next, p.free = p.free, cl
+		p.nfree++
+	}
+	p.mu.Unlock()
+	return r, err
 }
 
 // failAll ends every pending call with err, and every later one.
@@ -104,7 +141,7 @@ func (p *pendingCalls) failAll(err error) {
 	p.mu.Unlock()
 	for _, cl := range m {
 		cl.err = err
-		close(cl.done)
+		cl.signal()
 	}
 }
 
@@ -148,7 +185,7 @@ func (p *pendingCalls) deliver(m *codec.Message, log *slog.Logger) {
 			cl.err = e
 		}
 	}
-	close(cl.done)
+	cl.signal()
 }
 
 // ErrBadParams is returned by Call and Notify for params that do not encode
@@ -200,7 +237,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (codec.Ra
 	}
 	select {
 	case <-cl.done:
-		return cl.result, cl.err
+		return c.calls.finish(cl)
 	case <-ctx.Done():
 		return c.calls.abandon(id, cl, &CanceledCallError{ID: strconv.AppendUint(nil, id, 10), Err: ctx.Err()})
 	}

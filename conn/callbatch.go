@@ -97,7 +97,7 @@ func (c *Conn) CallBatch(ctx context.Context, calls []BatchCall) error {
 		bc := &calls[w.elem]
 		select {
 		case <-w.cl.done:
-			bc.Result, bc.Err = w.cl.result, w.cl.err
+			bc.Result, bc.Err = c.calls.finish(w.cl)
 		case <-ctx.Done():
 			bc.Result, bc.Err = c.calls.abandon(w.id, w.cl, &CanceledCallError{ID: bc.ID, Err: ctx.Err()})
 		}
@@ -127,6 +127,8 @@ func (c *Conn) addBatchCall(waiting *[]batchWait, i int) error {
 // forget drops the pending calls of a batch that was never sent.
 func (c *Conn) forget(waiting []batchWait) {
 	for _, w := range waiting {
-		c.calls.take(w.id)
+		if c.calls.take(w.id) != nil {
+			c.calls.finish(w.cl)
+		}
 	}
 }

@@ -40,6 +40,8 @@ type Conn struct {
 	workers  sync.WaitGroup // pooled tasks not yet finished
 	tasks    atomic.Int64   // their count (a WaitGroup cannot be read)
 	queued   atomic.Int32   // of those, the ones not yet started (sendLater)
+	// refuseBatch is SetBatches' switch (beside queued: no padding).
+	refuseBatch atomic.Bool
 	// saturated is the Pool's Saturated method, if it has one.
 	saturated func() bool
 	calls     pendingCalls // our outgoing calls awaiting responses
@@ -50,8 +52,7 @@ type Conn struct {
 	held         codec.Buffer   // the reader's output, held until it would block
 	heldBox      *codec.Buffer  // for giveSpare and takeSpare, reader only
 	ctxs         []reqCtx       // the reader's next request contexts
-	refuseBatch  atomic.Bool
-	lead         lead // the reader running pooled requests itself (lead.go)
+	lead         lead           // the reader running pooled requests itself (lead.go)
 
 	lifecycle // lifecycle.go
 }
