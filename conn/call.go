@@ -256,21 +256,42 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 // ctx's request came in while that body takes related messages
 // (ServeBodySink), else to the session's stream.
 func (c *Conn) sendRequest(ctx context.Context, id []byte, method string, params any) error {
-	p := respBufs.Get()
-	defer respBufs.Put(p)
-	ps, err := appendParams(p, params)
-	if err != nil {
-		return err
-	}
 	b := respBufs.Get()
 	defer respBufs.Put(b)
-	b.B = codec.AppendRequest(b.B, id, method, ps)
+	var err error
+	if b.B, err = appendRequest(b.B, id, method, params); err != nil {
+		return err
+	}
 	return c.sendMessage(ctx, b.B)
 }
 
+// appendRequest appends the request (or, id nil, the notification) with
+// params encoded in place; on an error dst is returned unchanged. See
+// paramsKept for what params may be.
+func appendRequest(dst, id []byte, method string, params any) ([]byte, error) {
+	start := len(dst)
+	dst = codec.AppendRequest(dst, id, method, nil)
+	if params == nil {
+		return dst, nil
+	}
+	end := len(dst) - 1                      // the closing '}'
+	dst = append(dst[:end], `,"params":`...) // reopen the object
+	at := len(dst)
+	dst, err := codec.AppendValue(dst, params)
+	if err == nil {
+		var keep bool
+		if keep, err = paramsKept(dst[at:]); err == nil {
+			if !keep {
+				dst = dst[:end]
+			}
+			return append(dst, '}'), nil
+		}
+	}
+	return dst[:start], err
+}
+
 // appendParams encodes params into p and returns them as a request
-// carries them: nil for none (nil params, or params encoding to null).
-// They must encode to an array or an object (ErrBadParams otherwise).
+// carries them: nil for none. See paramsKept.
 func appendParams(p *codec.Buffer, params any) ([]byte, error) {
 	if params == nil {
 		return nil, nil
@@ -281,14 +302,24 @@ func appendParams(p *codec.Buffer, params any) ([]byte, error) {
 		return nil, err
 	}
 	ps := p.B[start:]
-	if len(ps) == 0 || (ps[0] != '[' && ps[0] != '{') {
-		if string(ps) != "null" {
-			return nil, ErrBadParams
-		}
+	if keep, err := paramsKept(ps); !keep {
 		p.B = p.B[:start]
-		return nil, nil
+		return nil, err
 	}
 	return ps, nil
+}
+
+// paramsKept reports whether params encoded as ps go in the request: an
+// array or an object does; null is dropped (as nil params are); anything
+// else is ErrBadParams.
+func paramsKept(ps []byte) (bool, error) {
+	if len(ps) > 0 && (ps[0] == '[' || ps[0] == '{') {
+		return true, nil
+	}
+	if string(ps) == "null" {
+		return false, nil
+	}
+	return false, ErrBadParams
 }
 
 // sendMessage sends one whole message (a request, a notification, a
