@@ -142,6 +142,12 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 			return appendQuoted(dst, x), nil
 		}
 	}
+	return appendSonic(dst, v)
+}
+
+// appendSonic appends v as sonic encodes it; on an error dst is returned
+// unchanged with the error.
+func appendSonic(dst []byte, v any) ([]byte, error) {
 	// sonic appends to the slice it is given. Handing it the spare capacity
 	// of dst (rather than dst) makes it encode in place, and limits its
 	// UTF-8 check to the new bytes. dst is not grown ahead: a pooled Buffer
@@ -174,18 +180,11 @@ func AppendString(dst []byte, s string) []byte {
 	if plainPrefix(s) == len(s) {
 		return appendQuoted(dst, s)
 	}
-	out, err := AppendValue(dst, s)
+	out, err := appendSonic(dst, s)
 	if err != nil { // not for a string; should sonic ever say otherwise
 		return appendString(dst, s)
 	}
 	return out
-}
-
-// appendQuoted appends s, whose bytes are all plain, between quotes.
-func appendQuoted(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
 }
 
 // tailPool recycles the slice header handed to sonic by address (an

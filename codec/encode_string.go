@@ -14,10 +14,15 @@ import "unicode/utf8"
 
 // appendString appends s as a quoted JSON string.
 func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
 	if i := plainPrefix(s); i < len(s) {
-		return appendStringSlow(dst, s, i)
+		return appendStringSlow(append(dst, '"'), s, i)
 	}
+	return appendQuoted(dst, s)
+}
+
+// appendQuoted appends s, whose bytes are all plain, between quotes.
+func appendQuoted(dst []byte, s string) []byte {
+	dst = append(dst, '"')
 	dst = append(dst, s...)
 	return append(dst, '"')
 }
