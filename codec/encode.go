@@ -122,9 +122,23 @@ func AppendRequest(dst, id []byte, method string, params []byte) []byte {
 	return append(dst, '}')
 }
 
+// An Appender appends its own JSON encoding to dst, in place of sonic's:
+// for a value with a known shape (a protocol's result, say) that can be
+// written in one pass without reflection and, as a pointer in an
+// interface, without an allocation. AppendValue trusts what it appends:
+// exactly one valid, compact JSON value (no raw newline, which would end
+// a newline-delimited frame). It calls AppendJSON for the value it is
+// given only; a value nested in another is encoded by sonic, which knows
+// json.Marshaler, not Appender. On an error AppendJSON returns dst
+// unchanged with the error.
+type Appender interface {
+	AppendJSON(dst []byte) ([]byte, error)
+}
+
 // AppendValue appends v as JSON: a Raw or json.RawMessage is copied verbatim
-// (empty: null), nil is null, anything else is encoded with sonic. On an
-// error dst is returned unchanged with the error.
+// (empty: null), nil is null, an Appender appends itself, anything else is
+// encoded with sonic. On an error dst is returned unchanged with the
+// error.
 //
 // A string of plain bytes only (printable ASCII but '"' and '\\': the
 // usual short result) is quoted here, byte for byte what sonic writes,
@@ -141,6 +155,13 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		if plainPrefix(x) == len(x) {
 			return appendQuoted(dst, x), nil
 		}
+	case Appender:
+		n := len(dst)
+		out, err := x.AppendJSON(dst)
+		if err != nil {
+			return dst[:n], err
+		}
+		return out, nil
 	}
 	return appendSonic(dst, v)
 }

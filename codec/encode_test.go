@@ -3,8 +3,10 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -279,6 +281,40 @@ func TestAppendValue_marshalers(t *testing.T) {
 	}
 	if out, err := AppendValue([]byte("x"), []any{encodeBroken{}}); err == nil || string(out) != "x" {
 		t.Errorf("broken marshaler: %s, %v", out, err)
+	}
+}
+
+// encodeSelf appends itself as an Appender: n as a one-member object, or
+// an error when n is negative (after writing a piece, which must not
+// stay).
+type encodeSelf struct{ N int }
+
+func (e *encodeSelf) AppendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"self":`...)
+	if e.N < 0 {
+		return dst, errors.New("negative")
+	}
+	return append(strconv.AppendInt(dst, int64(e.N), 10), '}'), nil
+}
+
+// TestAppendValue_appender: a value that is an Appender appends itself,
+// with no allocation; nested in another value it is sonic's (its
+// fields); its error leaves dst as it was.
+func TestAppendValue_appender(t *testing.T) {
+	v := &encodeSelf{N: 7}
+	if out, err := AppendValue([]byte("x"), v); err != nil || string(out) != `x{"self":7}` {
+		t.Errorf("top level: %s, %v", out, err)
+	}
+	if out, err := AppendValue(nil, []any{v}); err != nil || string(out) != `[{"N":7}]` {
+		t.Errorf("nested: %s, %v", out, err)
+	}
+	if out, err := AppendResultValue([]byte("keep"), []byte(`1`), &encodeSelf{N: -1}); err == nil || string(out) != "keep" {
+		t.Errorf("failing: %s, %v", out, err)
+	}
+	dst := make([]byte, 0, 64)
+	var in any = v
+	if n := testing.AllocsPerRun(100, func() { dst, _ = AppendValue(dst[:0], in) }); n != 0 {
+		t.Errorf("%v allocations", n)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // results were decoded and encoded without sonic; 46 before a plain text
 // block's string was quoted without boxing it), with no slack: a new
 // allocation on this path must raise it knowingly.
-const maxAllocsJSONCall = 44
+const maxAllocsJSONCall = 41
 
 // TestStreamableHTTP_allocsJSONToolsCall keeps the handler's allocations
 // per JSON-mode tools/call POST within maxAllocsJSONCall, so savings made

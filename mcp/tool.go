@@ -195,22 +195,30 @@ func (s *Server) callTool(ctx context.Context, ss *ServerSession, req *router.Re
 }
 
 // encodeCommon returns the common result (plain text blocks, isError,
-// nothing else) laid out as sonic would encode it, byte for byte, in one
-// buffer and without sonic (which would compact each block's MarshalJSON
-// again); any other result as it is, for sonic.
+// nothing else) as a commonResult, which appends itself; any other result
+// as it is, for sonic.
 func (r *CallToolResult) encodeCommon() any {
 	if r.Meta != nil || r.StructuredContent != nil {
 		return r
 	}
-	size := 32
 	for _, c := range r.Content {
-		t, ok := c.(*TextContent)
-		if !ok || !t.plain() {
+		if t, ok := c.(*TextContent); !ok || !t.plain() {
 			return r
 		}
-		size += len(t.Text) + 32
 	}
-	b := append(make([]byte, 0, size), `{"content":[`...)
+	return (*commonResult)(r)
+}
+
+// commonResult is a common tool result (see encodeCommon). It appends
+// itself (a codec.Appender) as sonic would encode the CallToolResult,
+// byte for byte, straight into the response's buffer: without sonic,
+// which would compact each block's MarshalJSON again, and, being a
+// pointer, without an allocation.
+type commonResult CallToolResult
+
+// AppendJSON appends r's JSON.
+func (r *commonResult) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"content":[`...)
 	for i, c := range r.Content {
 		if i > 0 {
 			b = append(b, ',')
@@ -221,7 +229,7 @@ func (r *CallToolResult) encodeCommon() any {
 	if r.IsError {
 		b = append(b, `,"isError":true`...)
 	}
-	return codec.Raw(append(b, '}'))
+	return append(b, '}'), nil
 }
 
 // runTool checks a call's arguments, runs the tool and checks its result.
@@ -255,30 +263,34 @@ func (s *Server) runTool(ctx context.Context, ss *ServerSession, st *serverTool,
 		}
 		return toolError(err.Error()), nil
 	}
-	out, err := st.finish(res)
-	if err != nil {
-		return nil, err
-	}
-	return out.at(ss.vlevel), nil
+	return st.finish(res, ss.vlevel)
 }
 
-// finish checks a tool's result and lays it out: content never null,
-// structured content encoded once, checked against the output schema and
-// mirrored as text when there is no other content.
-func (st *serverTool) finish(res *CallToolResult) (*CallToolResult, error) {
+// finish checks a tool's result and lays it out as level l defines it:
+// content never null, structured content encoded once, checked against
+// the output schema and mirrored as text when there is no other content.
+// The handler's value may be shared, so it is never modified: what must
+// change is changed in a copy, and a result with nothing to change (the
+// usual one) goes out as it is.
+func (st *serverTool) finish(res *CallToolResult, l level) (*CallToolResult, error) {
 	if res == nil {
 		return &CallToolResult{Content: []Content{}}, nil
 	}
-	r := *res // the handler's value may be shared: never modify it
+	if res.StructuredContent == nil || res.IsError {
+		if st.output != nil && !res.IsError {
+			return nil, codec.NewError(codec.CodeInternalError,
+				fmt.Sprintf("Internal error: tool %q has an output schema but returned no structured content", st.tool.Name))
+		}
+		if res.Content != nil && res.StructuredContent == nil && contentsSame(res.Content, l) {
+			return res, nil
+		}
+	}
+	r := *res
 	if r.Content == nil {
 		r.Content = []Content{}
 	}
 	if r.StructuredContent == nil || r.IsError {
-		if st.output != nil && !r.IsError {
-			return nil, codec.NewError(codec.CodeInternalError,
-				fmt.Sprintf("Internal error: tool %q has an output schema but returned no structured content", st.tool.Name))
-		}
-		return &r, nil
+		return r.at(l), nil
 	}
 	raw, err := codec.AppendValue(nil, r.StructuredContent)
 	if err != nil {
@@ -298,7 +310,7 @@ func (st *serverTool) finish(res *CallToolResult) (*CallToolResult, error) {
 	if len(r.Content) == 0 {
 		r.Content = []Content{&TextContent{Text: string(raw)}}
 	}
-	return &r, nil
+	return r.at(l), nil
 }
 
 // toolError is a result that reports a failure the model may correct.

@@ -170,9 +170,13 @@ var encodeResults = []*CallToolResult{
 // bytes sonic gives.
 func encodeBothWays(t testing.TB, r *CallToolResult) bool {
 	t.Helper()
-	raw, ok := r.encodeCommon().(codec.Raw)
+	c, ok := r.encodeCommon().(*commonResult)
 	if !ok {
 		return false
+	}
+	raw, err := c.AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	want, err := codec.AppendValue(nil, r)
 	if err != nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -300,5 +302,58 @@ func TestTools_contentBlocksOfEveryKind(t *testing.T) {
 	}
 	if e, ok := res.Content[5].(*mcp.EmbeddedResource); !ok || e.Resource.Blob == nil {
 		t.Fatalf("blob decoded as %#v", res.Content[5])
+	}
+}
+
+// TestAddTool_sharedResultsAreNeverModified: a handler may return the
+// same result value to every call; the server changes what an older
+// protocol version or a missing content list needs in a copy of its own,
+// and sends a result with nothing to change as it is, so that concurrent
+// calls at different versions (under -race) leave the value as it was.
+func TestAddTool_sharedResultsAreNeverModified(t *testing.T) {
+	fresh := func() map[string]*mcp.CallToolResult {
+		return map[string]*mcp.CallToolResult{
+			"plain": {Content: []mcp.Content{&mcp.TextContent{Text: "plain"}}},
+			"meta":  {Content: []mcp.Content{&mcp.TextContent{Text: "meta", Meta: mcp.Meta{"k": "v"}}}},
+			"empty": {},
+		}
+	}
+	shared := fresh()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	for name, res := range shared {
+		err := mcp.AddTool(srv, &mcp.Tool{Name: name, Description: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return res, nil, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, version := range []string{"2025-11-25", "2025-03-26"} {
+		cs := connect(t, srv, mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: version}))
+		for range 4 {
+			wg.Go(func() {
+				for range 20 {
+					for name := range shared {
+						res, err := cs.CallTool(context.Background(), name, nil)
+						if err != nil {
+							t.Errorf("%s at %s: %v", name, version, err)
+							return
+						}
+						var meta mcp.Meta
+						if len(res.Content) > 0 {
+							meta = res.Content[0].(*mcp.TextContent).Meta
+						}
+						if wantMeta := name == "meta" && version == "2025-11-25"; (meta != nil) != wantMeta || res.Content == nil {
+							t.Errorf("%s at %s: content %v, meta %v", name, version, res.Content, meta)
+						}
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if want := fresh(); !reflect.DeepEqual(shared, want) {
+		t.Errorf("shared results changed: %+v", shared)
 	}
 }

@@ -276,6 +276,20 @@ func contentsAt(blocks []Content, l level) []Content {
 	return out
 }
 
+// contentsSame reports whether contentsAt would return blocks as they
+// are.
+func contentsSame(blocks []Content, l level) bool {
+	if l >= level20251125 {
+		return true
+	}
+	for _, c := range blocks {
+		if contentAt(c, l) != c {
+			return false
+		}
+	}
+	return true
+}
+
 // at returns a finished tool result as level l defines it; r is a copy
 // of the handler's, so it may be changed.
 func (r *CallToolResult) at(l level) *CallToolResult {
