@@ -16,8 +16,8 @@ func TestMcpwireCallAllocs(t *testing.T) {
 		impl
 		budget float64
 	}{
-		{impl{"mcpwire", mcpwireMem}, 19},
-		{impl{"mcpwire-pooled", mcpwirePooledMem}, 19}, // no goroutine per request
+		{impl{"mcpwire", mcpwireMem}, 17},
+		{impl{"mcpwire-pooled", mcpwirePooledMem}, 17}, // no goroutine per request
 	} {
 		im := c.impl
 		t.Run(im.name, func(t *testing.T) {

@@ -2,9 +2,13 @@ package conn_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"strconv"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/conn"
 )
@@ -38,4 +42,102 @@ func TestPipe_holdsMessagesUntilReadEvenPastTheEnd(t *testing.T) {
 	if err := b.WriteMessage([]byte("x")); !errors.Is(err, io.ErrClosedPipe) {
 		t.Fatalf("a write after Close: %v", err)
 	}
+}
+
+// A write waits while pipeQueue (64) messages wait unread, and goes on
+// when one is read; Close releases a waiting writer with
+// io.ErrClosedPipe.
+func TestPipe_aFullQueueHoldsTheWriter(t *testing.T) {
+	a, b := conn.Pipe()
+	for i := range 64 {
+		if err := a.WriteMessage([]byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wrote := make(chan error, 1)
+	go func() { wrote <- a.WriteMessage([]byte("65th")) }()
+	select {
+	case err := <-wrote:
+		t.Fatalf("the 65th write returned (%v) with 64 unread", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	if msg, err := b.ReadMessage(); err != nil || msg[0] != 0 {
+		t.Fatalf("first read: %v, %v", msg, err)
+	}
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	go func() { wrote <- a.WriteMessage([]byte("66th")) }()
+	time.Sleep(10 * time.Millisecond)
+	b.Close()
+	if err := <-wrote; !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatalf("a write held at Close: %v", err)
+	}
+}
+
+// A read waits for a write, and its deadline ends the wait; a deadline
+// moved while it waits counts from then.
+func TestPipe_readDeadline(t *testing.T) {
+	a, b := conn.Pipe()
+	d := b.(interface{ SetReadDeadline(time.Time) error })
+	d.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+	if _, err := b.ReadMessage(); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("past the deadline: %v", err)
+	}
+	d.SetReadDeadline(time.Now().Add(time.Hour))
+	read := make(chan string, 1)
+	go func() {
+		msg, err := b.ReadMessage()
+		if err != nil {
+			msg = []byte(err.Error())
+		}
+		read <- string(msg)
+	}()
+	time.Sleep(10 * time.Millisecond)
+	d.SetReadDeadline(time.Time{}) // moved while the read waits
+	a.WriteMessage([]byte("late"))
+	if got := <-read; got != "late" {
+		t.Fatalf("read %q", got)
+	}
+}
+
+// Messages written through NewMessageStream in one burst arrive one by
+// one, whole, in order, from several writers at once; a message read
+// cannot be grown into the next.
+func TestPipe_burstsFromConcurrentWriters(t *testing.T) {
+	a, b := conn.Pipe()
+	const writers, bursts, per = 4, 50, 5
+	var wg sync.WaitGroup
+	for w := range writers {
+		s := conn.NewMessageStream(a, nil).(interface {
+			AppendFrame(dst, msg []byte) []byte
+			Write(frames []byte) error
+		})
+		wg.Go(func() {
+			for k := range bursts {
+				var frames []byte
+				for j := range per {
+					frames = s.AppendFrame(frames, fmt.Appendf(nil, "%d/%d", w, k*per+j))
+				}
+				if err := s.Write(frames); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	next := make([]int, writers)
+	for range writers * bursts * per {
+		msg, err := b.ReadMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w, n int
+		if _, err := fmt.Sscanf(string(msg), "%d/%d", &w, &n); err != nil || n != next[w] {
+			t.Fatalf("read %q, want %d/%d", msg, w, next[w])
+		}
+		next[w]++
+		_ = append(msg, "XXXXXXXX"...) // must not reach the next message
+	}
+	wg.Wait()
 }
