@@ -290,25 +290,6 @@ func appendRequest(dst, id []byte, method string, params any) ([]byte, error) {
 	return dst[:start], err
 }
 
-// appendParams encodes params into p and returns them as a request
-// carries them: nil for none. See paramsKept.
-func appendParams(p *codec.Buffer, params any) ([]byte, error) {
-	if params == nil {
-		return nil, nil
-	}
-	start := len(p.B)
-	var err error
-	if p.B, err = codec.AppendValue(p.B, params); err != nil {
-		return nil, err
-	}
-	ps := p.B[start:]
-	if keep, err := paramsKept(ps); !keep {
-		p.B = p.B[:start]
-		return nil, err
-	}
-	return ps, nil
-}
-
 // paramsKept reports whether params encoded as ps go in the request: an
 // array or an object does; null is dropped (as nil params are); anything
 // else is ErrBadParams.

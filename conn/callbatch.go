@@ -59,29 +59,26 @@ func (c *Conn) CallBatch(ctx context.Context, calls []BatchCall) error {
 	}
 	msg := arrayBufs.Get()
 	defer arrayBufs.Put(msg)
-	p := respBufs.Get()
-	defer respBufs.Put(p)
 	waiting := make([]batchWait, 0, len(calls))
 	msg.B = append(msg.B, '[')
 	for i := range calls {
 		bc := &calls[i]
-		p.B = p.B[:0]
-		ps, err := appendParams(p, bc.Params)
-		if err == nil && !bc.Notify {
-			err = c.addBatchCall(&waiting, i)
-		}
-		if err != nil {
-			c.forget(waiting)
-			return err
-		}
 		var id []byte
 		if !bc.Notify {
+			if err := c.addBatchCall(&waiting, i); err != nil {
+				c.forget(waiting)
+				return err
+			}
 			id = waiting[len(waiting)-1].raw
 		}
 		if i > 0 {
 			msg.B = append(msg.B, ',')
 		}
-		msg.B = codec.AppendRequest(msg.B, id, bc.Method, ps)
+		var err error
+		if msg.B, err = appendRequest(msg.B, id, bc.Method, bc.Params); err != nil {
+			c.forget(waiting)
+			return err
+		}
 	}
 	msg.B = append(msg.B, ']')
 	for _, w := range waiting {

@@ -72,9 +72,15 @@ func (s *messageStream) Write(frames []byte) error {
 	if w, ok := s.mc.(framesWriter); ok {
 		return w.writeFrames(frames)
 	}
+	return eachMessage(frames, s.mc.WriteMessage)
+}
+
+// eachMessage calls f with each message of frames, laid out as
+// AppendFrame lays them out, until f fails.
+func eachMessage(frames []byte, f func(msg []byte) error) error {
 	for len(frames) >= lenPrefix {
 		n := int(binary.BigEndian.Uint32(frames))
-		if err := s.mc.WriteMessage(frames[lenPrefix : lenPrefix+n]); err != nil {
+		if err := f(frames[lenPrefix : lenPrefix+n : lenPrefix+n]); err != nil {
 			return err
 		}
 		frames = frames[lenPrefix+n:]

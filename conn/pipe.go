@@ -1,7 +1,6 @@
 package conn
 
 import (
-	"encoding/binary"
 	"io"
 	"os"
 	"sync"
@@ -26,7 +25,7 @@ import (
 // queued in one step.
 func Pipe() (MessageConn, MessageConn) {
 	shared := &pipeShared{done: make(chan struct{})}
-	ab, ba := newPipeQueue(), newPipeQueue()
+	ab, ba := newPipeDir(), newPipeDir()
 	return &pipeEnd{in: ba, out: ab, shared: shared}, &pipeEnd{in: ab, out: ba, shared: shared}
 }
 
@@ -58,7 +57,7 @@ type pipeDir struct {
 	wake     chan struct{} // closed and replaced when the deadline changes
 }
 
-func newPipeQueue() *pipeDir {
+func newPipeDir() *pipeDir {
 	return &pipeDir{ready: make(chan struct{}, 1), room: make(chan struct{}, 1), wake: make(chan struct{})}
 }
 
@@ -148,10 +147,6 @@ func (p *pipeEnd) write(msg, frames []byte) error {
 	q := p.out
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	n := 1
-	if frames != nil {
-		n = countFrames(frames)
-	}
 	for {
 		select {
 		case <-p.shared.done:
@@ -169,12 +164,17 @@ func (p *pipeEnd) write(msg, frames []byte) error {
 		}
 		q.mu.Lock()
 	}
+	queued := len(q.msgs)
 	if frames == nil {
-		q.push(msg)
+		q.msgs = append(q.msgs, q.copyIn(msg))
 	} else {
-		q.pushFrames(frames)
+		// All copied at once; each message capped (eachMessage).
+		_ = eachMessage(q.copyIn(frames), func(m []byte) error {
+			q.msgs = append(q.msgs, m)
+			return nil
+		})
 	}
-	q.unread.Add(int32(n))
+	q.unread.Add(int32(len(q.msgs) - queued))
 	wakeOne(q.ready, &q.readers)
 	return nil
 }
@@ -188,30 +188,6 @@ func (q *pipeDir) copyIn(b []byte) []byte {
 	at := len(q.chunk)
 	q.chunk = append(q.chunk, b...)
 	return q.chunk[at:len(q.chunk):len(q.chunk)]
-}
-
-func (q *pipeDir) push(msg []byte) { q.msgs = append(q.msgs, q.copyIn(msg)) }
-
-// pushFrames queues each message of frames (length-prefixed), all copied
-// at once.
-func (q *pipeDir) pushFrames(frames []byte) {
-	c := q.copyIn(frames)
-	for len(c) >= lenPrefix {
-		m := int(binary.BigEndian.Uint32(c))
-		q.msgs = append(q.msgs, c[lenPrefix:lenPrefix+m:lenPrefix+m])
-		c = c[lenPrefix+m:]
-	}
-}
-
-// countFrames returns how many length-prefixed messages frames holds.
-func countFrames(frames []byte) int {
-	n := 0
-	for len(frames) >= lenPrefix {
-		m := int(binary.BigEndian.Uint32(frames))
-		frames = frames[lenPrefix+m:]
-		n++
-	}
-	return n
 }
 
 func (p *pipeEnd) Close() error {

@@ -276,12 +276,12 @@ func (st *serverTool) finish(res *CallToolResult, l level) (*CallToolResult, err
 	if res == nil {
 		return &CallToolResult{Content: []Content{}}, nil
 	}
-	if res.StructuredContent == nil || res.IsError {
-		if st.output != nil && !res.IsError {
-			return nil, codec.NewError(codec.CodeInternalError,
-				fmt.Sprintf("Internal error: tool %q has an output schema but returned no structured content", st.tool.Name))
-		}
-		if res.Content != nil && res.StructuredContent == nil && contentsSame(res.Content, l) {
+	if res.StructuredContent == nil && !res.IsError && st.output != nil {
+		return nil, codec.NewError(codec.CodeInternalError,
+			fmt.Sprintf("Internal error: tool %q has an output schema but returned no structured content", st.tool.Name))
+	}
+	if res.StructuredContent == nil && res.Content != nil {
+		if _, changed := contentsAt(res.Content, l); !changed {
 			return res, nil
 		}
 	}

@@ -253,11 +253,11 @@ func linkText(c *ResourceLink) string {
 	return b.String()
 }
 
-// contentsAt returns blocks as level l defines them: blocks itself when
-// nothing changes, else a new slice.
-func contentsAt(blocks []Content, l level) []Content {
+// contentsAt returns blocks as level l defines them, and whether that
+// changed any: blocks itself when nothing changes, else a new slice.
+func contentsAt(blocks []Content, l level) ([]Content, bool) {
 	if l >= level20251125 {
-		return blocks
+		return blocks, false
 	}
 	var out []Content
 	for i, c := range blocks {
@@ -271,23 +271,9 @@ func contentsAt(blocks []Content, l level) []Content {
 		}
 	}
 	if out == nil {
-		return blocks
+		return blocks, false
 	}
-	return out
-}
-
-// contentsSame reports whether contentsAt would return blocks as they
-// are.
-func contentsSame(blocks []Content, l level) bool {
-	if l >= level20251125 {
-		return true
-	}
-	for _, c := range blocks {
-		if contentAt(c, l) != c {
-			return false
-		}
-	}
-	return true
+	return out, true
 }
 
 // at returns a finished tool result as level l defines it; r is a copy
@@ -296,6 +282,6 @@ func (r *CallToolResult) at(l level) *CallToolResult {
 	if l < level20250618 {
 		r.StructuredContent = nil // its text mirror stays in Content
 	}
-	r.Content = contentsAt(r.Content, l)
+	r.Content, _ = contentsAt(r.Content, l)
 	return r
 }
