@@ -8,16 +8,18 @@ import (
 )
 
 // TestMcpwireCallAllocs holds mcpwire to what one tools/call round trip of
-// the echo tool over conn.Pipe allocated, client and server together,
-// when the budgets were set: lower a budget when mcpwire improves, never
-// raise it to make a regression pass. (Where they go: README.md.)
+// the echo tool in memory (conn.InProcess, and conn.Pipe) allocated,
+// client and server together, when the budgets were set: lower a budget
+// when mcpwire improves, never raise it to make a regression pass. (Where
+// they go: README.md.)
 func TestMcpwireCallAllocs(t *testing.T) {
 	for _, c := range []struct {
 		impl
 		budget float64
 	}{
 		{impl{"mcpwire", mcpwireMem}, 17},
-		{impl{"mcpwire-pooled", mcpwirePooledMem}, 17}, // no goroutine per request
+		{impl{"mcpwire-pooled", mcpwirePooledMem}, 17},
+		{impl{"mcpwire-pipe", mcpwirePipe}, 16},
 	} {
 		im := c.impl
 		t.Run(im.name, func(t *testing.T) {

@@ -30,6 +30,7 @@ var (
 	memImpls = []impl{
 		{"mcpwire", mcpwireMem},
 		{"mcpwire-pooled", mcpwirePooledMem},
+		{"mcpwire-pipe", mcpwirePipe},
 		{"go-sdk", gosdkMem},
 		{"mcp-go", mcpgoMem},
 	}

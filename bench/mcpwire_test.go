@@ -41,9 +41,10 @@ func mcpwireCaller(cs *mcp.ClientSession) caller {
 	}
 }
 
-// mcpwireMem connects over conn.Pipe, which hands whole messages across
-// (no framing). The server has the default options: handlers run on
-// goroutines its sessions share and reuse (mcp/workers.go).
+// mcpwireMem connects in process (conn.InProcess), as mcp-go's
+// in-process client does: each call is encoded, served on the caller's
+// goroutine and its answer decoded, with no pipe between. The server has
+// the default options.
 func mcpwireMem(tb testing.TB) (caller, func()) {
 	return mcpwireMemWith(tb, nil)
 }
@@ -69,14 +70,27 @@ func pooled(tb testing.TB, start func(testing.TB, *mcp.ServerOptions) (caller, f
 }
 
 func mcpwireMemWith(tb testing.TB, opts *mcp.ServerOptions) (caller, func()) {
-	srv := mcpwireServer(tb, opts)
+	a, b := conn.InProcess()
+	return mcpwireStreams(tb, opts, a, b)
+}
+
+// mcpwirePipe runs over conn.Pipe, an in-memory pipe with a reader on
+// either side: mcpwire's sessions as over a real transport, without the
+// system calls.
+func mcpwirePipe(tb testing.TB) (caller, func()) {
 	a, b := conn.Pipe()
+	return mcpwireStreams(tb, nil, conn.NewMessageStream(a, nil), conn.NewMessageStream(b, nil))
+}
+
+// mcpwireStreams connects a server session on a and a client on b.
+func mcpwireStreams(tb testing.TB, opts *mcp.ServerOptions, a, b conn.Stream) (caller, func()) {
+	srv := mcpwireServer(tb, opts)
 	ctx := context.Background()
-	ss, err := srv.Connect(ctx, conn.NewMessageStream(a, nil))
+	ss, err := srv.Connect(ctx, a)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, nil).Connect(ctx, conn.NewMessageStream(b, nil))
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, nil).Connect(ctx, b)
 	if err != nil {
 		tb.Fatal(err)
 	}

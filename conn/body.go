@@ -66,13 +66,7 @@ type BodySink struct {
 // not followed either.
 func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) error {
 	r := &bodyReply{c: c, fn: sink.Answer, related: sink.Related, done: make(chan struct{})}
-	if len(body) > c.opts.Limits.MaxFrameBytes {
-		c.answer(replyTo{body: r}, errorResponse(nil, c.invalid(errBodyTooLarge)), false)
-	} else {
-		s := getScanner(c.opts.Limits)
-		c.serveFrame(body, s, r, false)
-		putScanner(c.opts.Limits, s)
-	}
+	c.serveBody(body, r)
 	select {
 	case <-r.done:
 		return nil
@@ -84,6 +78,17 @@ func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) er
 	}
 }
 
+// serveBody dispatches body, to be settled through r.
+func (c *Conn) serveBody(body []byte, r *bodyReply) {
+	if len(body) > c.opts.Limits.MaxFrameBytes {
+		c.answer(replyTo{body: r}, errorResponse(nil, c.invalid(errBodyTooLarge)), false)
+		return
+	}
+	s := getScanner(c.opts.Limits)
+	c.serveFrame(body, s, r, false)
+	putScanner(c.opts.Limits, s)
+}
+
 var errBodyTooLarge = (&codec.FrameError{Err: codec.ErrFrameTooLarge}).RPCError()
 
 // bodyReply is one ServeBodySink call: it receives the body's answer and,
@@ -91,21 +96,35 @@ var errBodyTooLarge = (&codec.FrameError{Err: codec.ErrFrameTooLarge}).RPCError(
 type bodyReply struct {
 	c       *Conn
 	mu      sync.Mutex
-	fn      func([]byte) // nil once settled or given up
-	related func([]byte) // likewise; nil from the start without a sink for them
-	done    chan struct{}
+	fn      func([]byte)  // nil once settled or given up
+	related func([]byte)  // likewise; nil from the start without a sink for them
+	done    chan struct{} // closed once settled; nil: nobody waits on it
+
+	// here runs the handler of a body holding one request on the
+	// goroutine serving it, as a pool would: the caller of an InProcess
+	// session would only wait for it. The body then needs no copy, and
+	// serveBody returns once the handler has. into, if set, takes the
+	// answer instead of fn.
+	here bool
+	into *directCall
 }
 
 // put delivers the answer (nil: none is due). Every body is settled exactly
 // once; from then on its related messages go to the session's stream.
 func (r *bodyReply) put(msg []byte) {
 	r.mu.Lock()
-	if r.fn != nil && msg != nil {
+	switch {
+	case msg == nil:
+	case r.into != nil:
+		r.into.take(msg)
+	case r.fn != nil:
 		r.fn(msg)
 	}
-	r.fn, r.related = nil, nil
+	r.fn, r.related, r.into = nil, nil, nil
 	r.mu.Unlock()
-	close(r.done)
+	if r.done != nil {
+		close(r.done)
+	}
 }
 
 // relate delivers a message a handler of the body sends to the peer, and

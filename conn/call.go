@@ -171,21 +171,25 @@ func (p *pendingCalls) deliver(m *codec.Message, log *slog.Logger) {
 		}
 		return
 	}
-	if m.Kind == codec.KindResult {
-		cl.result = append(codec.Raw(nil), m.Result...)
-	} else {
-		var we wireError
-		if err := codec.Unmarshal(m.ErrorObj, &we); err != nil {
-			cl.err = codec.NewError(codec.CodeInternalError, "malformed error response: "+err.Error())
-		} else {
-			e := &codec.Error{Code: we.Code, Message: we.Message}
-			if len(we.Data) > 0 {
-				e.Data = codec.Raw(we.Data)
-			}
-			cl.err = e
-		}
-	}
+	cl.result, cl.err = outcome(m)
 	cl.signal()
+}
+
+// outcome returns what the response m answers: a copy of its result, or
+// its error.
+func outcome(m *codec.Message) (codec.Raw, error) {
+	if m.Kind == codec.KindResult {
+		return append(codec.Raw(nil), m.Result...), nil
+	}
+	var we wireError
+	if err := codec.Unmarshal(m.ErrorObj, &we); err != nil {
+		return nil, codec.NewError(codec.CodeInternalError, "malformed error response: "+err.Error())
+	}
+	e := &codec.Error{Code: we.Code, Message: we.Message}
+	if len(we.Data) > 0 {
+		e.Data = codec.Raw(we.Data)
+	}
+	return nil, e
 }
 
 // ErrBadParams is returned by Call and Notify for params that do not encode
@@ -227,6 +231,9 @@ func (e *CanceledCallError) Unwrap() error { return e.Err }
 
 // CallRaw is Call returning the raw result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (codec.Raw, error) {
+	if c.direct != nil && !c.relates(ctx) {
+		return c.direct.callRaw(ctx, c, method, params)
+	}
 	id, cl, err := c.calls.add()
 	if err != nil {
 		return nil, err
@@ -262,7 +269,7 @@ func (c *Conn) sendRequest(ctx context.Context, id []byte, method string, params
 	if b.B, err = appendRequest(b.B, id, method, params); err != nil {
 		return err
 	}
-	return c.sendMessage(ctx, b.B)
+	return c.sendMessage(ctx, id, b.B)
 }
 
 // appendRequest appends the request (or, id nil, the notification) with
@@ -303,12 +310,28 @@ func paramsKept(ps []byte) (bool, error) {
 	return false, ErrBadParams
 }
 
-// sendMessage sends one whole message (a request, a notification, a
-// batch): to the body ctx's request came in while that body takes related
-// messages (ServeBodySink), else to the session's stream.
-func (c *Conn) sendMessage(ctx context.Context, msg []byte) error {
+// sendMessage sends one whole message (a request with its id, a
+// notification or a batch with none): to the body ctx's request came in
+// while that body takes related messages (ServeBodySink), else to the
+// session's stream — or straight to the peer of an InProcess session.
+func (c *Conn) sendMessage(ctx context.Context, id, msg []byte) error {
 	if r, ok := ctx.Value(relatedKey{}).(*bodyReply); ok && r.c == c && r.relate(msg) {
 		return nil
 	}
+	if c.direct != nil {
+		return c.direct.send(ctx, id, msg)
+	}
 	return c.out.sendCall(msg, c.calls.n.Load() > 1)
+}
+
+// relates reports whether ctx is a handler's of this session serving a
+// body that still takes related messages (ServeBodySink).
+func (c *Conn) relates(ctx context.Context) bool {
+	r, ok := ctx.Value(relatedKey{}).(*bodyReply)
+	if !ok || r.c != c {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.related != nil
 }

@@ -27,11 +27,14 @@ var ErrNoStream = errors.New("conn: the session has no stream to send on")
 // goroutine may Call, Notify, ServeBody, ServeBodySink, Cancel, Shutdown or
 // Close.
 type Conn struct {
-	opts  Options
-	s     Stream // nil: a session served only through ServeBody
-	scan  *codec.Scanner
-	out   *writer
-	limit *pool.Limiter
+	opts Options
+	s    Stream // nil: a session served only through ServeBody
+	// direct is s when it is an end of InProcess: calls go straight to
+	// the peer session, not through out.
+	direct *inProcessEnd
+	scan   *codec.Scanner
+	out    *writer
+	limit  *pool.Limiter
 
 	ctx    context.Context // handlers' parent: carries the connection
 	cancel context.CancelFunc
@@ -120,6 +123,10 @@ func (c *Conn) start(s Stream) {
 		c.lead.keep = keeperOf(s)
 	}
 	go c.readLoop()
+	if e, ok := s.(*inProcessEnd); ok {
+		c.direct = e
+		e.attach(c) // the peer may post to us from now on
+	}
 }
 
 // refusal is a -32000 answer for a request refused before it started,

@@ -146,17 +146,38 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 	if to.b != nil {
 		shared = ref
 	}
-	t := c.newTask(e, m, reader)
-	t.copyFrame(frame, m, shared)
+	here := to.body != nil && to.body.here // alone in a body that waits for it
+	var rc *reqCtx
+	if here && to.body.into != nil {
+		rc = &to.body.into.ctx // an InProcess call's: one allocation for both
+	}
+	t := c.newTask(e, m, reader, rc)
+	if !here { // the frame is reused before the handler runs, or a batch's
+		t.copyFrame(frame, m, shared)
+	}
 	t.ctx.body = to.bodyOf()
 	if isCall {
 		t.to = to
 		c.inflight.add(t)
 	}
-	c.queued.Add(1) // before the worker can start it: see taskStarted
-	if c.opts.Pool == nil {
+	switch {
+	case here:
+		t.runHere()
+	case c.opts.Pool == nil:
+		c.queued.Add(1) // before the worker can start it: see taskStarted
 		go t.Run()
-	} else if err := c.opts.Pool.Submit(t); err != nil {
+	default:
+		c.queued.Add(1)
+		c.submit(t, reader)
+	}
+	if !isCall {
+		c.answer(to, nil, reader) // a notification is settled once handed off
+	}
+}
+
+// submit hands t to the pool, and answers it when the pool refuses.
+func (c *Conn) submit(t *task, reader bool) {
+	if err := c.opts.Pool.Submit(t); err != nil {
 		c.taskStarted()
 		refusal := c.shuttingDown
 		var oe *pool.OverloadedError
@@ -164,9 +185,6 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 			refusal = c.overloaded
 		}
 		t.abandon(refusal, reader)
-	}
-	if !isCall {
-		c.answer(to, nil, reader) // a notification is settled once handed off
 	}
 }
 

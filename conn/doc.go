@@ -16,7 +16,9 @@
 // served that way only. ServeBodySink also hands the transport what the
 // body's pooled handlers send to the peer while it is served (progress,
 // the server's own requests), so that Streamable HTTP can carry them on
-// the POST's event stream before the answer.
+// the POST's event stream before the answer. InProcess joins two sessions
+// of one program with no stream between: each call is served on its
+// caller's goroutine.
 //
 // # The path of a request
 //

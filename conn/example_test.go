@@ -93,3 +93,22 @@ func ExamplePipe() {
 	// Output:
 	// jsonrpc error -32005: Request cancelled
 }
+
+// A server and its client in one process: each call is served on the
+// caller's goroutine, still as JSON-RPC.
+func ExampleInProcess() {
+	r := router.New()
+	r.Register("greet", router.Func(func(_ context.Context, p []string) (string, error) {
+		return "hello, " + p[0], nil
+	}), nil)
+	a, b := conn.InProcess()
+	server := conn.NewStream(a, &conn.Options{Router: r})
+	client := conn.NewStream(b, nil)
+	defer server.Close()
+	defer client.Close()
+
+	var s string
+	err := client.Call(context.Background(), "greet", []string{"world"}, &s)
+	fmt.Println(s, err)
+	// Output: hello, world <nil>
+}

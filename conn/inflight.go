@@ -9,41 +9,64 @@ import (
 )
 
 // inflightList holds the requests handed to the pool and not yet answered,
-// as an intrusive doubly linked list (no allocation per request). Whoever
-// claims a task first answers it: the worker with the handler's response,
-// a timeout timer, Cancel, or Shutdown past its deadline.
+// as intrusive doubly linked lists (no allocation per request), one per
+// shard: requests served on many goroutines at once (an InProcess
+// session's callers) do not all queue for one lock. Whoever claims a task
+// first answers it: the worker with the handler's response, a timeout
+// timer, Cancel, or Shutdown past its deadline.
 //
 // A listed task's frame copy is alive: the worker releases it only after
 // its own claim, which finds the task unlisted once anyone else claimed it.
-// So what reads a task's request bytes does it under mu, while the task is
-// listed. Nothing is written to the peer under mu: answers are encoded
-// under it and sent after.
+// So what reads a task's request bytes does it under its shard's mu, while
+// the task is listed. Nothing is written to the peer under mu: answers are
+// encoded under it and sent after.
 type inflightList struct {
+	shards [inflightShards]inflightShard
+}
+
+// inflightShards is how many lists a connection's requests spread over,
+// by the last byte of their id.
+const inflightShards = 8
+
+type inflightShard struct {
 	mu         sync.Mutex
 	head, tail *task // oldest and newest; nil when empty
+	_          [40]byte
+}
+
+// shardOf returns the shard of the request with this id.
+func (l *inflightList) shardOf(id []byte) *inflightShard {
+	var b byte
+	if len(id) > 0 {
+		b = id[len(id)-1]
+	}
+	return &l.shards[b%inflightShards]
 }
 
 func (l *inflightList) add(t *task) {
-	l.mu.Lock()
+	sh := l.shardOf(t.req.ID)
+	sh.mu.Lock()
 	t.listed = true
-	t.prev, t.next = l.tail, nil
-	if l.tail == nil {
-		l.head = t
+	t.prev, t.next = sh.tail, nil
+	if sh.tail == nil {
+		sh.head = t
 	} else {
-		l.tail.next = t
+		sh.tail.next = t
 	}
-	l.tail = t
-	l.mu.Unlock()
+	sh.tail = t
+	sh.mu.Unlock()
 }
 
-// claim unlists t and reports whether it was still listed.
+// claim unlists t and reports whether it was still listed. t's request is
+// alive: its worker calls it.
 func (l *inflightList) claim(t *task) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	sh := l.shardOf(t.req.ID)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
 	if !t.listed {
 		return false
 	}
-	l.unlinkLocked(t)
+	sh.unlinkLocked(t)
 	return true
 }
 
@@ -53,13 +76,18 @@ func (l *inflightList) claim(t *task) bool {
 // newest: a task is recycled once its worker is done, so a late timer
 // holding only rc must not read a task it no longer owns.
 func (l *inflightList) claimAnswer(rc *reqCtx, e *codec.Error) (*codec.Buffer, replyTo, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for t := l.tail; t != nil; t = t.prev {
-		if t.ctx == rc {
-			l.unlinkLocked(t)
-			return errorResponse(t.req.ID, e), t.to, true
+	for i := range l.shards {
+		sh := &l.shards[i]
+		sh.mu.Lock()
+		for t := sh.tail; t != nil; t = t.prev {
+			if t.ctx == rc {
+				sh.unlinkLocked(t)
+				resp, to := errorResponse(t.req.ID, e), t.to
+				sh.mu.Unlock()
+				return resp, to, true
+			}
 		}
+		sh.mu.Unlock()
 	}
 	return nil, replyTo{}, false
 }
@@ -68,12 +96,13 @@ func (l *inflightList) claimAnswer(rc *reqCtx, e *codec.Error) (*codec.Buffer, r
 // id is id, claiming it when claim is set. What it returns stays valid
 // after the task is recycled.
 func (l *inflightList) find(id []byte, claim bool) (*reqCtx, replyTo, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for t := l.head; t != nil; t = t.next {
+	sh := l.shardOf(id)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for t := sh.head; t != nil; t = t.next {
 		if bytes.Equal(t.req.ID, id) {
 			if claim {
-				l.unlinkLocked(t)
+				sh.unlinkLocked(t)
 			}
 			return t.ctx, t.to, true
 		}
@@ -81,7 +110,7 @@ func (l *inflightList) find(id []byte, claim bool) (*reqCtx, replyTo, bool) {
 	return nil, replyTo{}, false
 }
 
-func (l *inflightList) unlinkLocked(t *task) {
+func (l *inflightShard) unlinkLocked(t *task) {
 	if t.prev == nil {
 		l.head = t.next
 	} else {
@@ -125,14 +154,16 @@ func (c *Conn) abandonAll() {
 		resp *codec.Buffer
 	}
 	var all []abandoned
-	l := &c.inflight
-	l.mu.Lock()
-	for l.head != nil {
-		t := l.head
-		l.unlinkLocked(t)
-		all = append(all, abandoned{t.ctx, t.to, errorResponse(t.req.ID, errAbandoned)})
+	for i := range c.inflight.shards {
+		sh := &c.inflight.shards[i]
+		sh.mu.Lock()
+		for sh.head != nil {
+			t := sh.head
+			sh.unlinkLocked(t)
+			all = append(all, abandoned{t.ctx, t.to, errorResponse(t.req.ID, errAbandoned)})
+		}
+		sh.mu.Unlock()
 	}
-	l.mu.Unlock()
 	for _, a := range all {
 		a.ctx.cancelWith(context.Canceled)
 		c.answeredCtx(a.ctx, errAbandoned.Code)

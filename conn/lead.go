@@ -122,7 +122,7 @@ func (c *Conn) serveLed(m *codec.Message, e *router.Entry) (deposed bool) {
 	if !c.admitHandler(replyTo{}, true, e, m, c.running) {
 		return false
 	}
-	t := c.newTask(e, m, true)
+	t := c.newTask(e, m, true, nil)
 	t.led = true
 	if m.Kind == codec.KindRequest {
 		c.inflight.add(t)

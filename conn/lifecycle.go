@@ -33,7 +33,7 @@ import (
 // runs once.
 type lifecycle struct {
 	stopping     atomic.Bool   // set by stop only
-	admitMu      sync.Mutex    // orders stop against admit's workers.Add
+	admitMu      sync.RWMutex  // orders stop against admit's workers.Add
 	readDetached atomic.Bool   // Shutdown could not interrupt the reader
 	readDone     chan struct{} // the read loop has returned
 	done         chan struct{} // everything has ended
@@ -186,8 +186,8 @@ func (c *Conn) stop() bool {
 // admit counts one more task for the pool unless the connection is
 // stopping.
 func (c *Conn) admit() bool {
-	c.admitMu.Lock()
-	defer c.admitMu.Unlock()
+	c.admitMu.RLock() // admits run together; stop waits for them
+	defer c.admitMu.RUnlock()
 	if c.stopping.Load() {
 		return false
 	}

@@ -52,12 +52,21 @@ func (s *messageStream) Buffered() bool {
 	return ok && b.Buffered()
 }
 
-func (s *messageStream) AppendFrame(dst, msg []byte) []byte {
+func (s *messageStream) AppendFrame(dst, msg []byte) []byte { return appendLenFrame(dst, msg) }
+
+func (s *messageStream) FrameInPlace(buf []byte, start int) []byte {
+	return lenFrameInPlace(buf, start)
+}
+
+// appendLenFrame appends msg after its length, as eachMessage reads it.
+func appendLenFrame(dst, msg []byte) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(msg)))
 	return append(dst, msg...)
 }
 
-func (s *messageStream) FrameInPlace(buf []byte, start int) []byte {
+// lenFrameInPlace lays out the message buf holds from start on as
+// appendLenFrame would have.
+func lenFrameInPlace(buf []byte, start int) []byte {
 	n := len(buf) - start
 	buf = append(buf, 0, 0, 0, 0)
 	copy(buf[start+lenPrefix:], buf[start:start+n])

@@ -69,18 +69,20 @@ var taskPool = sync.Pool{New: func() any { return new(task) }}
 // context kept past its handler keeps its slab alive: a few KiB at most.
 const ctxSlab = 32
 
-// newTask makes the task for the request or notification m of e. Its
+// newTask makes the task for the request or notification m of e, with
+// the context rc (nil: one from the reader's slab, or a new one). Its
 // request's spans are m's, into the frame m was read from: handOff then
 // copies them (copyFrame); the reader leading the request leaves them
 // there (lead.go).
-func (c *Conn) newTask(e *router.Entry, m *codec.Message, reader bool) *task {
-	var rc *reqCtx
-	if reader {
+func (c *Conn) newTask(e *router.Entry, m *codec.Message, reader bool, rc *reqCtx) *task {
+	switch {
+	case rc != nil:
+	case reader:
 		if len(c.ctxs) == 0 {
 			c.ctxs = make([]reqCtx, ctxSlab)
 		}
 		rc, c.ctxs = &c.ctxs[0], c.ctxs[1:]
-	} else {
+	default:
 		rc = new(reqCtx)
 	}
 	rc.c = c
@@ -118,6 +120,12 @@ func (t *task) copyFrame(frame []byte, m *codec.Message, ref **frameRef) {
 // Run serves the task on a pool worker.
 func (t *task) Run() {
 	t.c.taskStarted()
+	t.runHere()
+}
+
+// runHere serves the task on the calling goroutine: a worker's, or that
+// of a body's caller (bodyReply.here), which never queued it.
+func (t *task) runHere() {
 	code, resp := t.runHandler()
 	t.answer(code, resp, false)
 }

@@ -19,11 +19,25 @@ import (
 func connect(t testing.TB, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession {
 	t.Helper()
 	a, b := conn.Pipe()
-	ss, err := srv.Connect(context.Background(), conn.NewMessageStream(a, nil))
+	return connectOver(t, srv, c, conn.NewMessageStream(a, nil), conn.NewMessageStream(b, nil))
+}
+
+// connectInProcess runs a client against srv in process (conn.InProcess):
+// calls served on the caller's goroutine.
+func connectInProcess(t testing.TB, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession {
+	t.Helper()
+	a, b := conn.InProcess()
+	return connectOver(t, srv, c, a, b)
+}
+
+// connectOver serves srv on a and connects c on b.
+func connectOver(t testing.TB, srv *mcp.Server, c *mcp.Client, a, b conn.Stream) *mcp.ClientSession {
+	t.Helper()
+	ss, err := srv.Connect(context.Background(), a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := c.Connect(context.Background(), conn.NewMessageStream(b, nil))
+	cs, err := c.Connect(context.Background(), b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,13 +49,14 @@ func connect(t testing.TB, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession {
 	return cs
 }
 
-// transports are what the client tests run over: an in-memory pipe, and
-// Streamable HTTP on a loopback address.
+// transports are what the client tests run over: an in-memory pipe, in
+// process, and Streamable HTTP on a loopback address.
 var transports = []struct {
 	name    string
 	connect func(testing.TB, *mcp.Server, *mcp.Client) *mcp.ClientSession
 }{
 	{"pipe", connect},
+	{"inprocess", connectInProcess},
 	{"http", connectOverHTTP},
 }
 

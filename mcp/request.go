@@ -17,6 +17,7 @@ type ServerRequest[P any] struct {
 
 	id    json.RawMessage // the request's id as received
 	token json.RawMessage // _meta.progressToken, or nil
+	idBuf [24]byte        // holds id when it fits: no allocation of its own
 }
 
 // Requests of the handlers of each feature.
@@ -37,7 +38,13 @@ type (
 // (whose bytes are valid only until the handler returns: the id and the
 // token are copied).
 func newRequest[P any](ss *ServerSession, req *router.Request, p P) *ServerRequest[P] {
-	r := &ServerRequest[P]{Session: ss, Params: p, id: bytes.Clone(req.ID)}
+	r := &ServerRequest[P]{Session: ss, Params: p}
+	if n := len(req.ID); n <= len(r.idBuf) {
+		r.id = r.idBuf[:n:n]
+		copy(r.id, req.ID)
+	} else {
+		r.id = bytes.Clone(req.ID)
+	}
 	r.token = progressToken(req.Params)
 	return r
 }
