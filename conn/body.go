@@ -100,12 +100,10 @@ type bodyReply struct {
 	related func([]byte)  // likewise; nil from the start without a sink for them
 	done    chan struct{} // closed once settled; nil: nobody waits on it
 
-	// here runs the handler of a body holding one request on the
-	// goroutine serving it, as a pool would: the caller of an InProcess
-	// session would only wait for it. The body then needs no copy, and
-	// serveBody returns once the handler has. into, if set, takes the
-	// answer instead of fn.
-	here bool
+	// into, if set, is an InProcess call the body holds, which takes the
+	// answer instead of fn. Its handler runs on the goroutine serving the
+	// body, as a pool would run it: the caller would only wait. The body
+	// then needs no copy, and serveBody returns once the handler has.
 	into *directCall
 }
 

@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	"github.com/mcpwire/mcpwire/codec"
 )
@@ -21,158 +18,18 @@ type call struct {
 	done   chan struct{}
 	result codec.Raw
 	err    error
-	next   *call // in pendingCalls.free
+	home   *callShard // the shard whose free list it goes back to
+	next   *call      // in that free list
 }
 
 // signal tells cl's caller its outcome is set.
 func (cl *call) signal() { cl.done <- struct{}{} }
-
-// pendingCalls maps the ids of our outgoing calls to their waiters. Ids are
-// decimal numbers from a counter, so they never collide on a connection.
-type pendingCalls struct {
-	mu     sync.Mutex
-	m      map[uint64]*call
-	n      atomic.Int32 // len(m), for reading without mu
-	nfree  int32        // the length of free
-	next   atomic.Uint64
-	closed error
-	wake   context.CancelFunc // set while the reader waits for admission
-	// free holds finished calls for reuse, at most maxFreeCalls: the
-	// connection's own, not shared (a channel made in a synctest bubble
-	// must stay in it).
-	free *call
-
-	unmatched func(Unmatched, []byte) // Options.OnUnmatched, or nil
-}
-
-// readerWait returns the context the reader waits for admission under: it
-// is cancelled as soon as a call is made, since the reader must then go on
-// reading to deliver the response. busy reports calls already waiting:
-// then the reader must not wait at all. stop is called after the wait.
-func (p *pendingCalls) readerWait(parent context.Context) (ctx context.Context, stop func(), busy bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.m) > 0 {
-		return nil, nil, true
-	}
-	ctx, cancel := context.WithCancel(parent)
-	p.wake = cancel
-	return ctx, func() {
-		p.mu.Lock()
-		p.wake = nil
-		p.mu.Unlock()
-		cancel()
-	}, false
-}
-
-func (p *pendingCalls) init(unmatched func(Unmatched, []byte)) {
-	p.m = make(map[uint64]*call)
-	p.unmatched = unmatched
-}
-
-func (p *pendingCalls) add() (uint64, *call, error) {
-	id := p.next.Add(1)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed != nil {
-		return 0, nil, p.closed
-	}
-	cl := p.free
-	if cl != nil {
-		p.free, cl.next = cl.next, nil
-		p.nfree--
-	} else {
-		cl = &call{done: make(chan struct{}, 1)}
-	}
-	p.m[id] = cl
-	p.n.Store(int32(len(p.m)))
-	if p.wake != nil {
-		p.wake()
-		p.wake = nil
-	}
-	return id, cl, nil
-}
-
-func (p *pendingCalls) take(id uint64) *call {
-	p.mu.Lock()
-	cl := p.m[id]
-	delete(p.m, id)
-	p.n.Store(int32(len(p.m)))
-	p.mu.Unlock()
-	return cl
-}
-
-// abandon ends the call id, cl with err (its write failed, or its caller
-// gave up) unless its response was delivered meanwhile, or the call ended
-// with the connection: then what the call holds is the truth.
-func (p *pendingCalls) abandon(id uint64, cl *call, err error) (codec.Raw, error) {
-	if p.take(id) == nil {
-		<-cl.done
-	} else {
-		cl.err = err
-	}
-	return p.finish(cl)
-}
-
-// maxFreeCalls bounds what pendingCalls keeps for reuse after a burst.
-const maxFreeCalls = 256
-
-// finish returns cl's outcome and keeps cl for reuse. The caller calls it
-// once, after done was signalled or it took cl out of the map itself.
-func (p *pendingCalls) finish(cl *call) (codec.Raw, error) {
-	r, err := cl.result, cl.err
-	cl.result, cl.err = nil, nil
-	p.mu.Lock()
-	if p.nfree < maxFreeCalls {
-		cl.next, p.free = p.free, cl
-		p.nfree++
-	}
-	p.mu.Unlock()
-	return r, err
-}
-
-// failAll ends every pending call with err, and every later one.
-func (p *pendingCalls) failAll(err error) {
-	p.mu.Lock()
-	p.closed = err
-	m := p.m
-	p.m = make(map[uint64]*call)
-	p.n.Store(0)
-	p.mu.Unlock()
-	for _, cl := range m {
-		cl.err = err
-		cl.signal()
-	}
-}
 
 // wireError is an error object as received.
 type wireError struct {
 	Code    codec.Code      `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data"`
-}
-
-// deliver hands a response to its caller. Responses that find none (late,
-// duplicated or bogus) are dropped, and told to Options.OnUnmatched.
-func (p *pendingCalls) deliver(m *codec.Message, log *slog.Logger) {
-	id, err := strconv.ParseUint(string(m.ID), 10, 64)
-	var cl *call
-	if err == nil {
-		cl = p.take(id)
-	}
-	if cl == nil {
-		log.Debug("jsonrpc: response to an unknown id dropped", "id", string(m.ID))
-		if p.unmatched != nil {
-			why := UnmatchedUnknownID
-			if err == nil && id != 0 && id <= p.next.Load() {
-				why = UnmatchedNoCaller
-			}
-			p.unmatched(why, m.ID)
-		}
-		return
-	}
-	cl.result, cl.err = outcome(m)
-	cl.signal()
 }
 
 // outcome returns what the response m answers: a copy of its result, or
@@ -269,7 +126,7 @@ func (c *Conn) sendRequest(ctx context.Context, id []byte, method string, params
 	if b.B, err = appendRequest(b.B, id, method, params); err != nil {
 		return err
 	}
-	return c.sendMessage(ctx, id, b.B)
+	return c.sendMessage(ctx, b.B)
 }
 
 // appendRequest appends the request (or, id nil, the notification) with
@@ -310,16 +167,16 @@ func paramsKept(ps []byte) (bool, error) {
 	return false, ErrBadParams
 }
 
-// sendMessage sends one whole message (a request with its id, a
-// notification or a batch with none): to the body ctx's request came in
-// while that body takes related messages (ServeBodySink), else to the
-// session's stream — or straight to the peer of an InProcess session.
-func (c *Conn) sendMessage(ctx context.Context, id, msg []byte) error {
+// sendMessage sends one whole message (a request, a notification, a
+// batch): to the body ctx's request came in while that body takes related
+// messages (ServeBodySink), else to the session's stream — or straight to
+// the peer of an InProcess session.
+func (c *Conn) sendMessage(ctx context.Context, msg []byte) error {
 	if r, ok := ctx.Value(relatedKey{}).(*bodyReply); ok && r.c == c && r.relate(msg) {
 		return nil
 	}
 	if c.direct != nil {
-		return c.direct.send(ctx, id, msg)
+		return c.direct.send(ctx, msg)
 	}
 	return c.out.sendCall(msg, c.calls.n.Load() > 1)
 }

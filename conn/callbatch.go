@@ -84,7 +84,7 @@ func (c *Conn) CallBatch(ctx context.Context, calls []BatchCall) error {
 	for _, w := range waiting {
 		calls[w.elem].ID = w.raw
 	}
-	if err := c.sendMessage(ctx, nil, msg.B); err != nil {
+	if err := c.sendMessage(ctx, msg.B); err != nil {
 		for _, w := range waiting {
 			calls[w.elem].Result, calls[w.elem].Err = c.calls.abandon(w.id, w.cl, err)
 		}

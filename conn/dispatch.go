@@ -146,10 +146,10 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 	if to.b != nil {
 		shared = ref
 	}
-	here := to.body != nil && to.body.here // alone in a body that waits for it
 	var rc *reqCtx
-	if here && to.body.into != nil {
-		rc = &to.body.into.ctx // an InProcess call's: one allocation for both
+	here := to.body != nil && to.body.into != nil // an InProcess call
+	if here {
+		rc = &to.body.into.ctx // one allocation for both
 	}
 	t := c.newTask(e, m, reader, rc)
 	if !here { // the frame is reused before the handler runs, or a batch's

@@ -22,11 +22,12 @@ import (
 // A call is served on the caller's goroutine: the request is dispatched
 // to the peer session at once and its handler runs there, as a pool
 // worker would run it (MaxInFlight, Admission and HandlerTimeout apply),
-// its response delivered before the caller waits. Cancelling the call's
-// context cancels the handler's. What a handler sends back while it runs
-// (progress, log messages, requests such as sampling) is served by the
-// calling session in turn, in order, before the answer. Batches and
-// messages a session sends outside any call go to the peer's pool.
+// its answer scanned straight into the call. Cancelling the call's
+// context cancels the handler's. Everything else — what a handler sends
+// back while it runs (progress, log messages, requests such as sampling),
+// notifications, batches, answers — reaches the other session as it would
+// over a stream, in order: its inline handlers run at once, the others on
+// its pool, so that no handler runs under a lock of the sender's.
 //
 // Closing either end ends both sessions, as when a stream ends: each
 // drains what it was serving and closes. A session whose peer has not
@@ -68,15 +69,14 @@ func (e *inProcessEnd) attach(c *Conn) {
 
 // post dispatches msg, one message or a batch sent by e's session, to the
 // peer session, as a body whose answer and related messages come back to
-// e (e.back). here runs a lone request's handler on this goroutine (then
-// post returns once it has); otherwise the peer's pool runs it and post
-// does not wait.
-func (e *inProcessEnd) post(ctx context.Context, msg []byte, here bool) error {
+// e (e.back). The peer's pool runs its handlers (inline ones run here):
+// post does not wait for them.
+func (e *inProcessEnd) post(ctx context.Context, msg []byte) error {
 	p, err := e.peerConn(ctx)
 	if err != nil {
 		return err
 	}
-	p.serveBody(msg, &bodyReply{c: p, fn: e.back.Answer, related: e.back.Related, here: here})
+	p.serveBody(msg, &bodyReply{c: p, fn: e.back.Answer, related: e.back.Related})
 	return nil
 }
 
@@ -112,19 +112,14 @@ func (e *inProcessEnd) receive(msg []byte) {
 }
 
 // relate serves on e's session a message the peer's handler sends while
-// it serves a body e posted, on the handler's goroutine: its answer goes
-// back to the peer as the answer to a body of the peer's own.
-func (e *inProcessEnd) relate(msg []byte) {
-	_ = e.peer.post(context.Background(), msg, true)
-}
+// it serves a body e posted: its answer goes back to the peer as the
+// answer to a body of the peer's own.
+func (e *inProcessEnd) relate(msg []byte) { _ = e.peer.post(context.Background(), msg) }
 
-// send sends what e's session sends outside callRaw: a notification (id
-// nil), served on this goroutine; a batch, or a request whose caller
-// waits for its answer through the session's pending calls (id set), on
-// the peer's pool.
-func (e *inProcessEnd) send(ctx context.Context, id, msg []byte) error {
-	return e.post(ctx, msg, id == nil)
-}
+// send sends what e's session sends outside callRaw: a notification, a
+// batch, or a request whose caller waits for its answer through the
+// session's pending calls.
+func (e *inProcessEnd) send(ctx context.Context, msg []byte) error { return e.post(ctx, msg) }
 
 // callRaw is c.CallRaw on e, c's end: the request is served on this
 // goroutine and its answer taken straight from the peer (directCall), not
@@ -152,7 +147,7 @@ func (e *inProcessEnd) callRaw(ctx context.Context, c *Conn, method string, para
 		stop = context.AfterFunc(ctx, func() { p.Cancel(cid) })
 	}
 	d := &directCall{c: c}
-	d.r = bodyReply{c: p, related: e.back.Related, here: true, into: d}
+	d.r = bodyReply{c: p, related: e.back.Related, into: d}
 	p.serveBody(b.B[n:], &d.r)
 	cancelled := stop != nil && !stop()
 	d.r.mu.Lock()
@@ -226,7 +221,7 @@ func (e *inProcessEnd) FrameInPlace(buf []byte, start int) []byte {
 // any call, answers it could not give a body — to the peer's pool.
 func (e *inProcessEnd) Write(frames []byte) error {
 	return eachMessage(frames, func(msg []byte) error {
-		return e.post(context.Background(), msg, false)
+		return e.post(context.Background(), msg)
 	})
 }
 

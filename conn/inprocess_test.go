@@ -93,7 +93,7 @@ func TestInProcess_whatAHandlerSendsArrivesInOrderBeforeItsAnswer(t *testing.T) 
 		seen = append(seen, "progress "+strconv.Itoa(p[0]))
 		mu.Unlock()
 		return nil, nil
-	}), nil)
+	}), &router.MethodOptions{Inline: true}) // in order, as a stream's reader serves them
 	client.Register("whoami", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
 		mu.Lock()
 		seen = append(seen, "whoami")
@@ -205,5 +205,45 @@ func TestInProcess_closingOneEndEndsBoth(t *testing.T) {
 	}
 	if err := client.Call(context.Background(), "hang", nil, nil); !errors.Is(err, conn.ErrClosed) {
 		t.Fatalf("a call after the end: %v", err)
+	}
+}
+
+// A handler's goroutine calls the client while the handler's own call is
+// unanswered, and the client's handler waits for that call to be answered:
+// the client's handler must not run under the body's lock, as it would if
+// it ran on the sending goroutine.
+func TestInProcess_aPeersHandlerNeverHoldsBackTheAnswer(t *testing.T) {
+	asked, answered := make(chan struct{}), make(chan struct{})
+	client := router.New()
+	client.Register("ask", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		close(asked)
+		<-answered // the outer call's answer
+		return "yes", nil
+	}), nil)
+	server := router.New()
+	late := make(chan error, 1)
+	server.Register("start", router.HandlerFunc(func(ctx context.Context, _ *router.Request) (any, error) {
+		go func() {
+			var s string
+			late <- conn.FromContext(ctx).Call(context.WithoutCancel(ctx), "ask", nil, &s)
+		}()
+		<-asked
+		return "started", nil
+	}), nil)
+	cc, _ := inProcess(t, &conn.Options{Router: client}, &conn.Options{Router: server})
+
+	done := make(chan error, 1)
+	go func() { done <- cc.Call(context.Background(), "start", nil, nil) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call's answer waited for the client's handler")
+	}
+	close(answered)
+	if err := <-late; err != nil {
+		t.Fatal(err)
 	}
 }
