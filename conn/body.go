@@ -78,7 +78,8 @@ func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) er
 	}
 }
 
-// serveBody dispatches body, to be settled through r.
+// serveBody dispatches body, to be settled through r (nil: what it
+// answers goes to the session's stream).
 func (c *Conn) serveBody(body []byte, r *bodyReply) {
 	if len(body) > c.opts.Limits.MaxFrameBytes {
 		c.answer(replyTo{body: r}, errorResponse(nil, c.invalid(errBodyTooLarge)), false)

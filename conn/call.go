@@ -88,7 +88,7 @@ func (e *CanceledCallError) Unwrap() error { return e.Err }
 
 // CallRaw is Call returning the raw result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (codec.Raw, error) {
-	if c.direct != nil && !c.relates(ctx) {
+	if c.direct != nil && c.relatedBody(ctx) == nil {
 		return c.direct.callRaw(ctx, c, method, params)
 	}
 	id, cl, err := c.calls.add()
@@ -172,23 +172,20 @@ func paramsKept(ps []byte) (bool, error) {
 // messages (ServeBodySink), else to the session's stream — or straight to
 // the peer of an InProcess session.
 func (c *Conn) sendMessage(ctx context.Context, msg []byte) error {
-	if r, ok := ctx.Value(relatedKey{}).(*bodyReply); ok && r.c == c && r.relate(msg) {
+	if r := c.relatedBody(ctx); r != nil && r.relate(msg) {
 		return nil
 	}
 	if c.direct != nil {
-		return c.direct.send(ctx, msg)
+		return c.direct.post(ctx, msg)
 	}
 	return c.out.sendCall(msg, c.calls.n.Load() > 1)
 }
 
-// relates reports whether ctx is a handler's of this session serving a
-// body that still takes related messages (ServeBodySink).
-func (c *Conn) relates(ctx context.Context) bool {
-	r, ok := ctx.Value(relatedKey{}).(*bodyReply)
-	if !ok || r.c != c {
-		return false
+// relatedBody returns the body of this session that ctx, a handler's
+// context or one made by WithSink, routes messages to, or nil.
+func (c *Conn) relatedBody(ctx context.Context) *bodyReply {
+	if r, ok := ctx.Value(relatedKey{}).(*bodyReply); ok && r.c == c {
+		return r
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.related != nil
+	return nil
 }

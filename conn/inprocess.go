@@ -102,24 +102,14 @@ func (e *inProcessEnd) peerConn(ctx context.Context) (*Conn, error) {
 }
 
 // receive serves on e's session what its peer answered to a body e
-// posted: a response (or a batch's array of them), never calling for an
+// posted: a response (or a batch's array of them), which calls for no
 // answer of its own.
-func (e *inProcessEnd) receive(msg []byte) {
-	c := e.c.Load()
-	s := getScanner(c.opts.Limits)
-	c.serveFrame(msg, s, nil, false)
-	putScanner(c.opts.Limits, s)
-}
+func (e *inProcessEnd) receive(msg []byte) { e.c.Load().serveBody(msg, nil) }
 
 // relate serves on e's session a message the peer's handler sends while
 // it serves a body e posted: its answer goes back to the peer as the
 // answer to a body of the peer's own.
 func (e *inProcessEnd) relate(msg []byte) { _ = e.peer.post(context.Background(), msg) }
-
-// send sends what e's session sends outside callRaw: a notification, a
-// batch, or a request whose caller waits for its answer through the
-// session's pending calls.
-func (e *inProcessEnd) send(ctx context.Context, msg []byte) error { return e.post(ctx, msg) }
 
 // callRaw is c.CallRaw on e, c's end: the request is served on this
 // goroutine and its answer taken straight from the peer (directCall), not
@@ -191,14 +181,11 @@ func (d *directCall) take(msg []byte) {
 	defer putScanner(d.c.opts.Limits, s)
 	msgs, isBatch, err := s.Scan(msg)
 	d.answered = true
-	switch {
-	case err != nil || isBatch:
-		d.err = codec.NewError(codec.CodeInternalError, "malformed response")
-	case msgs[0].Kind == codec.KindResult || msgs[0].Kind == codec.KindError:
+	if err == nil && !isBatch && (msgs[0].Kind == codec.KindResult || msgs[0].Kind == codec.KindError) {
 		d.result, d.err = outcome(&msgs[0])
-	default:
-		d.err = codec.NewError(codec.CodeInternalError, "malformed response")
+		return
 	}
+	d.err = codec.NewError(codec.CodeInternalError, "malformed response")
 }
 
 // Next blocks until the link closes: every message arrives through post.

@@ -42,7 +42,7 @@ type callShard struct {
 	// synctest bubble must stay in it).
 	free  *call
 	nfree int32
-	_     [24]byte
+	_     [16]byte // to 64 bytes
 }
 
 func (p *pendingCalls) init(unmatched func(Unmatched, []byte)) {

@@ -123,8 +123,8 @@ func (t *task) Run() {
 	t.runHere()
 }
 
-// runHere serves the task on the calling goroutine: a worker's, or that
-// of a body's caller (bodyReply.here), which never queued it.
+// runHere serves the task on the calling goroutine: a worker's, or an
+// InProcess caller's (bodyReply.into), which never queued it.
 func (t *task) runHere() {
 	code, resp := t.runHandler()
 	t.answer(code, resp, false)
