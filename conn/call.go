@@ -86,7 +86,7 @@ func (e *CanceledCallError) Error() string {
 // Unwrap returns ctx's error.
 func (e *CanceledCallError) Unwrap() error { return e.Err }
 
-// CallRaw is Call returning the raw result.
+// CallRaw is Call returning the raw result: a copy that is the caller's.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (codec.Raw, error) {
 	if c.direct != nil && c.relatedBody(ctx) == nil {
 		return c.direct.callRaw(ctx, c, method, params)

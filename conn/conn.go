@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,10 +38,8 @@ type Conn struct {
 	ctx    context.Context // handlers' parent: carries the connection
 	cancel context.CancelFunc
 
-	inflight inflightList   // pooled requests not yet answered
-	workers  sync.WaitGroup // pooled tasks not yet finished
-	tasks    atomic.Int64   // their count (a WaitGroup cannot be read)
-	queued   atomic.Int32   // of those, the ones not yet started (sendLater)
+	inflight inflightList // pooled requests not yet answered
+	queued   atomic.Int32 // pooled tasks not yet started (sendLater)
 	// refuseBatch is SetBatches' switch (beside queued: no padding).
 	refuseBatch atomic.Bool
 	// saturated is the Pool's Saturated method, if it has one.

@@ -190,7 +190,7 @@ func (c *Conn) submit(t *task, reader bool) {
 
 // admitHandler takes the slots the handler of m needs (acquire) and checks
 // with started that the connection is not stopping; it reports false
-// having refused m. started is admit for a task counted in workers, a
+// having refused m. started is admit for a task counted in tasks, a
 // bare look at stopping for one the reader runs (lead.go).
 func (c *Conn) admitHandler(to replyTo, reader bool, e *router.Entry, m *codec.Message, started func() bool) bool {
 	isCall := m.Kind == codec.KindRequest

@@ -117,7 +117,7 @@ func (c *Conn) serveLed(m *codec.Message, e *router.Entry) (deposed bool) {
 	if l.probe {
 		l.probe, probed = false, time.Now()
 	}
-	// Not counted in workers: the reader is waited for, through readDone,
+	// Not counted in tasks: the reader is waited for, through readDone,
 	// and a deposed handler through left.
 	if !c.admitHandler(replyTo{}, true, e, m, c.running) {
 		return false

@@ -25,25 +25,34 @@ import (
 //     closed once the reader (unless left behind) and every handler have
 //     returned, and pending outgoing calls have failed with ErrClosed.
 //
-// Invariants: stopping is set once, by stop, under admitMu, and admit
-// checks it under admitMu before workers.Add; so once stop has returned,
-// workers.Wait cannot miss a task. A handler the reader runs itself
-// (lead.go) is not counted in workers: readDone waits for it, and for it
-// deposed lead.left does, waited on only once readDone is closed. terminate
-// runs once.
+// Invariants: the pooled tasks are counted in tasks, whose stopBit stop
+// sets once (with stopping); admit counts a task only while stopBit is
+// clear, in one compare-and-swap, so once stop has returned the count
+// only falls, and idle is closed exactly once: by the step that leaves
+// stopBit and no task. A handler the reader runs itself (lead.go) is not
+// counted in tasks: readDone waits for it, and for it deposed lead.left
+// does, waited on only once readDone is closed. terminate runs once.
 type lifecycle struct {
 	stopping     atomic.Bool   // set by stop only
-	admitMu      sync.RWMutex  // orders stop against admit's workers.Add
 	readDetached atomic.Bool   // Shutdown could not interrupt the reader
 	readDone     chan struct{} // the read loop has returned
 	done         chan struct{} // everything has ended
+	idle         chan struct{} // closed once stopping with no task left
 	closeOnce    sync.Once
 	err          error // why it ended; written before done is closed
+
+	_     [64]byte     // tasks changes with every request: keep it apart
+	tasks atomic.Int64 // pooled tasks not yet finished, | stopBit once stopping
+	_     [56]byte
 }
+
+// stopBit marks lifecycle.tasks once the connection is stopping.
+const stopBit = 1 << 62
 
 func (l *lifecycle) init() {
 	l.readDone = make(chan struct{})
 	l.done = make(chan struct{})
+	l.idle = make(chan struct{})
 }
 
 // shutdownGrace is how long, past Shutdown's deadline, the answers to
@@ -91,7 +100,7 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	if c.s == nil && c.tasks.Load() == 0 {
+	if c.s == nil && c.tasks.Load() == stopBit {
 		// Served through ServeBody only, and nothing running: nothing to
 		// read, wait for or write (a session per HTTP POST ends here).
 		c.closeOnce.Do(func() {
@@ -115,7 +124,7 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 	}
 	drained := make(chan struct{})
 	go func() {
-		c.workers.Wait()
+		<-c.idle
 		if readStopped { // no reader is left to depose a handler
 			c.lead.left.Wait()
 		}
@@ -160,7 +169,7 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 func (c *Conn) drainAndClose(why error) {
 	c.stop()
 	go func() {
-		c.workers.Wait()
+		<-c.idle
 		c.lead.left.Wait() // the last reader is returning: nobody deposes now
 		_ = c.out.drain()
 		c.terminate(why)
@@ -175,29 +184,47 @@ func (c *Conn) interruptRead() bool {
 }
 
 // stop makes the connection start no more work and reports whether it was
-// the first to. Once it returns, workers.Add is never called again, so
-// waiting on workers is safe even if the reader is still running.
+// the first to. Once it returns, admit counts no task any more, so idle
+// is closed once the tasks counted have finished, even if the reader is
+// still running.
 func (c *Conn) stop() bool {
-	c.admitMu.Lock()
-	defer c.admitMu.Unlock()
-	return c.stopping.CompareAndSwap(false, true)
+	if c.stopping.Load() {
+		return false
+	}
+	old := c.tasks.Or(stopBit)
+	if old&stopBit != 0 {
+		return false // another stop got there first
+	}
+	c.stopping.Store(true)
+	if old == 0 {
+		close(c.idle)
+	}
+	return true
 }
 
 // admit counts one more task for the pool unless the connection is
 // stopping.
 func (c *Conn) admit() bool {
-	c.admitMu.RLock() // admits run together; stop waits for them
-	defer c.admitMu.RUnlock()
-	if c.stopping.Load() {
-		return false
+	for {
+		n := c.tasks.Load()
+		if n&stopBit != 0 {
+			return false
+		}
+		if c.tasks.CompareAndSwap(n, n+1) {
+			return true
+		}
 	}
-	c.workers.Add(1)
-	c.tasks.Add(1)
-	return true
+}
+
+// taskDone uncounts a task that admit counted.
+func (c *Conn) taskDone() {
+	if c.tasks.Add(-1) == stopBit {
+		close(c.idle) // the last task of a stopping connection
+	}
 }
 
 // running reports that the connection is not stopping: admit for work
-// not counted in workers (lead.go).
+// not counted in tasks (lead.go).
 func (c *Conn) running() bool { return !c.stopping.Load() }
 
 // terminate ends the connection once, recording why.
@@ -219,13 +246,13 @@ func (c *Conn) closeNow() {
 	}
 }
 
-// finish waits for the reader and the workers, then reports the end.
+// finish waits for the reader and the tasks, then reports the end.
 func (c *Conn) finish(why error) {
 	if !c.readDetached.Load() {
 		<-c.readDone
 		c.lead.left.Wait()
 	}
-	c.workers.Wait()
+	<-c.idle
 	c.calls.failAll(ErrClosed)
 	c.err = why
 	close(c.done)

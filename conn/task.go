@@ -60,7 +60,7 @@ type task struct {
 
 	prev, next *task // in Conn.inflight while a request is unanswered
 	listed     bool
-	led        bool // run by the reader (lead.go): not counted in workers
+	led        bool // run by the reader (lead.go): not counted in tasks
 }
 
 var taskPool = sync.Pool{New: func() any { return new(task) }}
@@ -209,8 +209,7 @@ func (t *task) finish() {
 	}
 	taskPool.Put(t)
 	if !led {
-		c.tasks.Add(-1)
-		c.workers.Done()
+		c.taskDone()
 	}
 }
 

@@ -85,11 +85,17 @@ func (s *ClientSession) call(ctx context.Context, method string, params, result 
 	if result == nil {
 		return nil
 	}
+	if o, ok := result.(ownedDecoder); ok && codec.KindOf(raw) != codec.ValueNull {
+		return o.decodeOwned(raw) // raw is this call's copy, dropped here
+	}
 	if u, ok := result.(json.Unmarshaler); ok && codec.KindOf(raw) != codec.ValueNull {
 		return u.UnmarshalJSON(raw) // as sonic would, without finding out first
 	}
 	return codec.UnmarshalExact(raw, result)
 }
+
+// ownedDecoder is a result that can decode from bytes it may keep.
+type ownedDecoder interface{ decodeOwned(data []byte) error }
 
 // Ping checks that the server answers.
 func (s *ClientSession) Ping(ctx context.Context) error { return s.call(ctx, "ping", nil, nil) }
@@ -118,11 +124,13 @@ func (s *ClientSession) Tools(ctx context.Context) iter.Seq2[*Tool, error] {
 // object; nil for none). A tool's own failure is a result with IsError
 // set; err is for protocol failures.
 func (s *ClientSession) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
-	var r CallToolResult
-	if err := s.call(ctx, "tools/call", &callToolArgs{name, args}, &r); err != nil {
+	c := &toolCall{args: callToolArgs{name, args}}
+	err := s.call(ctx, "tools/call", &c.args, &c.r)
+	c.args = callToolArgs{} // the result keeps c alive: not the caller's args
+	if err != nil {
 		return nil, err
 	}
-	return &r, nil
+	return &c.r, nil
 }
 
 // callToolArgs are the params of tools/call as CallTool sends them: the
@@ -131,6 +139,12 @@ func (s *ClientSession) CallTool(ctx context.Context, name string, args any) (*C
 type callToolArgs struct {
 	Name      string `json:"name"`
 	Arguments any    `json:"arguments,omitempty"`
+}
+
+// toolCall is CallTool's params and result in one allocation.
+type toolCall struct {
+	r    CallToolResult
+	args callToolArgs
 }
 
 // CallToolWith calls a tool with raw params (a progress token in Meta,

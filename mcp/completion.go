@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/mcpwire/mcpwire/codec"
-	"github.com/mcpwire/mcpwire/router"
 )
 
 // maxCompletionValues is the most values one completion answer may hold.
@@ -17,7 +16,8 @@ var errNoCompletions = codec.NewError(codec.CodeMethodNotFound, "Method not foun
 // complete serves completion/complete: the reference must name a prompt
 // or a resource template of the server; the handler's values are cut to
 // 100 (HasMore set).
-func (s *Server) complete(ctx context.Context, ss *ServerSession, req *router.Request, p *CompleteParams) (any, error) {
+func (s *Server) complete(ctx context.Context, req *ServerRequest[*CompleteParams]) (any, error) {
+	p := req.Params
 	h := s.opts.CompletionHandler
 	if h == nil {
 		return nil, errNoCompletions
@@ -39,7 +39,7 @@ func (s *Server) complete(ctx context.Context, ss *ServerSession, req *router.Re
 	default:
 		return nil, invalidParams("Invalid params: unknown reference type " + quote(p.Ref.Type))
 	}
-	res, err := h(ctx, newRequest(ss, req, p))
+	res, err := h(ctx, req)
 	if err != nil {
 		return nil, err
 	}

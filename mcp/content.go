@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/unsafex"
 )
 
 // Content is one content block of a tool result, a prompt message or a
@@ -277,8 +278,9 @@ func (l *contentList) UnmarshalJSON(data []byte) error {
 
 // decodeTextBlocks decodes a JSON array of text blocks that have only
 // "type" and "text" members, all blocks in one allocation. It reports
-// false for any other array.
-func decodeTextBlocks(d []byte) ([]Content, bool) {
+// false for any other array. With owned (see decodeOwned), texts without
+// escapes are d's bytes, not copies.
+func decodeTextBlocks(d []byte, owned bool) ([]Content, bool) {
 	n := 0
 	var it codec.Elements
 	for it.Reset(d); it.Next(); {
@@ -297,7 +299,7 @@ func decodeTextBlocks(d []byte) ([]Content, bool) {
 	}
 	i := 0
 	for it.Reset(d); it.Next(); i++ {
-		if codec.KindOf(it.Value()) != codec.ValueObject || !blocks[i].decodePlain(it.Value()) {
+		if codec.KindOf(it.Value()) != codec.ValueObject || !blocks[i].decodePlain(it.Value(), owned) {
 			return nil, false
 		}
 		out[i] = &blocks[i]
@@ -312,8 +314,9 @@ type oneTextBlock struct {
 }
 
 // decodePlain decodes the object d into c if it is a text block with
-// only "type" and "text" members, and reports whether it was.
-func (c *TextContent) decodePlain(d []byte) bool {
+// only "type" and "text" members, and reports whether it was. With owned,
+// the text aliases d (or Unquote's fresh copy).
+func (c *TextContent) decodePlain(d []byte, owned bool) bool {
 	isText := false
 	var it codec.Members
 	for it.Reset(d); it.Next(); {
@@ -332,7 +335,11 @@ func (c *TextContent) decodePlain(d []byte) bool {
 			if err != nil {
 				return false
 			}
-			c.Text = string(text)
+			if owned {
+				c.Text = unsafex.String(text) // d is never written again (decodeOwned)
+			} else {
+				c.Text = string(text)
+			}
 		default:
 			return false
 		}

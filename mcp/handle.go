@@ -34,24 +34,59 @@ type methodFunc[P any] func(ctx context.Context, ss *ServerSession, req *router.
 // gives a zero P. Malformed params are answered -32602.
 func method[P any](g gate, f methodFunc[P]) router.Handler {
 	return router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
-		ss := SessionFromContext(ctx)
-		switch {
-		case ss == nil:
-			return nil, errNoSession
-		case g == afterInit && !ss.initialized():
-			return nil, errNotInitialized
-		}
-		if ss.c.Load() == nil { // a session from Bind learns its connection here
-			ss.setConn(conn.FromContext(ctx))
-		}
 		p := new(P)
-		if req.Params != nil && !decodedCommon(p, req.Params) {
-			if err := codec.UnmarshalExact(req.Params, p); err != nil {
-				return nil, invalidParams("Invalid params: " + err.Error())
-			}
+		ss, err := prepare(ctx, g, req.Params, p)
+		if err != nil {
+			return nil, err
 		}
 		return f(ctx, ss, req, p)
 	})
+}
+
+// requestFunc serves one MCP method whose feature handler sees the
+// request as a ServerRequest.
+type requestFunc[P any] func(ctx context.Context, r *ServerRequest[*P]) (any, error)
+
+// withRequest is method for a requestFunc: the params and the
+// ServerRequest holding them are one allocation.
+func withRequest[P any](g gate, f requestFunc[P]) router.Handler {
+	return router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
+		c := new(requestWith[P])
+		ss, err := prepare(ctx, g, req.Params, &c.p)
+		if err != nil {
+			return nil, err
+		}
+		c.r.Params = &c.p
+		c.r.init(ss, req)
+		return f(ctx, &c.r)
+	})
+}
+
+// requestWith is a ServerRequest and the params it points to.
+type requestWith[P any] struct {
+	r ServerRequest[*P]
+	p P
+}
+
+// prepare finds the handler's session, applies the gate and decodes
+// params into p (a pointer).
+func prepare(ctx context.Context, g gate, params []byte, p any) (*ServerSession, error) {
+	ss := SessionFromContext(ctx)
+	switch {
+	case ss == nil:
+		return nil, errNoSession
+	case g == afterInit && !ss.initialized():
+		return nil, errNotInitialized
+	}
+	if ss.c.Load() == nil { // a session from Bind learns its connection here
+		ss.setConn(conn.FromContext(ctx))
+	}
+	if params != nil && !decodedCommon(p, params) {
+		if err := codec.UnmarshalExact(params, p); err != nil {
+			return nil, invalidParams("Invalid params: " + err.Error())
+		}
+	}
+	return ss, nil
 }
 
 // commonDecoder is a params type that decodes its common form itself, in
@@ -98,15 +133,15 @@ func (s *Server) registerProtocol() {
 	s.register("logging/setLevel", method(afterInit, setLevel), true)
 
 	s.register("tools/list", method(afterInit, s.listTools), false)
-	s.register("tools/call", method(afterInit, s.callTool), false)
+	s.register("tools/call", withRequest(afterInit, s.callTool), false)
 	s.register("resources/list", method(afterInit, s.listResources), false)
 	s.register("resources/templates/list", method(afterInit, s.listTemplates), false)
-	s.register("resources/read", method(afterInit, s.readResource), false)
-	s.register("resources/subscribe", method(afterInit, s.subscribe), false)
-	s.register("resources/unsubscribe", method(afterInit, s.unsubscribe), false)
+	s.register("resources/read", withRequest(afterInit, s.readResource), false)
+	s.register("resources/subscribe", withRequest(afterInit, s.subscribe), false)
+	s.register("resources/unsubscribe", withRequest(afterInit, s.unsubscribe), false)
 	s.register("prompts/list", method(afterInit, s.listPrompts), false)
-	s.register("prompts/get", method(afterInit, s.getPrompt), false)
-	s.register("completion/complete", method(afterInit, s.complete), false)
+	s.register("prompts/get", withRequest(afterInit, s.getPrompt), false)
+	s.register("completion/complete", withRequest(afterInit, s.complete), false)
 	s.register("tasks/get", method(afterInit, s.getTask), false)
 	s.register("tasks/result", method(afterInit, s.taskResult), false)
 	s.register("tasks/list", method(afterInit, s.listTasks), false)

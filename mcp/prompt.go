@@ -52,7 +52,8 @@ func unknownPrompt(name string) *codec.Error {
 }
 
 // getPrompt serves prompts/get.
-func (s *Server) getPrompt(ctx context.Context, ss *ServerSession, req *router.Request, p *GetPromptParams) (any, error) {
+func (s *Server) getPrompt(ctx context.Context, req *ServerRequest[*GetPromptParams]) (any, error) {
+	ss, p := req.Session, req.Params
 	if p.Name == "" {
 		return nil, invalidParams("Invalid params: name is required")
 	}
@@ -66,7 +67,7 @@ func (s *Server) getPrompt(ctx context.Context, ss *ServerSession, req *router.R
 				WithData(map[string]string{"argument": a.Name})
 		}
 	}
-	res, err := sp.handler(ctx, newRequest(ss, req, p))
+	res, err := sp.handler(ctx, req)
 	if err != nil {
 		return nil, err
 	}

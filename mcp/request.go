@@ -34,11 +34,11 @@ type (
 	SubscribeRequest = ServerRequest[*SubscribeParams]
 )
 
-// newRequest makes the request a handler sees from what the router gave
-// (whose bytes are valid only until the handler returns: the id and the
-// token are copied).
-func newRequest[P any](ss *ServerSession, req *router.Request, p P) *ServerRequest[P] {
-	r := &ServerRequest[P]{Session: ss, Params: p}
+// init fills in the rest of the request a handler sees from what the
+// router gave (whose bytes are valid only until the handler returns: the
+// id and the token are copied).
+func (r *ServerRequest[P]) init(ss *ServerSession, req *router.Request) {
+	r.Session = ss
 	if n := len(req.ID); n <= len(r.idBuf) {
 		r.id = r.idBuf[:n:n]
 		copy(r.id, req.ID)
@@ -46,7 +46,6 @@ func newRequest[P any](ss *ServerSession, req *router.Request, p P) *ServerReque
 		r.id = bytes.Clone(req.ID)
 	}
 	r.token = progressToken(req.Params)
-	return r
 }
 
 // ID returns the request's JSON-RPC id as the client sent it.

@@ -119,7 +119,8 @@ func (s *Server) findResource(uri string) (ResourceHandler, map[string]string, b
 }
 
 // readResource serves resources/read.
-func (s *Server) readResource(ctx context.Context, ss *ServerSession, req *router.Request, p *ReadResourceParams) (any, error) {
+func (s *Server) readResource(ctx context.Context, req *ServerRequest[*ReadResourceParams]) (any, error) {
+	ss, p := req.Session, req.Params
 	if p.URI == "" {
 		return nil, invalidParams("Invalid params: uri is required")
 	}
@@ -128,7 +129,7 @@ func (s *Server) readResource(ctx context.Context, ss *ServerSession, req *route
 		return nil, resourceNotFound(p.URI)
 	}
 	p.Vars = vars
-	res, err := h(ctx, newRequest(ss, req, p))
+	res, err := h(ctx, req)
 	if errors.Is(err, ErrResourceNotFound) || (err == nil && res == nil) {
 		return nil, resourceNotFound(p.URI)
 	}

@@ -3,8 +3,6 @@ package mcp
 import (
 	"context"
 	"errors"
-
-	"github.com/mcpwire/mcpwire/router"
 )
 
 // Subscriptions: a session subscribes to resource URIs; ResourceUpdated
@@ -13,12 +11,13 @@ import (
 // subscriptions go when it ends.
 
 // subscribe serves resources/subscribe.
-func (s *Server) subscribe(ctx context.Context, ss *ServerSession, req *router.Request, p *SubscribeParams) (any, error) {
+func (s *Server) subscribe(ctx context.Context, req *ServerRequest[*SubscribeParams]) (any, error) {
+	ss, p := req.Session, req.Params
 	if p.URI == "" {
 		return nil, invalidParams("Invalid params: uri is required")
 	}
 	if h := s.opts.SubscribeHandler; h != nil {
-		if err := h(ctx, newRequest(ss, req, p)); err != nil {
+		if err := h(ctx, req); err != nil {
 			return nil, err
 		}
 	}
@@ -41,12 +40,13 @@ func (s *Server) subscribe(ctx context.Context, ss *ServerSession, req *router.R
 }
 
 // unsubscribe serves resources/unsubscribe.
-func (s *Server) unsubscribe(ctx context.Context, ss *ServerSession, req *router.Request, p *SubscribeParams) (any, error) {
+func (s *Server) unsubscribe(ctx context.Context, req *ServerRequest[*SubscribeParams]) (any, error) {
+	ss, p := req.Session, req.Params
 	if p.URI == "" {
 		return nil, invalidParams("Invalid params: uri is required")
 	}
 	if h := s.opts.UnsubscribeHandler; h != nil {
-		if err := h(ctx, newRequest(ss, req, p)); err != nil {
+		if err := h(ctx, req); err != nil {
 			return nil, err
 		}
 	}

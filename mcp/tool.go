@@ -159,7 +159,8 @@ type unknownToolData struct {
 
 // callTool serves tools/call: find the tool, check its arguments, run it,
 // check its structured output.
-func (s *Server) callTool(ctx context.Context, ss *ServerSession, req *router.Request, p *CallToolParams) (any, error) {
+func (s *Server) callTool(ctx context.Context, req *ServerRequest[*CallToolParams]) (any, error) {
+	ss, p := req.Session, req.Params
 	if p.Name == "" {
 		return nil, invalidParams("Invalid params: name is required")
 	}
@@ -183,11 +184,10 @@ func (s *Server) callTool(ctx context.Context, ss *ServerSession, req *router.Re
 			return nil, codec.NewError(codec.CodeMethodNotFound, "Method not found: tool "+quote(p.Name)+" must be called as a task")
 		}
 	}
-	r := newRequest(ss, req, p)
 	if asTask {
-		return s.startTask(ctx, ss, st, r, p.Task)
+		return s.startTask(ctx, ss, st, req, p.Task)
 	}
-	res, err := s.runTool(ctx, ss, st, r)
+	res, err := s.runTool(ctx, ss, st, req)
 	if err != nil {
 		return nil, err
 	}

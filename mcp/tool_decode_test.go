@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -37,8 +38,11 @@ var callResults = []string{
 // decodeSlow, and fails unless both give the same result.
 func decodeBothWays(t testing.TB, data []byte) (common bool) {
 	t.Helper()
-	var fast, slow CallToolResult
-	common = fast.decodeCommon(data)
+	var fast, owned, slow CallToolResult
+	common = fast.decodeCommon(data, false)
+	if owned.decodeCommon(bytes.Clone(data), true) != common {
+		t.Errorf("%s: decodeCommon takes it owned but not copied, or the reverse", data)
+	}
 	slowErr := slow.decodeSlow(data)
 	if !common {
 		return false
@@ -47,6 +51,8 @@ func decodeBothWays(t testing.TB, data []byte) (common bool) {
 		t.Errorf("%s: decodeCommon took it, decodeSlow failed: %v", data, slowErr)
 	} else if !reflect.DeepEqual(fast, slow) {
 		t.Errorf("%s: decodeCommon gave %#v, decodeSlow %#v", data, fast, slow)
+	} else if !reflect.DeepEqual(owned, slow) {
+		t.Errorf("%s: decodeCommon of owned bytes gave %#v, decodeSlow %#v", data, owned, slow)
 	}
 	return true
 }

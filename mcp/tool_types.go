@@ -140,7 +140,17 @@ type CallToolResult struct {
 // UnmarshalJSON decodes a result, each content block by its type. data
 // must be valid JSON (decoded by sonic).
 func (r *CallToolResult) UnmarshalJSON(data []byte) error {
-	if r.decodeCommon(data) {
+	if r.decodeCommon(data, false) {
+		return nil
+	}
+	return r.decodeSlow(data)
+}
+
+// decodeOwned is UnmarshalJSON over data that is the result's alone — a
+// call's answer, copied for it and dropped after — whose texts and
+// structured content may therefore alias data instead of copying it.
+func (r *CallToolResult) decodeOwned(data []byte) error {
+	if r.decodeCommon(data, true) {
 		return nil
 	}
 	return r.decodeSlow(data)
@@ -151,7 +161,7 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 // that is an object. It reports false, leaving r alone, for anything
 // else; decodeSlow then decodes it, to the same value where both can
 // (tool_decode_test.go holds them to it).
-func (r *CallToolResult) decodeCommon(data []byte) bool {
+func (r *CallToolResult) decodeCommon(data []byte, owned bool) bool {
 	var res CallToolResult
 	var it codec.Members
 	for it.Reset(data); it.Next(); {
@@ -161,7 +171,7 @@ func (r *CallToolResult) decodeCommon(data []byte) bool {
 		v := it.Value()
 		switch string(it.Name(nil)) {
 		case "content":
-			c, ok := decodeTextBlocks(v)
+			c, ok := decodeTextBlocks(v, owned)
 			if !ok {
 				return false
 			}
@@ -176,7 +186,11 @@ func (r *CallToolResult) decodeCommon(data []byte) bool {
 			if codec.KindOf(v) != codec.ValueObject {
 				return false
 			}
-			res.StructuredContent = json.RawMessage(bytes.Clone(v))
+			if owned {
+				res.StructuredContent = json.RawMessage(v[:len(v):len(v)])
+			} else {
+				res.StructuredContent = json.RawMessage(bytes.Clone(v))
+			}
 		default:
 			return false
 		}

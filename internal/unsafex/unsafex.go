@@ -26,3 +26,9 @@ func IsZero(p unsafe.Pointer, off, size uintptr) bool {
 	}
 	return true
 }
+
+// String returns b's bytes as a string without copying them.
+//
+// The caller must own b and never write to it again, nor let anyone else:
+// the string is b's memory for as long as it lives.
+func String(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
