@@ -110,8 +110,17 @@ func TestClientCatchesWrongAnswers(t *testing.T) {
 	if _, err := answerID([]byte(`{"jsonrpc":"2.0","id":1,"result":"hello, world","error":null}`)); err == nil {
 		t.Error("an answer with both result and error passed")
 	}
-	if err := elements([]byte(`{"a":1}`), func([]byte) error { return nil }); err == nil {
+	if err := answers([]byte(`{"a":1}`), func(int64) error { return nil }); err == nil {
 		t.Error("an object passed as a batch")
+	}
+	for _, arr := range []string{
+		`[{"jsonrpc":"2.0","id":1,"result":"hello, world"},{"jsonrpc":"2.0","id":2,"result":"hello"}]`,
+		`[{"jsonrpc":"2.0","id":1,"result":"hello, world"}, {"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no"}}]`,
+		`[{"jsonrpc":"2.0","id":1,"result":"hello, world"},{"id":2,"result":"hello, world"}]`,
+	} {
+		if err := answers([]byte(arr), func(int64) error { return nil }); err == nil {
+			t.Errorf("a wrong batch answer passed: %s", arr)
+		}
 	}
 }
 
@@ -129,6 +138,54 @@ func liar(nc net.Conn, answer string) {
 		id = id[:strings.IndexByte(id, ',')]
 		if _, err := io.WriteString(nc, strings.ReplaceAll(answer, "%d", id)+"\n"); err != nil {
 			return
+		}
+	}
+}
+
+// TestEchoAnswerAgreesWithDecoding holds the clients' one-pass reader to
+// a full decode: what it accepts, the decode accepts with the same id and
+// length; what it refuses is left to the decode (answerID), so a wrong
+// answer still fails.
+func TestEchoAnswerAgreesWithDecoding(t *testing.T) {
+	for _, c := range []struct {
+		answer string
+		fast   bool // echoAnswer reads it
+		good   bool // answerID accepts it
+	}{
+		{`{"jsonrpc":"2.0","id":7,"result":"hello, world"}`, true, true},
+		{`{"id":123456789012345678,"result":"hello, world","jsonrpc":"2.0"}`, true, true},
+		{`{"result":"hello, world","jsonrpc":"2.0","id":0}`, true, true},
+		{`{"jsonrpc":"2.0","id":7,"result":"hello, world"},{"x":1}`, true, true},
+		{`{"jsonrpc": "2.0", "id": 7, "result": "hello, world"}`, false, true},
+		{`{"jsonrpc":"2.0","id":7,"result":"hello,\u0020world"}`, false, true},
+		{`{"jsonrpc":"2.0","id":1234567890123456789,"result":"hello, world"}`, false, true},
+		{`{"jsonrpc":"2.0","id":07,"result":"hello, world"}`, false, false},
+		{`{"jsonrpc":"2.0","id":-7,"result":"hello, world"}`, false, true},
+		{`{"jsonrpc":"2.0","id":7,"id":8,"result":"hello, world"}`, false, true},
+		{`{"jsonrpc":"2.0","id":7,"result":"hello"}`, false, false},
+		{`{"jsonrpc":"2.0","id":7,"result":"hello, world","error":null}`, false, false},
+		{`{"jsonrpc":"1.0","id":7,"result":"hello, world"}`, false, false},
+		{`{"jsonrpc":"2.0","result":"hello, world"}`, false, false},
+		{`{"jsonrpc":"2.0","id":7,"result":"hello, world"`, false, false},
+		{`{"jsonrpc":"2.0","id":"7","result":"hello, world"}`, false, false},
+	} {
+		id, n, fast := echoAnswer([]byte(c.answer))
+		if fast != c.fast {
+			t.Errorf("echoAnswer(%s) ok = %v, want %v", c.answer, fast, c.fast)
+		}
+		end := strings.IndexByte(c.answer, '}') + 1
+		if fast {
+			slow, err := answerIDSlow([]byte(c.answer[:n]))
+			if err != nil || slow != id || n != end {
+				t.Errorf("echoAnswer(%s) = %d, %d; the decode says %d, %v (length %d)", c.answer, id, n, slow, err, end)
+			}
+		}
+		whole := c.answer // the first answer, if the text holds more
+		if end > 0 {
+			whole = c.answer[:end]
+		}
+		if _, err := answerID([]byte(whole)); (err == nil) != c.good {
+			t.Errorf("answerID(%s): %v, want accepted %v", c.answer, err, c.good)
 		}
 	}
 }

@@ -204,11 +204,7 @@ func batchRoundTrip(nc net.Conn, vr *valueReader, frame []byte, base int64) erro
 	}
 	var seen [batchSize]bool
 	n := 0
-	err = elements(v, func(e []byte) error {
-		id, err := answerID(e)
-		if err != nil {
-			return err
-		}
+	err = answers(v, func(id int64) error {
 		if id < base || id >= base+batchSize || seen[id-base] {
 			return fmt.Errorf("answer to id %d in the batch from %d", id, base)
 		}
