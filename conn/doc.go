@@ -38,8 +38,9 @@
 // whoever finds it idle becomes the flusher and writes everything that
 // accumulated meanwhile in one system call. While more whole messages are
 // already buffered, the reader holds its own responses back and flushes
-// them only before it would block, so a pipelining peer gets many
-// responses per write.
+// them before it would block or once they reach 2 KiB, so a pipelining
+// peer gets many responses per write, and starts on them while the reader
+// serves the rest.
 //
 // # Guarantees
 //
