@@ -54,7 +54,7 @@ type Conn struct {
 	ctxs         []reqCtx       // the reader's next request contexts
 	lead         lead           // the reader running pooled requests itself (lead.go)
 
-	lifecycle // lifecycle.go
+	lifecycle // lifecycle.go; last: see its tasks
 }
 
 type ctxKey struct{}

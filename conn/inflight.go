@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpwire/mcpwire/codec"
 )
@@ -21,7 +22,9 @@ import (
 // the task is listed. Nothing is written to the peer under mu: answers are
 // encoded under it and sent after.
 type inflightList struct {
-	shards [inflightShards]inflightShard
+	// made by the first request listed: a connection whose handlers are
+	// all inline holds none
+	shards atomic.Pointer[[inflightShards]inflightShard]
 }
 
 // inflightShards is how many lists a connection's requests spread over,
@@ -34,17 +37,22 @@ type inflightShard struct {
 	_          [40]byte
 }
 
-// shardOf returns the shard of the request with this id.
-func (l *inflightList) shardOf(id []byte) *inflightShard {
+// shardOf returns the shard of the request with this id in shards.
+func shardOf(shards *[inflightShards]inflightShard, id []byte) *inflightShard {
 	var b byte
 	if len(id) > 0 {
 		b = id[len(id)-1]
 	}
-	return &l.shards[b%inflightShards]
+	return &shards[b%inflightShards]
 }
 
 func (l *inflightList) add(t *task) {
-	sh := l.shardOf(t.req.ID)
+	shards := l.shards.Load()
+	if shards == nil {
+		l.shards.CompareAndSwap(nil, new([inflightShards]inflightShard))
+		shards = l.shards.Load()
+	}
+	sh := shardOf(shards, t.req.ID)
 	sh.mu.Lock()
 	t.listed = true
 	t.prev, t.next = sh.tail, nil
@@ -60,7 +68,11 @@ func (l *inflightList) add(t *task) {
 // claim unlists t and reports whether it was still listed. t's request is
 // alive: its worker calls it.
 func (l *inflightList) claim(t *task) bool {
-	sh := l.shardOf(t.req.ID)
+	shards := l.shards.Load()
+	if shards == nil {
+		return false // nothing was ever listed
+	}
+	sh := shardOf(shards, t.req.ID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if !t.listed {
@@ -76,8 +88,9 @@ func (l *inflightList) claim(t *task) bool {
 // newest: a task is recycled once its worker is done, so a late timer
 // holding only rc must not read a task it no longer owns.
 func (l *inflightList) claimAnswer(rc *reqCtx, e *codec.Error) (*codec.Buffer, replyTo, bool) {
-	for i := range l.shards {
-		sh := &l.shards[i]
+	shards := l.shards.Load()
+	for i := range shards {
+		sh := &shards[i]
 		sh.mu.Lock()
 		for t := sh.tail; t != nil; t = t.prev {
 			if t.ctx == rc {
@@ -96,7 +109,11 @@ func (l *inflightList) claimAnswer(rc *reqCtx, e *codec.Error) (*codec.Buffer, r
 // id is id, claiming it when claim is set. What it returns stays valid
 // after the task is recycled.
 func (l *inflightList) find(id []byte, claim bool) (*reqCtx, replyTo, bool) {
-	sh := l.shardOf(id)
+	shards := l.shards.Load()
+	if shards == nil {
+		return nil, replyTo{}, false
+	}
+	sh := shardOf(shards, id)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	for t := sh.head; t != nil; t = t.next {
@@ -154,8 +171,9 @@ func (c *Conn) abandonAll() {
 		resp *codec.Buffer
 	}
 	var all []abandoned
-	for i := range c.inflight.shards {
-		sh := &c.inflight.shards[i]
+	shards := c.inflight.shards.Load()
+	for i := range shards {
+		sh := &shards[i]
 		sh.mu.Lock()
 		for sh.head != nil {
 			t := sh.head

@@ -41,9 +41,11 @@ type lifecycle struct {
 	closeOnce    sync.Once
 	err          error // why it ended; written before done is closed
 
-	_     [64]byte     // tasks changes with every request: keep it apart
+	// tasks changes with every pooled request: it is kept apart from the
+	// fields before it, and is the last of Conn (no padding after it: an
+	// idle connection's size counts, and what follows is another object).
+	_     [64]byte
 	tasks atomic.Int64 // pooled tasks not yet finished, | stopBit once stopping
-	_     [56]byte
 }
 
 // stopBit marks lifecycle.tasks once the connection is stopping.

@@ -13,9 +13,11 @@ import (
 // pendingCalls maps the ids of our outgoing calls to their waiters. Ids are
 // decimal numbers from a counter, so they never collide on a connection.
 // The map is sharded by id, so that many callers and the reader delivering
-// their responses do not all queue for one lock.
+// their responses do not all queue for one lock. The shards are made by
+// the first call: a connection that never calls (most of a server's)
+// holds none.
 type pendingCalls struct {
-	shards [callShards]callShard
+	shards atomic.Pointer[[callShards]callShard]
 	n      atomic.Int32 // calls pending in all shards, for reading without a lock
 	next   atomic.Uint64
 
@@ -46,13 +48,17 @@ type callShard struct {
 }
 
 func (p *pendingCalls) init(unmatched func(Unmatched, []byte)) {
-	for i := range p.shards {
-		p.shards[i].m = make(map[uint64]*call)
-	}
 	p.unmatched = unmatched
 }
 
-func (p *pendingCalls) shard(id uint64) *callShard { return &p.shards[id%callShards] }
+// shardSet returns the shards, made on first use.
+func (p *pendingCalls) shardSet() *[callShards]callShard {
+	if s := p.shards.Load(); s != nil {
+		return s
+	}
+	p.shards.CompareAndSwap(nil, new([callShards]callShard))
+	return p.shards.Load()
+}
 
 // readerWait returns the context the reader waits for admission under: it
 // is cancelled as soon as a call is made, since the reader must then go on
@@ -81,7 +87,7 @@ func (p *pendingCalls) readerWait(parent context.Context) (ctx context.Context, 
 
 func (p *pendingCalls) add() (uint64, *call, error) {
 	id := p.next.Add(1)
-	sh := p.shard(id)
+	sh := &p.shardSet()[id%callShards]
 	sh.mu.Lock()
 	if sh.closed != nil {
 		sh.mu.Unlock()
@@ -93,6 +99,9 @@ func (p *pendingCalls) add() (uint64, *call, error) {
 		sh.nfree--
 	} else {
 		cl = &call{done: make(chan struct{}, 1), home: sh}
+	}
+	if sh.m == nil {
+		sh.m = make(map[uint64]*call)
 	}
 	sh.m[id] = cl
 	sh.mu.Unlock()
@@ -109,7 +118,11 @@ func (p *pendingCalls) add() (uint64, *call, error) {
 }
 
 func (p *pendingCalls) take(id uint64) *call {
-	sh := p.shard(id)
+	shards := p.shards.Load()
+	if shards == nil {
+		return nil // no call was ever made
+	}
+	sh := &shards[id%callShards]
 	sh.mu.Lock()
 	cl, ok := sh.m[id]
 	if ok {
@@ -153,14 +166,16 @@ func (p *pendingCalls) finish(cl *call) (codec.Raw, error) {
 	return r, err
 }
 
-// failAll ends every pending call with err, and every later one.
+// failAll ends every pending call with err, and every later one (which
+// finds the shards, made here if need be, closed).
 func (p *pendingCalls) failAll(err error) {
-	for i := range p.shards {
-		sh := &p.shards[i]
+	shards := p.shardSet()
+	for i := range shards {
+		sh := &shards[i]
 		sh.mu.Lock()
 		sh.closed = err
 		m := sh.m
-		sh.m = make(map[uint64]*call)
+		sh.m = nil
 		sh.mu.Unlock()
 		p.n.Add(-int32(len(m)))
 		for _, cl := range m {
