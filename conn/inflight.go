@@ -46,6 +46,15 @@ func shardOf(shards *[inflightShards]inflightShard, id []byte) *inflightShard {
 	return &shards[b%inflightShards]
 }
 
+// made returns the shards, none if nothing was ever listed. (A range
+// over a nil array pointer runs, and indexes it.)
+func (l *inflightList) made() []inflightShard {
+	if shards := l.shards.Load(); shards != nil {
+		return shards[:]
+	}
+	return nil
+}
+
 func (l *inflightList) add(t *task) {
 	shards := l.shards.Load()
 	if shards == nil {
@@ -88,7 +97,7 @@ func (l *inflightList) claim(t *task) bool {
 // newest: a task is recycled once its worker is done, so a late timer
 // holding only rc must not read a task it no longer owns.
 func (l *inflightList) claimAnswer(rc *reqCtx, e *codec.Error) (*codec.Buffer, replyTo, bool) {
-	shards := l.shards.Load()
+	shards := l.made()
 	for i := range shards {
 		sh := &shards[i]
 		sh.mu.Lock()
@@ -171,7 +180,7 @@ func (c *Conn) abandonAll() {
 		resp *codec.Buffer
 	}
 	var all []abandoned
-	shards := c.inflight.shards.Load()
+	shards := c.inflight.made()
 	for i := range shards {
 		sh := &shards[i]
 		sh.mu.Lock()
