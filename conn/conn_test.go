@@ -744,12 +744,15 @@ func TestConn_inlineBatchElementsKeepTheirOwnResponses(t *testing.T) {
 }
 
 // A connection that never listed a pooled request (its in-flight shards
-// are made by the first) shuts down past its deadline, and times out a
-// notification's handler, like any other.
+// are made by the first) times out a notification's handler, and shuts
+// down past its deadline, like any other.
 func TestConn_nothingListedShutsDownAndTimesOut(t *testing.T) {
 	r := router.New()
-	if err := r.Register("echo", router.HandlerFunc(func(_ context.Context, req *router.Request) (any, error) {
-		return codec.Raw(req.Params), nil
+	running, release := make(chan struct{}), make(chan struct{})
+	if err := r.Register("block", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+		close(running)
+		<-release // past Shutdown's deadline
+		return "done", nil
 	}), &router.MethodOptions{Inline: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -764,13 +767,13 @@ func TestConn_nothingListedShutsDownAndTimesOut(t *testing.T) {
 	c, p := serve(t, r, &conn.Options{HandlerTimeout: 10 * time.Millisecond})
 	p.send(`{"jsonrpc":"2.0","method":"note"}`)
 	<-ran
-	// The peer never reads: the answers to these block the writer.
-	for range 64 {
-		p.send(`{"jsonrpc":"2.0","id":1,"method":"echo","params":["` + strings.Repeat("x", 4<<10) + `"]}`)
-	}
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"block"}`)
+	<-running
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if err := c.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+	err := c.Shutdown(ctx)
+	close(release)
+	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Shutdown: %v", err)
 	}
 }
