@@ -65,6 +65,14 @@ func AppendResult(dst, id, result []byte) []byte {
 	return append(dst, '}')
 }
 
+// AppendResultHead appends a success response up to its result:
+// `{"jsonrpc":"2.0","id":<id>,"result":`. What follows is the result's
+// JSON and a closing '}': AppendResult in two steps, for a result encoded
+// in place.
+func AppendResultHead(dst, id []byte) []byte {
+	return append(appendHead(dst, id), `,"result":`...)
+}
+
 // AppendResultValue appends a success response whose result is v: a Raw or
 // json.RawMessage is copied verbatim (empty: null), nil is null, anything
 // else is encoded with sonic (so a plain []byte becomes a base64 string, as
@@ -72,9 +80,7 @@ func AppendResult(dst, id, result []byte) []byte {
 // the error.
 func AppendResultValue(dst, id []byte, v any) ([]byte, error) {
 	n := len(dst)
-	dst = appendHead(dst, id)
-	dst = append(dst, `,"result":`...)
-	dst, err := AppendValue(dst, v)
+	dst, err := AppendValue(AppendResultHead(dst, id), v)
 	if err != nil {
 		return dst[:n], err
 	}

@@ -27,6 +27,10 @@ func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request, o
 			}
 		}
 	}()
+	if ah, ok := h.(router.AppendHandler); ok && req.ID != nil {
+		start = len(out.B) // a panic in the handler leaves the head behind
+		return c.runAppend(ctx, ah, req, out)
+	}
 	res, err := h.Handle(ctx, req)
 	if req.ID == nil {
 		if err != nil { // nobody to tell; the peer may provoke it: debug only
@@ -46,6 +50,26 @@ func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request, o
 		return errUnencodable.Code
 	}
 	return 0
+}
+
+// runAppend is run for a handler that encodes its result itself: the
+// response's head, then the result straight after it.
+func (c *Conn) runAppend(ctx context.Context, h router.AppendHandler, req *router.Request, out *codec.Buffer) codec.Code {
+	start := len(out.B)
+	var err error
+	if out.B, err = h.HandleAppend(ctx, req, codec.AppendResultHead(out.B, req.ID)); err == nil {
+		out.B = append(out.B, '}')
+		return 0
+	}
+	out.B = out.B[:start]
+	if re := (*router.ResultError)(nil); errors.As(err, &re) {
+		c.opts.Logger.Error("jsonrpc: cannot encode result", "method", req.Method, "err", re.Err)
+		out.B = codec.AppendError(out.B, req.ID, errUnencodable)
+		return errUnencodable.Code
+	}
+	e := c.rpcError(ctx, req, err)
+	out.B = codec.AppendError(out.B, req.ID, e)
+	return e.Code
 }
 
 var errCancelled = codec.NewError(codec.CodeCancelled, codec.CodeCancelled.String())

@@ -30,6 +30,28 @@ type Handler interface {
 	Handle(ctx context.Context, req *Request) (any, error)
 }
 
+// AppendHandler is a Handler that can also encode its result itself,
+// straight after the bytes it is given: a connection serves a request
+// with HandleAppend when its handler has it, so that the result is not
+// put in an interface on its way to the wire (an allocation for a string
+// or a struct). Func's handlers have it; a middleware's wrapper need not.
+type AppendHandler interface {
+	Handler
+	// HandleAppend serves req as Handle does and appends its result's
+	// JSON to dst. On an error it returns dst as it was, and the error:
+	// the handler's, or a *ResultError when the result cannot be encoded.
+	HandleAppend(ctx context.Context, req *Request, dst []byte) ([]byte, error)
+}
+
+// ResultError is HandleAppend's error for a result it could not encode:
+// the handler itself succeeded.
+type ResultError struct{ Err error }
+
+func (e *ResultError) Error() string { return "router: cannot encode the result: " + e.Err.Error() }
+
+// Unwrap returns the encoder's error.
+func (e *ResultError) Unwrap() error { return e.Err }
+
 // HandlerFunc adapts a function to Handler.
 type HandlerFunc func(ctx context.Context, req *Request) (any, error)
 

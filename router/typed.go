@@ -45,25 +45,44 @@ type funcHandler[P, R any] struct {
 }
 
 func (h *funcHandler[P, R]) Handle(ctx context.Context, req *Request) (any, error) {
+	r, err := h.serve(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// HandleAppend is Handle with the result encoded after dst, where a
+// string result is quoted without being put in an interface.
+func (h *funcHandler[P, R]) HandleAppend(ctx context.Context, req *Request, dst []byte) ([]byte, error) {
+	r, err := h.serve(ctx, req)
+	if err != nil {
+		return dst, err
+	}
+	if s, ok := any(r).(string); ok {
+		return codec.AppendString(dst, s), nil
+	}
+	out, err := codec.AppendValue(dst, r)
+	if err != nil {
+		return dst, &ResultError{err}
+	}
+	return out, nil
+}
+
+// serve decodes the request's params into a P and calls f.
+func (h *funcHandler[P, R]) serve(ctx context.Context, req *Request) (R, error) {
 	if req.Params == nil {
 		var zero P
-		return h.call(ctx, zero)
+		return h.f(ctx, zero)
 	}
 	p := new(P)
 	if h.pl.raw {
 		*any(p).(*codec.Raw) = bytes.Clone(req.Params)
 	} else if err := h.pl.decode(req.Params, p); err != nil {
-		return nil, err
+		var zero R
+		return zero, err
 	}
-	return h.call(ctx, *p)
-}
-
-func (h *funcHandler[P, R]) call(ctx context.Context, p P) (any, error) {
-	r, err := h.f(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
+	return h.f(ctx, *p)
 }
 
 // plan is what Func works out about P, once.
