@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	"github.com/bytedance/sonic/decoder"
@@ -13,7 +14,7 @@ import (
 
 // Typed handlers.
 //
-// Fast path (per call): one string copy of the params, one new(P), one sonic
+// Fast path (per call): one string copy of the params, one pooled P, one sonic
 // decode with a pooled decoder (by name, or into a slice), or one decode per
 // element into the fields of P (by position); then a test for zero of each
 // required field (required.go), which walks the params' names only when one
@@ -40,8 +41,9 @@ func Func[P, R any](f func(ctx context.Context, p P) (R, error)) Handler {
 }
 
 type funcHandler[P, R any] struct {
-	f  func(context.Context, P) (R, error)
-	pl plan
+	f     func(context.Context, P) (R, error)
+	pl    plan
+	boxes sync.Pool // of *P, zeroed: what params are decoded into
 }
 
 func (h *funcHandler[P, R]) Handle(ctx context.Context, req *Request) (any, error) {
@@ -75,14 +77,26 @@ func (h *funcHandler[P, R]) serve(ctx context.Context, req *Request) (R, error) 
 		var zero P
 		return h.f(ctx, zero)
 	}
-	p := new(P)
+	// The decoder needs P behind an interface, so P is decoded into a
+	// pooled box and copied out: the box, zeroed again, keeps nothing.
+	p, _ := h.boxes.Get().(*P)
+	if p == nil {
+		p = new(P)
+	}
+	var err error
 	if h.pl.raw {
 		*any(p).(*codec.Raw) = bytes.Clone(req.Params)
-	} else if err := h.pl.decode(req.Params, p); err != nil {
+	} else {
+		err = h.pl.decode(req.Params, p)
+	}
+	v := *p
+	*p = *new(P)
+	h.boxes.Put(p)
+	if err != nil {
 		var zero R
 		return zero, err
 	}
-	return h.f(ctx, *p)
+	return h.f(ctx, v)
 }
 
 // plan is what Func works out about P, once.

@@ -257,6 +257,38 @@ func TestFunc_keepsStringsAfterBufferReuse(t *testing.T) {
 
 type subtractParamsS struct{ A, B string }
 
+// The P a call's params are decoded into is pooled: nothing of one call
+// shows in the next, whatever the next's params leave out, and a value
+// a handler kept is its own.
+func TestFunc_pooledParamsStartEmpty(t *testing.T) {
+	type params struct {
+		A    string         `json:"a"`
+		B    string         `json:"b,omitempty"`
+		List []int          `json:"list,omitempty"`
+		Map  map[string]int `json:"map,omitempty"`
+		Ptr  *int           `json:"ptr,omitempty"`
+	}
+	var seen []params
+	h := router.Func(func(_ context.Context, p params) (struct{}, error) {
+		seen = append(seen, p)
+		return struct{}{}, nil
+	})
+	for _, ps := range []string{`{"a":"x","b":"y","list":[1,2],"map":{"k":1},"ptr":7}`, `{"a":"z"}`, `{"a":1}`, `{"a":"w"}`} {
+		h.Handle(context.Background(), &router.Request{Params: []byte(ps)}) // the third fails: a is a string
+	}
+	if len(seen) != 3 {
+		t.Fatalf("%d calls reached the handler, want 3", len(seen))
+	}
+	if first := seen[0]; first.B != "y" || len(first.List) != 2 || first.Map["k"] != 1 || *first.Ptr != 7 {
+		t.Errorf("the first call's params, kept: %+v", first)
+	}
+	for _, later := range seen[1:] {
+		if later.B != "" || later.List != nil || later.Map != nil || later.Ptr != nil {
+			t.Errorf("a later call saw an earlier one's params: %+v", later)
+		}
+	}
+}
+
 func TestFunc_nilPanics(t *testing.T) {
 	defer func() {
 		if recover() == nil {
