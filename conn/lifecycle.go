@@ -37,7 +37,8 @@ type lifecycle struct {
 	readDetached atomic.Bool   // Shutdown could not interrupt the reader
 	readDone     chan struct{} // the read loop has returned
 	done         chan struct{} // everything has ended
-	idle         chan struct{} // closed once stopping with no task left
+	idle         chan struct{} // closed once stopping with no task left; made by stop
+	idleOnce     sync.Once     // makes idle: a connection that never stops holds none
 	closeOnce    sync.Once
 	err          error // why it ended; written before done is closed
 
@@ -54,7 +55,6 @@ const stopBit = 1 << 62
 func (l *lifecycle) init() {
 	l.readDone = make(chan struct{})
 	l.done = make(chan struct{})
-	l.idle = make(chan struct{})
 }
 
 // shutdownGrace is how long, past Shutdown's deadline, the answers to
@@ -191,8 +191,11 @@ func (c *Conn) interruptRead() bool {
 // still running.
 func (c *Conn) stop() bool {
 	if c.stopping.Load() {
-		return false
+		return false // idle is made: see below
 	}
+	// idle exists before stopBit can be seen (taskDone closes it) and
+	// before any stop returns (its callers wait on it).
+	c.idleOnce.Do(func() { c.idle = make(chan struct{}) })
 	old := c.tasks.Or(stopBit)
 	if old&stopBit != 0 {
 		return false // another stop got there first
