@@ -59,10 +59,7 @@ func appendRaw(dst, v []byte) []byte {
 // result is raw JSON, copied verbatim (nil: null). Both are trusted to be
 // valid JSON: the scanner produced the id, the handler the result.
 func AppendResult(dst, id, result []byte) []byte {
-	dst = appendHead(dst, id)
-	dst = append(dst, `,"result":`...)
-	dst = appendRaw(dst, result)
-	return append(dst, '}')
+	return append(appendRaw(AppendResultHead(dst, id), result), '}')
 }
 
 // AppendResultHead appends a success response up to its result:

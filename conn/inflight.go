@@ -37,8 +37,13 @@ type inflightShard struct {
 	_          [40]byte
 }
 
-// shardOf returns the shard of the request with this id in shards.
-func shardOf(shards *[inflightShards]inflightShard, id []byte) *inflightShard {
+// shardOf returns the shard of the request with this id, by its last
+// byte; nil if nothing was ever listed.
+func (l *inflightList) shardOf(id []byte) *inflightShard {
+	shards := l.made()
+	if shards == nil {
+		return nil
+	}
 	var b byte
 	if len(id) > 0 {
 		b = id[len(id)-1]
@@ -56,12 +61,8 @@ func (l *inflightList) made() []inflightShard {
 }
 
 func (l *inflightList) add(t *task) {
-	shards := l.shards.Load()
-	if shards == nil {
-		l.shards.CompareAndSwap(nil, new([inflightShards]inflightShard))
-		shards = l.shards.Load()
-	}
-	sh := shardOf(shards, t.req.ID)
+	loadOrMake(&l.shards)
+	sh := l.shardOf(t.req.ID)
 	sh.mu.Lock()
 	t.listed = true
 	t.prev, t.next = sh.tail, nil
@@ -77,11 +78,10 @@ func (l *inflightList) add(t *task) {
 // claim unlists t and reports whether it was still listed. t's request is
 // alive: its worker calls it.
 func (l *inflightList) claim(t *task) bool {
-	shards := l.shards.Load()
-	if shards == nil {
+	sh := l.shardOf(t.req.ID)
+	if sh == nil {
 		return false // nothing was ever listed
 	}
-	sh := shardOf(shards, t.req.ID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if !t.listed {
@@ -118,11 +118,10 @@ func (l *inflightList) claimAnswer(rc *reqCtx, e *codec.Error) (*codec.Buffer, r
 // id is id, claiming it when claim is set. What it returns stays valid
 // after the task is recycled.
 func (l *inflightList) find(id []byte, claim bool) (*reqCtx, replyTo, bool) {
-	shards := l.shards.Load()
-	if shards == nil {
+	sh := l.shardOf(id)
+	if sh == nil {
 		return nil, replyTo{}, false
 	}
-	sh := shardOf(shards, id)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	for t := sh.head; t != nil; t = t.next {

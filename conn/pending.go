@@ -51,15 +51,6 @@ func (p *pendingCalls) init(unmatched func(Unmatched, []byte)) {
 	p.unmatched = unmatched
 }
 
-// shardSet returns the shards, made on first use.
-func (p *pendingCalls) shardSet() *[callShards]callShard {
-	if s := p.shards.Load(); s != nil {
-		return s
-	}
-	p.shards.CompareAndSwap(nil, new([callShards]callShard))
-	return p.shards.Load()
-}
-
 // readerWait returns the context the reader waits for admission under: it
 // is cancelled as soon as a call is made, since the reader must then go on
 // reading to deliver the response. busy reports calls already waiting:
@@ -87,7 +78,7 @@ func (p *pendingCalls) readerWait(parent context.Context) (ctx context.Context, 
 
 func (p *pendingCalls) add() (uint64, *call, error) {
 	id := p.next.Add(1)
-	sh := &p.shardSet()[id%callShards]
+	sh := &loadOrMake(&p.shards)[id%callShards]
 	sh.mu.Lock()
 	if sh.closed != nil {
 		sh.mu.Unlock()
@@ -169,7 +160,7 @@ func (p *pendingCalls) finish(cl *call) (codec.Raw, error) {
 // failAll ends every pending call with err, and every later one (which
 // finds the shards, made here if need be, closed).
 func (p *pendingCalls) failAll(err error) {
-	shards := p.shardSet()
+	shards := loadOrMake(&p.shards)
 	for i := range shards {
 		sh := &shards[i]
 		sh.mu.Lock()

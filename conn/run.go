@@ -14,51 +14,41 @@ import (
 // for a result (and for a notification). It never panics: a handler panic
 // is logged with its stack and answered -32603.
 func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request, out *codec.Buffer) (code codec.Code) {
-	start := -1 // where the response begins, once the handler returned
+	start := -1 // where the response begins; none for a notification
+	if req.ID != nil {
+		start = len(out.B)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			c.opts.Logger.Error("jsonrpc: handler panic", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
-			if req.ID != nil {
-				if start >= 0 {
-					out.B = out.B[:start] // the panic was in encoding
-				}
-				out.B = codec.AppendError(out.B, req.ID, codec.ErrInternal)
+			if start >= 0 {
+				out.B = codec.AppendError(out.B[:start], req.ID, codec.ErrInternal)
 				code = codec.CodeInternalError
 			}
 		}
 	}()
-	if ah, ok := h.(router.AppendHandler); ok && req.ID != nil {
-		start = len(out.B) // a panic in the handler leaves the head behind
-		return c.runAppend(ctx, ah, req, out)
-	}
-	res, err := h.Handle(ctx, req)
-	if req.ID == nil {
-		if err != nil { // nobody to tell; the peer may provoke it: debug only
-			c.opts.Logger.Debug("jsonrpc: notification handler error", "method", req.Method, "err", err)
-		}
-		return 0
-	}
-	start = len(out.B)
-	if err != nil {
-		e := c.rpcError(ctx, req, err)
-		out.B = codec.AppendError(out.B, req.ID, e)
-		return e.Code
-	}
-	if out.B, err = codec.AppendResultValue(out.B, req.ID, res); err != nil {
-		c.opts.Logger.Error("jsonrpc: cannot encode result", "method", req.Method, "err", err)
-		out.B = codec.AppendError(out.B[:start], req.ID, errUnencodable)
-		return errUnencodable.Code
-	}
-	return 0
-}
-
-// runAppend is run for a handler that encodes its result itself: the
-// response's head, then the result straight after it.
-func (c *Conn) runAppend(ctx context.Context, h router.AppendHandler, req *router.Request, out *codec.Buffer) codec.Code {
-	start := len(out.B)
 	var err error
-	if out.B, err = h.HandleAppend(ctx, req, codec.AppendResultHead(out.B, req.ID)); err == nil {
-		out.B = append(out.B, '}')
+	if ah, ok := h.(router.AppendHandler); ok && start >= 0 {
+		// The result encoded in place, never put in an interface.
+		if out.B, err = ah.HandleAppend(ctx, req, codec.AppendResultHead(out.B, req.ID)); err == nil {
+			out.B = append(out.B, '}')
+		}
+	} else {
+		var res any
+		res, err = h.Handle(ctx, req)
+		if start < 0 {
+			if err != nil { // nobody to tell; the peer may provoke it: debug only
+				c.opts.Logger.Debug("jsonrpc: notification handler error", "method", req.Method, "err", err)
+			}
+			return 0
+		}
+		if err == nil {
+			if out.B, err = codec.AppendResultValue(out.B, req.ID, res); err != nil {
+				err = &router.ResultError{Err: err}
+			}
+		}
+	}
+	if err == nil {
 		return 0
 	}
 	out.B = out.B[:start]
