@@ -14,8 +14,9 @@ import "simd/archsimd"
 func plain64(x archsimd.Uint8x64) bool {
 	// Compared as signed bytes, those >= 0x80 (UTF-8 sequences) are
 	// below 0x20 with the control characters.
-	return x.Equal(vec64(&splatQuote)).Or(x.Equal(vec64(&splatBackslash))).
-		Or(x.AsInt8x64().Less(vec64(&splatSpace).AsInt8x64())).ToBits() == 0
+	// The masks are joined as words: Go joins masks by way of vectors.
+	return x.Equal(vec64(&splatQuote)).ToBits()|x.Equal(vec64(&splatBackslash)).ToBits()|
+		x.AsInt8x64().Less(vec64(&splatSpace).AsInt8x64()).ToBits() == 0
 }
 
 // masks64 is halfMasks for a 64-byte block.

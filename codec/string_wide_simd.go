@@ -143,9 +143,15 @@ func escapes(bs, escaped uint64) (escapedBytes, own, escapedOut uint64) {
 
 // hexDigits returns the bytes that must be hex digits, the four after
 // each escaped u (us) and those the block before asked for (hexNext),
-// and those the next block must begin with.
+// and those the next block must begin with. One multiplication spreads
+// each u over the four bits after it (0x1e is bits 1 to 4), the high
+// word of the product is what passes the block's end. The spreads of two
+// us add without a carry when they are five or more bytes apart; closer,
+// the string is not valid and the product still flags the first u's
+// third or fourth byte, the second u's backslash, so the fault is found.
 func hexDigits(us, hexNext uint64) (hex, hexOut uint64) {
-	return us<<1 | us<<2 | us<<3 | us<<4 | hexNext, us>>63 | us>>62 | us>>61 | us>>60
+	hexOut, hex = bits.Mul64(us, 0x1e)
+	return hex | hexNext, hexOut
 }
 
 // load64 returns the 64 bytes from d[i] as two vectors, zeros after the

@@ -1,0 +1,32 @@
+//go:build goexperiment.simd && amd64
+
+package codec
+
+import "testing"
+
+// TestHexDigits holds hexDigits' multiplication to the four shifts it
+// stands for wherever escaped us can be (six or more bytes apart in a
+// valid body, across the block's end too), and checks that two us closer
+// than that (a body that is not valid) still flag the second one's
+// backslash, the byte before it.
+func TestHexDigits(t *testing.T) {
+	shifts := func(us uint64) (hex, hexOut uint64) {
+		return us<<1 | us<<2 | us<<3 | us<<4, us>>63 | us>>62 | us>>61 | us>>60
+	}
+	for a := range 64 {
+		for b := a; b < 64; b++ {
+			us := uint64(1)<<a | uint64(1)<<b
+			hex, hexOut := hexDigits(us, 0)
+			if b-a >= 6 || b == a {
+				if wh, wo := shifts(us); hex != wh || hexOut != wo {
+					t.Fatalf("hexDigits(%#x) = %#x, %#x; want %#x, %#x", us, hex, hexOut, wh, wo)
+				}
+			} else if b-a >= 2 && hex&(1<<(b-1)) == 0 {
+				t.Fatalf("hexDigits(%#x) = %#x: the backslash before u at %d is not flagged", us, hex, b)
+			}
+		}
+	}
+	if hex, _ := hexDigits(1<<5, 0b11); hex != 0b11|0b1111<<6 {
+		t.Fatalf("hexDigits with hexNext = %#b", hex)
+	}
+}
