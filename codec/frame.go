@@ -119,9 +119,10 @@ func ParseFraming(s string) (Framing, error) {
 }
 
 // NewFramer returns a framer of kind f (nil: Newline) reading r, bounded by
-// l (nil: defaults). The built-in framers allocate their read buffer
-// (64 KiB) at once; it grows only when one frame needs more, up to a little
-// over MaxFrameBytes.
+// l (nil: defaults). The built-in framers hold 512 bytes while their
+// stream is idle (nothing at all over a socket or another ReadWaiter),
+// grow to 64 KiB, pooled, while reads fill the buffer, and past that only
+// when one frame needs more, up to a little over MaxFrameBytes.
 func NewFramer(r io.Reader, f Framing, l *Limits) Framer {
 	lim := l.WithDefaults()
 	return orNewline(f).NewFramer(r, &lim)

@@ -35,11 +35,17 @@ import (
 // largest frame or header block allowed. A frame over the limit is
 // recognised before the buffer would have to grow past it, and is then
 // discarded as it is read.
+//
+// A reader that can wait without a buffer (a ReadWaiter: a socket) needs
+// no first buffer: where another stream would read into first, the
+// framer waits with nothing, then takes a pooled buffer (of the recent
+// size, or waitFrameBuf) and reads into that.
 
 const (
 	firstFrameBuf   = 512      // first buffer size: what an idle stream holds
 	initialFrameBuf = 64 << 10 // what a busy stream grows to; also the smallest limit
 	minFrameRead    = 4 << 10  // compact rather than read less than this
+	waitFrameBuf    = 4 << 10  // the buffer taken after a ReadWaiter's first wait
 	maxStalls       = 100      // consecutive empty reads before io.ErrNoProgress
 )
 
@@ -60,10 +66,13 @@ type frameBuf struct {
 	// last read did.
 	busySize int
 	busy     bool
-	// first is the buffer an idle stream reads into (nil: a size was
-	// given, and the buffer is never given back); g boxes buf when it is a
-	// grown one, to go back to grownPools; recent is the size of the last
-	// grown buffer given back.
+	// small says an idle stream gives its grown buffer back (no size was
+	// given); first is the buffer it then reads into, nil with a waiter,
+	// which waits with no buffer instead; g boxes buf when it is a grown
+	// one, to go back to grownPools; recent is the size of the last grown
+	// buffer given back.
+	small    bool
+	waiter   ReadWaiter
 	first    []byte
 	g        *grown
 	recent   int
@@ -86,11 +95,13 @@ func (b *frameBuf) init(r io.Reader, l *Limits, size int) {
 	b.limit = max(initialFrameBuf, b.max+2, block)
 	b.busySize = size
 	if size <= 0 {
-		// Start small, so that an idle stream holds little; grow while
-		// reads fill the buffer.
-		size, b.busySize = firstFrameBuf, initialFrameBuf
-		b.first = make([]byte, firstFrameBuf)
-		b.buf = b.first
+		// Start small, so that an idle stream holds little (a waiter
+		// nothing); grow while reads fill the buffer.
+		b.small, b.busySize = true, initialFrameBuf
+		if b.waiter = WaitingReader(r); b.waiter == nil {
+			b.first = make([]byte, firstFrameBuf)
+			b.buf = b.first
+		}
 		return
 	}
 	b.buf = make([]byte, min(size, b.limit))
@@ -126,13 +137,22 @@ func (b *frameBuf) fill(need int) error {
 	}
 	if b.r == b.w {
 		b.drop()
-		if b.g != nil && b.first != nil && !b.busy {
+		if b.g != nil && b.small && !b.busy {
 			// All consumed and the last read did not fill the buffer: wait
-			// with the small one.
+			// with the small one, or none.
 			b.recent = len(b.buf)
 			putGrown(b.g)
 			b.g, b.buf = nil, b.first
 		}
+	}
+	if len(b.buf) == 0 && b.waiter != nil {
+		// Idle, holding nothing: wait, then take a buffer to read into.
+		if err := b.waiter.WaitRead(); err != nil {
+			b.err = err
+			return err
+		}
+		b.g = takeGrown(max(b.recent, waitFrameBuf, need))
+		b.buf = b.g.b
 	}
 	n := len(b.buf)
 	if b.r > 0 && (n-b.w < minFrameRead || need > n-b.r) {
@@ -241,6 +261,8 @@ func (b *frameBuf) KeepFrames() {
 	case b.first != nil: // the first buffer
 		b.first = make([]byte, len(b.first))
 		nb = b.first
+	case b.buf == nil: // a waiter's: no buffer
+		return
 	default:
 		nb = make([]byte, len(b.buf))
 	}

@@ -38,6 +38,32 @@ type peer struct {
 func serve(t *testing.T, r *router.Router, opts *conn.Options) (*conn.Conn, *peer) {
 	t.Helper()
 	a, b := net.Pipe()
+	return serveOn(t, a, b, r, opts)
+}
+
+// serveTCP starts a server connection on one end of a loopback TCP
+// connection (a socket: its framer waits for data with no buffer).
+func serveTCP(t *testing.T, r *router.Router, opts *conn.Options) (*conn.Conn, *peer) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	b, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveOn(t, a, b, r, opts)
+}
+
+// serveOn serves r on a, the peer on b.
+func serveOn(t *testing.T, a, b net.Conn, r *router.Router, opts *conn.Options) (*conn.Conn, *peer) {
+	t.Helper()
 	o := conn.Options{}
 	if opts != nil {
 		o = *opts

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -286,19 +287,44 @@ func TestConn_handlerContextIsTheRequests(t *testing.T) {
 	}
 }
 
+// TestConn_idleTimeoutClosesOnlyAnIdleConnection, over a pipe and over a
+// socket (where the reader waits for data without a buffer: the wait ends
+// as a read would).
 func TestConn_idleTimeoutClosesOnlyAnIdleConnection(t *testing.T) {
-	c, p := serve(t, testRouter(t), &conn.Options{IdleTimeout: 50 * time.Millisecond})
-	p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[150]}`)
-	if m := p.recvObj(); m["result"].(float64) != 150 {
-		t.Fatalf("a request in flight outlives the idle timeout: %v", m)
+	for name, serve := range map[string]func(*testing.T, *router.Router, *conn.Options) (*conn.Conn, *peer){"pipe": serve, "tcp": serveTCP} {
+		t.Run(name, func(t *testing.T) {
+			c, p := serve(t, testRouter(t), &conn.Options{IdleTimeout: 50 * time.Millisecond})
+			p.send(`{"jsonrpc":"2.0","id":1,"method":"sleep","params":[150]}`)
+			if m := p.recvObj(); m["result"].(float64) != 150 {
+				t.Fatalf("a request in flight outlives the idle timeout: %v", m)
+			}
+			select {
+			case <-c.Done():
+			case <-time.After(5 * time.Second):
+				t.Fatal("idle connection not closed")
+			}
+			if err := c.Wait(); err != nil {
+				t.Fatalf("an idle close is a clean end: %v", err)
+			}
+		})
 	}
-	select {
-	case <-c.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("idle connection not closed")
-	}
-	if err := c.Wait(); err != nil {
-		t.Fatalf("an idle close is a clean end: %v", err)
+}
+
+// TestConn_shutdownEndsAWaitingSocketReader: Shutdown of a connection over
+// a socket, idle, its reader waiting for data with no buffer, with and
+// without an idle timeout.
+func TestConn_shutdownEndsAWaitingSocketReader(t *testing.T) {
+	for _, idle := range []time.Duration{0, time.Hour} {
+		c, p := serveTCP(t, testRouter(t), &conn.Options{IdleTimeout: idle})
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"echo","params":["x"]}`)
+		if m := p.recvObj(); fmt.Sprint(m["result"]) != "[x]" {
+			t.Fatalf("idle %v: %v", idle, m)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := c.Shutdown(ctx); err != nil {
+			t.Fatalf("idle %v: Shutdown: %v", idle, err)
+		}
+		cancel()
 	}
 }
 

@@ -92,7 +92,11 @@ type byteStream struct {
 func newByteStream(rwc io.ReadWriteCloser, f codec.Framing, l *codec.Limits, c *Conn, idle time.Duration) *byteStream {
 	var r io.Reader = rwc
 	if d, ok := rwc.(readDeadliner); ok && idle > 0 {
-		r = &idleReader{r: rwc, d: d, idle: idle, c: c}
+		ir := &idleReader{r: rwc, d: d, idle: idle, c: c}
+		r = ir
+		if ir.w = codec.WaitingReader(rwc); ir.w != nil {
+			r = &idleWaiter{ir} // the framer waits for data with no buffer
+		}
 	}
 	return &byteStream{Framer: f.NewFramer(r, l), Framing: f, rwc: rwc}
 }
@@ -123,22 +127,26 @@ func (s *byteStream) SetWriteDeadline(t time.Time) error {
 // framer, whose read errors are final.
 type idleReader struct {
 	r    io.Reader
+	w    codec.ReadWaiter // r's, if it has one (see idleWaiter)
 	d    readDeadliner
 	idle time.Duration
 	c    *Conn
 }
 
-func (r *idleReader) Read(p []byte) (int, error) {
+func (r *idleReader) Read(p []byte) (int, error) { return r.read(p, false) }
+
+// read reads into p or, if wait, waits with r.w for something to read.
+func (r *idleReader) read(p []byte, wait bool) (n int, err error) {
 	for {
 		if r.d.SetReadDeadline(time.Now().Add(r.idle)) != nil {
-			return r.r.Read(p)
+			return r.readOnce(p, wait)
 		}
 		// Shutdown sets stopping, then a past deadline: checked after our
 		// own deadline is set, one of the two sees the other.
 		if r.c.stopping.Load() {
 			return 0, os.ErrDeadlineExceeded
 		}
-		n, err := r.r.Read(p)
+		n, err = r.readOnce(p, wait)
 		if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) && !r.c.stopping.Load() && r.c.limit.InUse() > 0 {
 			continue // not idle: the peer waits for answers
 		}
@@ -147,6 +155,24 @@ func (r *idleReader) Read(p []byte) (int, error) {
 		}
 		return n, err
 	}
+}
+
+func (r *idleReader) readOnce(p []byte, wait bool) (int, error) {
+	if wait {
+		return 0, r.w.WaitRead()
+	}
+	return r.r.Read(p)
+}
+
+// idleWaiter is an idleReader over a codec.ReadWaiter, and one itself:
+// its waits for data end as its reads do.
+type idleWaiter struct{ *idleReader }
+
+// WaitRead waits for something to read, within the idle timeout unless
+// requests are in flight.
+func (r idleWaiter) WaitRead() error {
+	_, err := r.read(nil, true)
+	return err
 }
 
 // errIdle ends a connection that stayed idle past IdleTimeout.

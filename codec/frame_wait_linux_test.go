@@ -1,0 +1,127 @@
+package codec
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// tcpPair returns the two ends of a loopback TCP connection.
+func tcpPair(t *testing.T) (client, server net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if server, err = ln.Accept(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close(); server.Close() })
+	return client, server
+}
+
+// TestWaitingReader_sockets: TCP and Unix sockets wait with no buffer;
+// pipes, in memory or not, do not.
+func TestWaitingReader_sockets(t *testing.T) {
+	_, tcp := tcpPair(t)
+	if WaitingReader(tcp) == nil {
+		t.Error("TCP: no waiter")
+	}
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	uc, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer uc.Close()
+	if WaitingReader(uc) == nil {
+		t.Error("Unix: no waiter")
+	}
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	for _, r := range []io.Reader{a, pr} {
+		if w := WaitingReader(r); w != nil {
+			t.Errorf("%T: waiter %T", r, w)
+		}
+	}
+}
+
+// TestFramer_overTCP: a framer over a socket reads frames that come after
+// it waits and frames that came before (the peek looks afresh, so bytes
+// the last read left behind are not missed), gives up at its read
+// deadline, and ends at the peer's close.
+func TestFramer_overTCP(t *testing.T) {
+	client, server := tcpPair(t)
+	fr := NewFramer(server, Newline, nil)
+	next := func(want string) {
+		t.Helper()
+		server.SetReadDeadline(time.Now().Add(10 * time.Second)) // a hang fails, not stalls
+		if got, err := fr.Next(); err != nil || string(got) != want {
+			t.Fatalf("Next: %q, %v; want %q", got, err, want)
+		}
+	}
+	write := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(client, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("{\"a\":1}\n")
+	next(`{"a":1}`)
+	go func() { time.Sleep(20 * time.Millisecond); io.WriteString(client, "{\"b\":2}\n") }()
+	next(`{"b":2}`) // waited for
+	write("{\"c\":3}\n")
+	write("{\"d\":4}\n")
+	time.Sleep(20 * time.Millisecond) // both are in the socket before the framer looks
+	next(`{"c":3}`)
+	next(`{"d":4}`)
+
+	server.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+	if _, err := fr.Next(); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("past the deadline: %v", err)
+	}
+	client2, server2 := tcpPair(t)
+	fr2 := NewFramer(server2, Newline, nil)
+	io.WriteString(client2, "[]\n")
+	client2.Close()
+	if got, err := fr2.Next(); err != nil || string(got) != "[]" {
+		t.Fatalf("before the close: %q, %v", got, err)
+	}
+	if _, err := fr2.Next(); err != io.EOF {
+		t.Fatalf("after the close: %v", err)
+	}
+}
+
+// TestWaitRead_allocs: waiting on a socket that has data costs no
+// allocation.
+func TestWaitRead_allocs(t *testing.T) {
+	client, server := tcpPair(t)
+	io.WriteString(client, "x")
+	w := WaitingReader(server)
+	if allocs := testing.AllocsPerRun(100, func() {
+		if err := w.WaitRead(); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 {
+		t.Errorf("%v allocations per wait", allocs)
+	}
+}
