@@ -59,8 +59,8 @@ type BodySink struct {
 // its sink against late calls; one that keeps a stream open past the
 // answer delivers those messages from the session's stream.
 //
-// Related routing follows a pooled handler's context (Options.Pool, or a
-// goroutine per request): inline handlers (router.MethodOptions.Inline)
+// Related routing follows a pooled handler's context (Options.Pool, or
+// the connection's own workers without one): inline handlers (router.MethodOptions.Inline)
 // run with the connection's context, and what they send goes to the
 // session's stream. A context derived from another session's request is
 // not followed either.

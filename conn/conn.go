@@ -34,6 +34,9 @@ type Conn struct {
 	scan   *codec.Scanner
 	out    *writer
 	limit  *pool.Limiter
+	// workers run non-inline handlers when Options.Pool is nil
+	// (defaultWorkers' set, given back when the connection has finished).
+	workers *workers
 
 	ctx    context.Context // handlers' parent: carries the connection
 	cancel context.CancelFunc
@@ -104,6 +107,9 @@ func newConn(opts *Options) *Conn {
 	}
 	c.calls.init(o.OnUnmatched)
 	c.lifecycle.init()
+	if o.Pool == nil {
+		c.workers = defaultWorkers.acquire()
+	}
 	return c
 }
 

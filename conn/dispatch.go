@@ -165,7 +165,7 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 		t.runHere()
 	case c.opts.Pool == nil:
 		c.queued.Add(1) // before the worker can start it: see taskStarted
-		go t.Run()
+		c.workers.Submit(t)
 	default:
 		c.queued.Add(1)
 		c.submit(t, reader)

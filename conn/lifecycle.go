@@ -258,6 +258,9 @@ func (c *Conn) finish(why error) {
 		c.lead.left.Wait()
 	}
 	<-c.idle
+	if c.workers != nil {
+		defaultWorkers.release(c.workers) // no task of ours is left
+	}
 	c.calls.failAll(ErrClosed)
 	c.err = why
 	close(c.done)

@@ -91,8 +91,6 @@ type Server struct {
 	templates registry[*serverTemplate]
 	prompts   registry[*serverPrompt]
 
-	workers sharedWorkers // run handlers unless ServerOptions.Conn has a Pool (workers.go)
-
 	mu       sync.Mutex
 	sessions map[*ServerSession]struct{}            // initialised and open
 	subs     map[string]map[*ServerSession]struct{} // resource URI → subscribers
@@ -163,17 +161,9 @@ func (s *Server) Bind(ctx context.Context, p *conn.Peer) (*conn.Options, error) 
 		parent = context.Background()
 	}
 	o.Context = context.WithValue(parent, sessionKey{}, ss)
-	var w *workers
-	if o.Pool == nil {
-		w = s.workers.acquire()
-		o.Pool = w
-	}
 	userClose := o.OnClose
 	o.OnClose = func(c *conn.Conn, err error) {
 		s.drop(ss, err)
-		if w != nil {
-			s.workers.release(w)
-		}
 		if userClose != nil {
 			userClose(c, err)
 		}
