@@ -58,9 +58,9 @@ type Options struct {
 	Router *router.Router
 	// Pool runs non-inline handlers. Nil runs each on a goroutine of its
 	// own, with no bound but MaxInFlight's: goroutines that finished a
-	// request wait 2s for the next (their stacks stay grown, where a new
-	// goroutine's grows and is copied on every request), shared by every
-	// connection without a Pool.
+	// request wait 2 to 4s for the next (their stacks stay grown, where a
+	// new goroutine's grows and is copied on every request), shared by
+	// every connection without a Pool.
 	Pool Executor
 	// AlwaysHandOff hands every request for the Pool to it. By default
 	// the reader runs one that came alone in its frame itself, as long as
