@@ -120,9 +120,10 @@ func ParseFraming(s string) (Framing, error) {
 
 // NewFramer returns a framer of kind f (nil: Newline) reading r, bounded by
 // l (nil: defaults). The built-in framers hold 512 bytes while their
-// stream is idle (nothing at all over a socket or another ReadWaiter),
-// grow to 64 KiB, pooled, while reads fill the buffer, and past that only
-// when one frame needs more, up to a little over MaxFrameBytes.
+// stream is idle (up to 8 KiB once its bursts outgrow that; nothing at all
+// over a socket or another ReadWaiter), grow to 64 KiB, pooled, while
+// reads fill the buffer, and past that only when one frame needs more, up
+// to a little over MaxFrameBytes.
 func NewFramer(r io.Reader, f Framing, l *Limits) Framer {
 	lim := l.WithDefaults()
 	return orNewline(f).NewFramer(r, &lim)

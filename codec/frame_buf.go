@@ -36,17 +36,23 @@ import (
 // recognised before the buffer would have to grow past it, and is then
 // discarded as it is read.
 //
+// A stream whose bursts outgrow its first buffer (the buffer grew out of
+// it since the last wait) gets a larger one at the next wait: the size of
+// the grown buffer, up to maxFirstFrameBuf. A stream of small messages
+// keeps 512 bytes; one of batches reads each in one go.
+//
 // A reader that can wait without a buffer (a ReadWaiter: a socket) needs
 // no first buffer: where another stream would read into first, the
 // framer waits with nothing, then takes a pooled buffer (of the recent
 // size, or waitFrameBuf) and reads into that.
 
 const (
-	firstFrameBuf   = 512      // first buffer size: what an idle stream holds
-	initialFrameBuf = 64 << 10 // what a busy stream grows to; also the smallest limit
-	minFrameRead    = 4 << 10  // compact rather than read less than this
-	waitFrameBuf    = 4 << 10  // the buffer taken after a ReadWaiter's first wait
-	maxStalls       = 100      // consecutive empty reads before io.ErrNoProgress
+	firstFrameBuf    = 512      // first buffer size: what an idle stream holds
+	maxFirstFrameBuf = 8 << 10  // the most an idle stream holds, once its bursts are larger
+	initialFrameBuf  = 64 << 10 // what a busy stream grows to; also the smallest limit
+	minFrameRead     = 4 << 10  // compact rather than read less than this
+	waitFrameBuf     = 4 << 10  // the buffer taken after a ReadWaiter's first wait
+	maxStalls        = 100      // consecutive empty reads before io.ErrNoProgress
 )
 
 // errBadRead reports a reader that returned an impossible count.
@@ -74,6 +80,7 @@ type frameBuf struct {
 	small    bool
 	waiter   ReadWaiter
 	first    []byte
+	outgrown bool // the buffer grew out of first since the last wait
 	g        *grown
 	recent   int
 	max      int // MaxFrameBytes
@@ -142,6 +149,10 @@ func (b *frameBuf) fill(need int) error {
 			// with the small one, or none.
 			b.recent = len(b.buf)
 			putGrown(b.g)
+			if b.outgrown && b.first != nil && len(b.first) < min(b.recent, maxFirstFrameBuf) {
+				b.first = make([]byte, min(b.recent, maxFirstFrameBuf))
+			}
+			b.outgrown = false
 			b.g, b.buf = nil, b.first
 		}
 	}
@@ -181,6 +192,8 @@ func (b *frameBuf) fill(need int) error {
 		b.r = 0
 		if b.g != nil {
 			putGrown(b.g)
+		} else {
+			b.outgrown = b.first != nil
 		}
 		b.g, b.buf = g, g.b
 	}

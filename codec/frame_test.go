@@ -401,8 +401,8 @@ func TestFramer_hugeContentLengthRefusedWithoutAllocation(t *testing.T) {
 		t.Fatalf("second Next: %q, %v", got, err)
 	}
 	runtime.ReadMemStats(&after)
-	if c := fr.bufCap(); c != firstFrameBuf { // grown while discarding, given back once all was read
-		t.Errorf("buffer size %d, want %d", c, firstFrameBuf)
+	if c := fr.bufCap(); c != maxFirstFrameBuf { // grown while discarding, given back once all was read for a first buffer of the most
+		t.Errorf("buffer size %d, want %d", c, maxFirstFrameBuf)
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
 		t.Errorf("allocated %d bytes refusing a 256 MiB body", alloc)
@@ -702,8 +702,9 @@ func (r *stepReader) Read(p []byte) (int, error) {
 
 // TestFramer_waitsWithTheSmallBufferAndGrowsStraightBack: once a busy
 // stream has consumed all it read and its last read did not fill the
-// buffer, it waits with 512 bytes, not 64; busy again, the first full read
-// takes it straight back to the size it had.
+// buffer, it waits with a small buffer, not 64 KiB: 8 KiB, since its
+// bursts outgrew 512 bytes; busy again, the first full read takes it
+// straight back to the size it had.
 func TestFramer_waitsWithTheSmallBufferAndGrowsStraightBack(t *testing.T) {
 	msg := `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"text":"hello, world"}}`
 	for _, f := range []Framing{Newline, Header} {
@@ -719,22 +720,52 @@ func TestFramer_waitsWithTheSmallBufferAndGrowsStraightBack(t *testing.T) {
 		if _, err := fr.Next(); err != io.EOF {
 			t.Fatalf("%s: %v at the end", f, err)
 		}
-		// The offers: growing to 64 KiB through the first burst; 512 bytes once
+		// The offers: growing to 64 KiB through the first burst; 8 KiB once
 		// it is all read (the lone frame, then the wait for the second
 		// burst); then at once nearly 64 KiB again, no doubling.
-		grown := slices.Index(r.offers, slices.Max(r.offers))
+		grown := slices.IndexFunc(r.offers, func(o int) bool { return o > initialFrameBuf/2 })
 		rest := r.offers[grown:]
-		waited := slices.Index(rest, firstFrameBuf)
+		waited := slices.Index(rest, maxFirstFrameBuf)
 		if waited < 0 {
-			t.Fatalf("%s: reads offered %v: none waited with %d bytes", f, r.offers, firstFrameBuf)
+			t.Fatalf("%s: reads offered %v: none waited with %d bytes", f, r.offers, maxFirstFrameBuf)
 		}
 		for _, o := range rest[waited:] {
-			if o != firstFrameBuf && o < initialFrameBuf-firstFrameBuf {
-				t.Fatalf("%s: reads offered %v: after the wait, %d bytes, want %d or straight back to %d", f, r.offers, o, firstFrameBuf, initialFrameBuf)
+			if o != maxFirstFrameBuf && o < initialFrameBuf-maxFirstFrameBuf {
+				t.Fatalf("%s: reads offered %v: after the wait, %d bytes, want %d or straight back to %d", f, r.offers, o, maxFirstFrameBuf, initialFrameBuf)
 			}
 		}
 		if largest := slices.Max(r.offers); largest > initialFrameBuf {
 			t.Errorf("%s: a read was offered %d bytes, over %d", f, largest, initialFrameBuf)
+		}
+	}
+}
+
+// TestFramer_firstBufferGrowsToItsBursts: a stream whose bursts (batches
+// of 6.5 KiB, say) outgrow the 512-byte first buffer waits from then on
+// with one that holds a whole burst, so each is one read; a stream of
+// small messages keeps 512 bytes (TestFramer_bufferStartsSmallAndGrowsWhileBusy).
+func TestFramer_firstBufferGrowsToItsBursts(t *testing.T) {
+	msg := `{"jsonrpc":"2.0","id":1,"method":"echo","params":["hello"]}`
+	for _, f := range []Framing{Newline, Header} {
+		frame := AppendFrame(nil, f, []byte(msg))
+		burst := bytes.Repeat(frame, 100)
+		r := &stepReader{}
+		for range 5 {
+			r.steps = append(r.steps, bytes.Clone(burst))
+		}
+		fr := NewFramer(r, f, nil)
+		var offers []int
+		for i := range 500 {
+			if got, err := fr.Next(); err != nil || string(got) != msg {
+				t.Fatalf("%s, frame %d: %q %v", f, i, got, err)
+			}
+			if i == 199 {
+				offers = r.offers // the first bursts grow the buffer
+				r.offers = nil
+			}
+		}
+		if want := []int{maxFirstFrameBuf, maxFirstFrameBuf, maxFirstFrameBuf}; !slices.Equal(r.offers, want) {
+			t.Errorf("%s: bursts of %d bytes after the first two (read with %v): reads offered %v, want %v", f, len(burst), offers, r.offers, want)
 		}
 	}
 }
