@@ -12,17 +12,22 @@ import (
 // it, copying it each time it doubles, on every request: on a batch of
 // 100 cheap calls that was more than half the time.
 //
-// There is no bound: a task that finds no idle worker starts a goroutine
-// of its own at once, as a goroutine per request would, so handlers that
-// wait for long (on the peer: sampling, elicitation) never hold others
-// back. The connection's MaxInFlight and Admission still bound work in
-// flight. Idle workers wait on a channel of their own, on a stack: the
-// last one to finish is the first to get work (its stack and caches are
-// warm), and none contends with the others for a shared channel or keeps
-// a timer. A sweep every idleFor, while any worker is idle, tells those
-// idle since the sweep before to exit (so a worker idles between one and
-// two idleFor); all exit once the last connection without a Pool has
-// ended (defaultWorkers).
+// Tasks wait in a queue for a worker. Whenever the queue holds tasks and
+// no worker is on its way to it (woken or started, not yet there), one
+// is recruited: an idle one, or a new goroutine; and each recruit that
+// takes a task while more wait recruits the next. So a burst of cheap
+// tasks is drained by a few workers with few wake-ups, while tasks that
+// block (on the peer: sampling, elicitation) never hold the others back:
+// each waiting task is reached by a new recruit, one hand-off after the
+// other, as a goroutine per request would. There is no bound; the
+// connection's MaxInFlight and Admission bound work in flight.
+//
+// Idle workers wait on a channel of their own, on a stack: the last one
+// to finish is the first recruited (its stack and caches are warm). A
+// sweep every idleFor, while any worker is idle, tells those idle since
+// the sweep before to exit (so a worker idles between one and two
+// idleFor); all exit once the last connection without a Pool has ended
+// (defaultWorkers).
 
 // workerIdle is how long a worker waits for a task before it exits, at
 // least.
@@ -34,7 +39,10 @@ type workers struct {
 	idleFor time.Duration // workerIdle, but in tests
 
 	mu      sync.Mutex
-	idle    []*worker   // waiting for a task, the oldest at the bottom
+	queue   []Task // submitted, not taken: queue[head:]
+	head    int
+	coming  int         // workers recruited that have not yet looked at the queue
+	idle    []*worker   // waiting to be recruited, the last to finish on top
 	sweeps  uint64      // sweeps so far
 	sweeper *time.Timer // armed while a worker is idle; nil: never armed
 	armed   bool
@@ -44,33 +52,66 @@ type workers struct {
 
 // worker is one goroutine of workers, as it waits.
 type worker struct {
-	task  chan Task // buffered: a send never waits; nil tells the worker to exit
+	wake  chan bool // buffered: true, recruited; false, exit
 	since uint64    // workers.sweeps when it went idle
 }
 
-// Submit runs t on an idle worker, or on a new one.
+// Submit queues t and makes sure a worker will take it.
 func (w *workers) Submit(t Task) error {
 	w.mu.Lock()
+	w.queue = append(w.queue, t)
+	if w.coming == 0 {
+		w.recruit()
+	}
+	w.mu.Unlock()
+	return nil
+}
+
+// recruit wakes an idle worker, or starts one, to take from the queue
+// (w.mu held).
+func (w *workers) recruit() {
+	w.coming++
 	if n := len(w.idle); n > 0 {
 		k := w.idle[n-1]
 		w.idle[n-1] = nil
 		w.idle = w.idle[:n-1]
-		w.mu.Unlock()
-		k.task <- t
-		return nil
+		k.wake <- true
+		return
 	}
 	w.started++
-	w.mu.Unlock()
-	go w.work(&worker{task: make(chan Task, 1)}, t)
-	return nil
+	go w.work(&worker{wake: make(chan bool, 1)})
 }
 
-// work runs t, then the tasks it is handed, until a sweep or the
-// workers' release tells it to exit.
-func (w *workers) work(k *worker, t Task) {
-	for t != nil {
-		t.Run()
+// take returns the queue's first task, or nil (w.mu held).
+func (w *workers) take() Task {
+	if w.head == len(w.queue) {
+		return nil
+	}
+	t := w.queue[w.head]
+	w.queue[w.head] = nil
+	if w.head++; w.head == len(w.queue) {
+		w.queue, w.head = w.queue[:0], 0
+	}
+	return t
+}
+
+// work takes tasks from the queue and runs them, waiting idle whenever it
+// is empty, until a sweep or the workers' release tells it to exit. It
+// was recruited.
+func (w *workers) work(k *worker) {
+	for {
 		w.mu.Lock()
+		w.coming--
+		t := w.take()
+		for t != nil {
+			if w.head < len(w.queue) && w.coming == 0 {
+				w.recruit() // more wait, and nobody is on the way
+			}
+			w.mu.Unlock()
+			t.Run()
+			w.mu.Lock()
+			t = w.take()
+		}
 		if w.quit {
 			w.mu.Unlock()
 			return
@@ -81,7 +122,9 @@ func (w *workers) work(k *worker, t Task) {
 			w.arm()
 		}
 		w.mu.Unlock()
-		t = <-k.task
+		if !<-k.wake {
+			return
+		}
 	}
 }
 
@@ -106,7 +149,7 @@ func (w *workers) sweep() {
 	}
 	n := 0
 	for n < len(w.idle) && w.idle[n].since < w.sweeps {
-		w.idle[n].task <- nil
+		w.idle[n].wake <- false
 		n++
 	}
 	w.idle = append(w.idle[:0], w.idle[n:]...)
@@ -126,7 +169,7 @@ func (w *workers) stop() {
 		w.sweeper.Stop()
 	}
 	for _, k := range w.idle {
-		k.task <- nil
+		k.wake <- false
 	}
 	w.idle = nil
 }

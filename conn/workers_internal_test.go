@@ -169,3 +169,24 @@ func TestConn_withoutPoolReusesWorkers(t *testing.T) {
 		t.Error("the last connection ended, its workers were not released")
 	}
 }
+
+// TestWorkers_burstNeedsFewWorkers: a burst of cheap tasks is drained by
+// a few workers, each recruited only while tasks wait and no other is on
+// its way, not by a goroutine per task.
+func TestWorkers_burstNeedsFewWorkers(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var s sharedWorkers
+	w := s.acquire()
+	const n = 1000
+	var done sync.WaitGroup
+	done.Add(n)
+	for range n {
+		w.Submit(taskFunc(done.Done))
+	}
+	waitOrFail(t, &done, "a task of the burst did not run")
+	if got := w.startedSoFar(); got > n/10 {
+		t.Errorf("%d goroutines for a burst of %d cheap tasks", got, n)
+	}
+	t.Logf("%d goroutines for %d tasks", w.startedSoFar(), n)
+	s.release(w)
+}
