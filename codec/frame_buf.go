@@ -72,12 +72,11 @@ type frameBuf struct {
 	// last read did.
 	busySize int
 	busy     bool
-	// small says an idle stream gives its grown buffer back (no size was
-	// given); first is the buffer it then reads into, nil with a waiter,
-	// which waits with no buffer instead; g boxes buf when it is a grown
-	// one, to go back to grownPools; recent is the size of the last grown
-	// buffer given back.
-	small    bool
+	// An idle stream gives its grown buffer back unless a size was given:
+	// first is the buffer it then reads into; a waiter (nil: none) waits
+	// with no buffer instead (first is nil). g boxes buf when it is a
+	// grown one, to go back to grownPools; recent is the size of the last
+	// grown buffer given back.
 	waiter   ReadWaiter
 	first    []byte
 	outgrown bool // the buffer grew out of first since the last wait
@@ -104,7 +103,7 @@ func (b *frameBuf) init(r io.Reader, l *Limits, size int) {
 	if size <= 0 {
 		// Start small, so that an idle stream holds little (a waiter
 		// nothing); grow while reads fill the buffer.
-		b.small, b.busySize = true, initialFrameBuf
+		b.busySize = initialFrameBuf
 		if b.waiter = WaitingReader(r); b.waiter == nil {
 			b.first = make([]byte, firstFrameBuf)
 			b.buf = b.first
@@ -144,12 +143,12 @@ func (b *frameBuf) fill(need int) error {
 	}
 	if b.r == b.w {
 		b.drop()
-		if b.g != nil && b.small && !b.busy {
+		if b.g != nil && (b.first != nil || b.waiter != nil) && !b.busy {
 			// All consumed and the last read did not fill the buffer: wait
 			// with the small one, or none.
 			b.recent = len(b.buf)
 			putGrown(b.g)
-			if b.outgrown && b.first != nil && len(b.first) < min(b.recent, maxFirstFrameBuf) {
+			if b.outgrown && len(b.first) < min(b.recent, maxFirstFrameBuf) {
 				b.first = make([]byte, min(b.recent, maxFirstFrameBuf))
 			}
 			b.outgrown = false

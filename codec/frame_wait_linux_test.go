@@ -8,31 +8,14 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-)
 
-// tcpPair returns the two ends of a loopback TCP connection.
-func tcpPair(t *testing.T) (client, server net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err = net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if server, err = ln.Accept(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close(); server.Close() })
-	return client, server
-}
+	"github.com/mcpwire/mcpwire/internal/loopback"
+)
 
 // TestWaitingReader_sockets: TCP and Unix sockets wait with no buffer;
 // pipes, in memory or not, do not.
 func TestWaitingReader_sockets(t *testing.T) {
-	_, tcp := tcpPair(t)
+	_, tcp := loopback.Pair(t)
 	if WaitingReader(tcp) == nil {
 		t.Error("TCP: no waiter")
 	}
@@ -70,7 +53,7 @@ func TestWaitingReader_sockets(t *testing.T) {
 // the last read left behind are not missed), gives up at its read
 // deadline, and ends at the peer's close.
 func TestFramer_overTCP(t *testing.T) {
-	client, server := tcpPair(t)
+	client, server := loopback.Pair(t)
 	fr := NewFramer(server, Newline, nil)
 	next := func(want string) {
 		t.Helper()
@@ -99,7 +82,7 @@ func TestFramer_overTCP(t *testing.T) {
 	if _, err := fr.Next(); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("past the deadline: %v", err)
 	}
-	client2, server2 := tcpPair(t)
+	client2, server2 := loopback.Pair(t)
 	fr2 := NewFramer(server2, Newline, nil)
 	io.WriteString(client2, "[]\n")
 	client2.Close()
@@ -114,7 +97,7 @@ func TestFramer_overTCP(t *testing.T) {
 // TestWaitRead_allocs: waiting on a socket that has data costs no
 // allocation.
 func TestWaitRead_allocs(t *testing.T) {
-	client, server := tcpPair(t)
+	client, server := loopback.Pair(t)
 	io.WriteString(client, "x")
 	w := WaitingReader(server)
 	if allocs := testing.AllocsPerRun(100, func() {

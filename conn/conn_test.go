@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/loopback"
 	"github.com/mcpwire/mcpwire/pool"
 	"github.com/mcpwire/mcpwire/router"
 )
@@ -45,19 +46,7 @@ func serve(t *testing.T, r *router.Router, opts *conn.Options) (*conn.Conn, *pee
 // connection (a socket: its framer waits for data with no buffer).
 func serveTCP(t *testing.T, r *router.Router, opts *conn.Options) (*conn.Conn, *peer) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	b, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, a := loopback.Pair(t)
 	return serveOn(t, a, b, r, opts)
 }
 

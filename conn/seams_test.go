@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/loopback"
 	"github.com/mcpwire/mcpwire/pool"
 	"github.com/mcpwire/mcpwire/router"
 )
@@ -377,21 +378,7 @@ func TestConn_peerThatNeverReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p0.Close(context.Background())
-	// Loopback TCP: the kernel buffers both ways, as in production.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	cli, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	srv, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cli, srv := loopback.Pair(t) // the kernel buffers both ways, as in production
 	c := conn.New(srv, &conn.Options{Router: testRouter(t), Pool: p0})
 	defer c.Close()
 

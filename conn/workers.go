@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -39,7 +40,7 @@ type workers struct {
 	idleFor time.Duration // workerIdle, but in tests
 
 	mu      sync.Mutex
-	queue   []Task // submitted, not taken: queue[head:]
+	queue   []Task // submitted: queue[head:] not yet taken
 	head    int
 	coming  int         // workers recruited that have not yet looked at the queue
 	idle    []*worker   // waiting to be recruited, the last to finish on top
@@ -59,6 +60,13 @@ type worker struct {
 // Submit queues t and makes sure a worker will take it.
 func (w *workers) Submit(t Task) error {
 	w.mu.Lock()
+	if w.head > 0 && len(w.queue) == cap(w.queue) {
+		// Full, with taken tasks in front: move the rest there rather
+		// than grow (a queue never empty would grow for ever).
+		n := copy(w.queue, w.queue[w.head:])
+		clear(w.queue[n:])
+		w.queue, w.head = w.queue[:n], 0
+	}
 	w.queue = append(w.queue, t)
 	if w.coming == 0 {
 		w.recruit()
@@ -152,8 +160,7 @@ func (w *workers) sweep() {
 		w.idle[n].wake <- false
 		n++
 	}
-	w.idle = append(w.idle[:0], w.idle[n:]...)
-	clear(w.idle[len(w.idle) : len(w.idle)+n])
+	w.idle = slices.Delete(w.idle, 0, n)
 	w.sweeps++
 	if len(w.idle) > 0 {
 		w.arm()

@@ -190,3 +190,20 @@ func TestWorkers_burstNeedsFewWorkers(t *testing.T) {
 	t.Logf("%d goroutines for %d tasks", w.startedSoFar(), n)
 	s.release(w)
 }
+
+// TestWorkers_queueStaysBounded: a queue that is never empty (tasks
+// always waiting while one is taken) reuses the room of taken tasks
+// instead of growing.
+func TestWorkers_queueStaysBounded(t *testing.T) {
+	w := &workers{idleFor: time.Hour, coming: 1} // a worker on its way: none is recruited
+	for range 8 {
+		w.Submit(taskFunc(func() {}))
+	}
+	for range 10000 { // take one, submit one: never empty
+		w.take()
+		w.Submit(taskFunc(func() {}))
+	}
+	if n, c := len(w.queue)-w.head, cap(w.queue); n != 8 || c > 32 {
+		t.Errorf("%d tasks waiting in a queue of room %d, want 8 in a small one", n, c)
+	}
+}
