@@ -2,11 +2,10 @@
 
 package codec
 
-// The vector half of the wide string loop's general step with AVX-512
-// (and VBMI, for byte permutes across the vector): a 64-byte block is one
-// vector, so the compares give their masks directly, 64 bits at once,
-// and the UTF-8 check runs once per block. The loop and its scalar half
-// are stringWide's; see string_wide_simd.go.
+// The wide string loop with AVX-512 (and VBMI, for byte permutes across
+// the vector): a 64-byte block is one vector, so the compares give their
+// masks directly, 64 bits at once, and the UTF-8 check runs once per
+// block. The scalar half is stringWide's; see string_wide_simd.go.
 
 import "simd/archsimd"
 
@@ -60,4 +59,43 @@ func backIndex(n int) (v [64]byte) {
 		v[k] = byte(64 + k - n)
 	}
 	return v
+}
+
+// load64x1 returns the 64 bytes from d[i] as one vector, zeros after
+// the end of d.
+func load64x1(d []byte, i int) archsimd.Uint8x64 {
+	if len(d)-i >= 64 {
+		return archsimd.LoadUint8x64((*[64]byte)(d[i : i+64]))
+	}
+	return loadTail64(d[i:])
+}
+
+// loadTail64 loads the last bytes of a frame, zeros after them.
+//
+//go:noinline
+func loadTail64(d []byte) archsimd.Uint8x64 { return archsimd.LoadUint8x64SlicePart(d) }
+
+// stringWide512 is stringWide with AVX-512.
+func stringWide512(d []byte, i int) (int, bool) {
+	start := i
+	var (
+		prev archsimd.Uint8x64
+		c    wideCarry
+	)
+	for i < len(d) {
+		x := load64x1(d, i) // zeros after d
+		if plain64(x) && c.pending == 0 {
+			prev = x
+			i += 64
+			continue
+		}
+		fine, bs, quotes, uChar, notEsc, notHex := masks64(x, utf8Errors64(x, prev))
+		prev = x
+		escaped, hex, end := c.step(bs, quotes, uChar)
+		if j := c.done(d, i, ^fine|escaped&notEsc|hex&notHex, bs, end); j != 0 {
+			return c.result(start, j)
+		}
+		i += 64
+	}
+	return ^start, false
 }

@@ -11,7 +11,7 @@ package codec
 // UTF-8 is validated whole with Keiser and Lemire's lookup tables
 // (utf8Errors); the escapes are found as simdjson finds them (a
 // backslash escapes the next byte unless it is escaped itself, the
-// parity of backslash runs worked out with one addition) and checked in
+// parity of backslash runs worked out with one subtraction) and checked in
 // place, the four hex digits of \uXXXX included, with a table lookup that
 // classifies every byte of the block at once (escapeClass); the string
 // ends at the first quote not escaped, and only faults before it count.
@@ -23,13 +23,14 @@ package codec
 // report the same errors (FuzzStringWide).
 //
 // Carried from one block to the next (invariants at the top of the loop:
-// d[start:i] is valid string content save for what these say):
-//   - prev (prev512), the bytes before d[i] (zero at the start): a UTF-8
-//     sequence may begin there and end in this block;
-//   - escaped, 1 if the first byte of this block is escaped;
-//   - hexNext, the bytes of this block that must be hex digits (the rest
-//     of a \uXXXX that began in the block before);
-//   - pending, any of those three: this block must take the general step.
+// d[start:i] is valid string content save for what these say): prev,
+// the bytes before d[i] (zero at the start), where a UTF-8 sequence may
+// begin that ends in this block; and wideCarry.
+//
+// The two widths have a loop each (stringWide, stringWide512): one loop
+// for both, choosing the width inside, is 8% slower, the compiler keeping
+// fewer of its values in registers. Their scalar halves are shared
+// (wideCarry's step and done) and inlined.
 
 import (
 	"math/bits"
@@ -53,64 +54,86 @@ var (
 // does), ^i: scanStringSlow's byte loop then scans it from i and reports
 // the fault.
 func stringWide(d []byte, i int, use512 bool) (int, bool) {
+	if use512 {
+		return stringWide512(d, i)
+	}
 	start := i
 	var (
-		prev    archsimd.Uint8x32 // with AVX2
-		prev512 archsimd.Uint8x64 // with AVX-512
-		escaped uint64            // the block's first byte is escaped
-		hexNext uint64            // the block's bytes that must be hex digits
-		pending bool              // prev ends in non-ASCII, or escaped or hexNext set
-		esc     bool
+		prev archsimd.Uint8x32
+		c    wideCarry
 	)
 	for i < len(d) {
-		// The block's masks, bit k for byte k, unless it is plain.
-		var fine, bs, quotes, uChar, notEsc, notHex uint64
-		if use512 {
-			x := archsimd.LoadUint8x64SlicePart(d[i:]) // zeros after d
-			if plain64(x) && !pending {
-				prev512 = x
-				i += 64
-				continue
-			}
-			fine, bs, quotes, uChar, notEsc, notHex = masks64(x, utf8Errors64(x, prev512))
-			prev512 = x
-		} else {
-			x0, x1 := load64(d, i)
-			if plain32(x0, x1) && !pending {
-				prev = x1
-				i += 64
-				continue
-			}
-			fine0, bs0, quotes0, u0, notEsc0, notHex0 := halfMasks(x0, utf8Errors(x0, prev))
-			fine1, bs1, quotes1, u1, notEsc1, notHex1 := halfMasks(x1, utf8Errors(x1, x0))
-			fine = uint64(fine0) | uint64(fine1)<<32
-			bs = uint64(bs0) | uint64(bs1)<<32
-			quotes = uint64(quotes0) | uint64(quotes1)<<32
-			uChar = uint64(u0) | uint64(u1)<<32
-			notEsc = uint64(notEsc0) | uint64(notEsc1)<<32
-			notHex = uint64(notHex0) | uint64(notHex1)<<32
+		x0, x1 := load64(d, i) // zeros after d
+		if plain32(x0, x1) && c.pending == 0 {
 			prev = x1
+			i += 64
+			continue
 		}
-
-		// The general step's scalar half.
-		escapedBytes, bs, escapedOut := escapes(bs, escaped)
-		hexBytes, hexOut := hexDigits(escapedBytes&uChar, hexNext)
-		end := quotes &^ escapedBytes
-		upTo := end ^ (end - 1) // bits up to the first end, or all
-		if (^fine|escapedBytes&notEsc|hexBytes&notHex)&upTo != 0 {
-			return ^start, false
+		fine0, bs0, quotes0, u0, notEsc0, notHex0 := halfMasks(x0, utf8Errors(x0, prev))
+		fine1, bs1, quotes1, u1, notEsc1, notHex1 := halfMasks(x1, utf8Errors(x1, x0))
+		prev = x1
+		bs := uint64(bs0) | uint64(bs1)<<32
+		escaped, hex, end := c.step(bs, uint64(quotes0)|uint64(quotes1)<<32, uint64(u0)|uint64(u1)<<32)
+		bad := ^(uint64(fine0) | uint64(fine1)<<32) |
+			escaped&(uint64(notEsc0)|uint64(notEsc1)<<32) | hex&(uint64(notHex0)|uint64(notHex1)<<32)
+		if j := c.done(d, i, bad, bs, end); j != 0 {
+			return c.result(start, j)
 		}
-		esc = esc || bs&upTo != 0
-		if end != 0 {
-			return i + bits.TrailingZeros64(end) + 1, esc
-		}
-		escaped, hexNext = escapedOut, hexOut
-		// A block that goes on lies whole in d (the zeros after d would
-		// have stopped it); a sequence cut short ends in non-ASCII.
-		pending = escaped|hexNext != 0 || d[i+63] >= 0x80
 		i += 64
 	}
 	return ^start, false
+}
+
+// wideCarry is what the wide loops carry from one 64-byte block to the
+// next but the bytes before it.
+type wideCarry struct {
+	escaped uint64 // 1 if the block's first byte is escaped
+	hexNext uint64 // the block's bytes that must be hex digits (a \uXXXX begun before)
+	pending uint64 // escaped, hexNext, or the byte before the block is not ASCII: the block takes the general step
+	escs    uint64 // not zero if the string holds an escape before the block
+}
+
+// step and done are the general step's scalar half, the same for both
+// vector widths.
+//
+// step takes a block's backslashes, quotes and 'u's (bit k for byte k).
+// It returns the escaped bytes, the bytes that must be hex digits, and
+// the quotes not escaped, the first of which ends the string; it
+// carries out of the block what the next one needs to know of escapes.
+func (c *wideCarry) step(bs, quotes, uChar uint64) (escaped, hex, end uint64) {
+	escaped, c.escaped = escapes(bs, c.escaped)
+	hex, c.hexNext = hexDigits(escaped&uChar, c.hexNext)
+	return escaped, hex, quotes &^ escaped
+}
+
+// done takes the faults of the block at d[i] (bad: invalid UTF-8,
+// control characters, bad escapes), its backslashes and step's end. It
+// returns 0 if the string goes on past the block, the index just past
+// its closing quote if it ends there, and -1 if it is not valid up to
+// there.
+func (c *wideCarry) done(d []byte, i int, bad, bs, end uint64) int {
+	upTo := end ^ (end - 1) // bits up to the first end, or all
+	if bad&upTo != 0 {
+		return -1
+	}
+	c.escs |= bs & upTo // a backslash in a string begins an escape
+	if end != 0 {
+		return i + bits.TrailingZeros64(end) + 1
+	}
+	// The block goes on, so it lies whole in d (the zeros after d would
+	// have stopped it). The next takes the general step if its first
+	// byte is escaped or must be a hex digit, or if a UTF-8 sequence may
+	// run into it.
+	c.pending = c.escaped | c.hexNext | uint64(d[i+63]>>7)
+	return 0
+}
+
+// result is stringWide's result for done's j != 0.
+func (c *wideCarry) result(start, j int) (int, bool) {
+	if j < 0 {
+		return ^start, false
+	}
+	return j, c.escs != 0
 }
 
 // plain32 reports whether the 64 bytes of x0 and x1 are plain (see
@@ -124,21 +147,22 @@ func plain32(x0, x1 archsimd.Uint8x32) bool {
 }
 
 // escapes and hexDigits are the escape work of the general step, the
-// same for both vector widths (stringWide, stringWide512), on the masks
-// of a 64-byte block, bit k for byte k.
+// same for both vector widths, on the masks of a 64-byte block, bit k
+// for byte k.
 //
 // escapes returns the escaped bytes, given the backslashes and whether
-// the block's first byte is escaped (by the block before): those after a
-// backslash that starts a run of odd length, or after each odd-placed
-// backslash of a run. It also returns the backslashes that escape, and
-// whether the next block's first byte is escaped: a run that reaches the
-// block's end carries out of the addition.
-func escapes(bs, escaped uint64) (escapedBytes, own, escapedOut uint64) {
-	const even = 0x5555555555555555
-	own = bs &^ escaped
-	follows := own<<1 | escaped
-	sum, escapedOut := bits.Add64(own&^even&^follows, own, 0)
-	return (even ^ sum<<1) & follows, own, escapedOut
+// the block's first byte is escaped by the block before (escaped, 0 or
+// 1), and whether the next block's first byte is. In a run of
+// backslashes, every other one escapes the next byte, starting with the
+// first that is not escaped itself; the parity of the runs comes out of
+// one subtraction (as in simdjson's escape scanner): with the odd bits
+// set, a run begun on an even byte borrows through itself, one begun on
+// an odd byte does not.
+func escapes(bs, escaped uint64) (escapedBytes, escapedOut uint64) {
+	const odd = 0xaaaaaaaaaaaaaaaa
+	potential := bs &^ escaped // an escaped backslash escapes nothing
+	code := ((potential<<1 | odd) - potential) ^ odd
+	return code ^ (bs | escaped), (code & bs) >> 63
 }
 
 // hexDigits returns the bytes that must be hex digits, the four after

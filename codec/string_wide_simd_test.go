@@ -2,7 +2,10 @@
 
 package codec
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // TestHexDigits holds hexDigits' multiplication to the four shifts it
 // stands for wherever escaped us can be (six or more bytes apart in a
@@ -28,5 +31,48 @@ func TestHexDigits(t *testing.T) {
 	}
 	if hex, _ := hexDigits(1<<5, 0b11); hex != 0b11|0b1111<<6 {
 		t.Fatalf("hexDigits with hexNext = %#b", hex)
+	}
+}
+
+// TestEscapes holds escapes to a byte-at-a-time reference over blocks
+// of backslash runs of every length and place, random ones, and each
+// carry in.
+func TestEscapes(t *testing.T) {
+	ref := func(bs, escaped uint64) (escapedBytes, escapedOut uint64) {
+		next := escaped == 1 // this byte is escaped
+		for k := range 64 {
+			if next {
+				escapedBytes |= 1 << k
+				next = false
+			} else if bs&(1<<k) != 0 {
+				next = true
+			}
+		}
+		if next {
+			escapedOut = 1
+		}
+		return escapedBytes, escapedOut
+	}
+	check := func(bs uint64) {
+		for escaped := range uint64(2) {
+			e, o := escapes(bs, escaped)
+			if we, wo := ref(bs, escaped); e != we || o != wo {
+				t.Fatalf("escapes(%#b, %d) = %#b, %d; want %#b, %d", bs, escaped, e, o, we, wo)
+			}
+		}
+	}
+	for at := range 64 {
+		for n := 1; at+n <= 64; n++ {
+			run := (uint64(1)<<n - 1) << at
+			if n == 64 {
+				run = ^uint64(0)
+			}
+			check(run)
+			check(run | run<<(n+1)) // two runs a byte apart
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		check(r.Uint64() & r.Uint64())
 	}
 }
