@@ -43,7 +43,14 @@ func Func[P, R any](f func(ctx context.Context, p P) (R, error)) Handler {
 type funcHandler[P, R any] struct {
 	f     func(context.Context, P) (R, error)
 	pl    plan
-	boxes sync.Pool // of *P, zeroed: what params are decoded into
+	boxes sync.Pool // of *box[P], P zeroed
+}
+
+// box is what a call's params are decoded into, and with: one pool round
+// trip for both.
+type box[P any] struct {
+	p   P
+	dec codec.ExactDecoder
 }
 
 func (h *funcHandler[P, R]) Handle(ctx context.Context, req *Request) (any, error) {
@@ -79,19 +86,19 @@ func (h *funcHandler[P, R]) serve(ctx context.Context, req *Request) (R, error) 
 	}
 	// The decoder needs P behind an interface, so P is decoded into a
 	// pooled box and copied out: the box, zeroed again, keeps nothing.
-	p, _ := h.boxes.Get().(*P)
-	if p == nil {
-		p = new(P)
+	b, _ := h.boxes.Get().(*box[P])
+	if b == nil {
+		b = new(box[P])
 	}
 	var err error
 	if h.pl.raw {
-		*any(p).(*codec.Raw) = bytes.Clone(req.Params)
+		*any(&b.p).(*codec.Raw) = bytes.Clone(req.Params)
 	} else {
-		err = h.pl.decode(req.Params, p)
+		err = h.pl.decode(&b.dec, req.Params, &b.p)
 	}
-	v := *p
-	*p = *new(P)
-	h.boxes.Put(p)
+	v := b.p
+	b.p = *new(P)
+	h.boxes.Put(b)
 	if err != nil {
 		var zero R
 		return zero, err
@@ -145,8 +152,8 @@ func (pl *plan) init(t reflect.Type) {
 	_ = decoder.Pretouch(t)
 }
 
-// decode decodes params into ptr, a *P.
-func (pl *plan) decode(params []byte, ptr any) error {
+// decode decodes params into ptr, a *P, with dec.
+func (pl *plan) decode(dec *codec.ExactDecoder, params []byte, ptr any) error {
 	positional := pl.st != nil && codec.KindOf(params) == codec.ValueArray
 	if pl.fold {
 		if u := unfold(params, pl.typ, pl.fields, positional); u != nil {
@@ -157,9 +164,9 @@ func (pl *plan) decode(params []byte, ptr any) error {
 	// after the connection reuses its buffers.
 	s := string(params)
 	if positional {
-		return pl.decodePositional(params, s, reflect.ValueOf(ptr).Elem())
+		return pl.decodePositional(dec, params, s, reflect.ValueOf(ptr).Elem())
 	}
-	if err := codec.UnmarshalExactString(s, ptr); err != nil {
+	if err := dec.UnmarshalString(s, ptr); err != nil {
 		return explain(s, pl.typ, err)
 	}
 	if pl.need != nil {
@@ -189,10 +196,10 @@ func structAt(ptr any) unsafe.Pointer {
 }
 
 // decodePositional decodes the array params (s is its copy) into the struct
-// v (or what v points to), element i into field i.
+// v (or what v points to), element i into field i, with dec.
 //
 // A field's `json:",string"` option is not applied to positional params.
-func (pl *plan) decodePositional(params []byte, s string, v reflect.Value) error {
+func (pl *plan) decodePositional(dec *codec.ExactDecoder, params []byte, s string, v reflect.Value) error {
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			v.Set(reflect.New(v.Type().Elem()))
@@ -210,7 +217,7 @@ func (pl *plan) decodePositional(params []byte, s string, v reflect.Value) error
 		f := &pl.fields[k]
 		fv := fieldValue(v, f.index)
 		es := s[it.Offset() : it.Offset()+len(it.Value())] // the element, in the copy
-		if err := codec.UnmarshalExactString(es, fv.Addr().Interface()); err != nil {
+		if err := dec.UnmarshalString(es, fv.Addr().Interface()); err != nil {
 			return elementError(k, f, es, err)
 		}
 		if nd := pl.elemNeeds[k]; nd != nil && !nd.satisfied(fv.Addr().UnsafePointer()) {
