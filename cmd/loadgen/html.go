@@ -96,7 +96,7 @@ func summaryRows(r *Report) []htmlRow {
 	rows = append(rows,
 		htmlRow{Name: "responses", Value: thousands(r.Responses)},
 		htmlRow{Name: "ok", Value: thousands(r.OK)},
-		htmlRow{Name: "errors", Value: thousands(r.Errors), Notes: errorNotes(r), Bad: r.Errors > 0},
+		htmlRow{Name: "errors", Value: thousands(r.Errors), Notes: append(errorNotes(r), sampleNotes(r)...), Bad: r.Errors > 0},
 		badRow("transport errors", r.TransportErrors),
 		badRow("mismatches (-expect)", r.Mismatches),
 		badRow("lost", r.Lost),
@@ -142,6 +142,16 @@ func errorNotes(r *Report) []string {
 		if f.n > 0 {
 			notes = append(notes, f.name+": "+thousands(f.n))
 		}
+	}
+	return notes
+}
+
+// sampleNotes quotes the first error answer of each code, as the text
+// table does (error_samples in the JSON report).
+func sampleNotes(r *Report) []string {
+	notes := make([]string, 0, len(r.ErrorSamples))
+	for _, c := range slices.Sorted(maps.Keys(r.ErrorSamples)) {
+		notes = append(notes, "first error "+c+": "+r.ErrorSamples[c])
 	}
 	return notes
 }

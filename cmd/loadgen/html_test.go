@@ -23,19 +23,23 @@ import (
 // percentile.
 func sampleReport() *Report {
 	r := &Report{
-		Target:          "http://127.0.0.1:8080/rpc",
-		Mode:            "closed",
-		Conns:           8,
-		Depth:           16,
-		Call:            "echo",
-		Start:           time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC),
-		DurationS:       15.02,
-		Requests:        1_412_337,
-		Notifications:   120,
-		Responses:       1_412_201,
-		OK:              1_411_950,
-		Errors:          401,
-		ErrorCodes:      map[string]int64{"-32601": 200, "-32000": 51},
+		Target:        "http://127.0.0.1:8080/rpc",
+		Mode:          "closed",
+		Conns:         8,
+		Depth:         16,
+		Call:          "echo",
+		Start:         time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC),
+		DurationS:     15.02,
+		Requests:      1_412_337,
+		Notifications: 120,
+		Responses:     1_412_201,
+		OK:            1_411_950,
+		Errors:        401,
+		ErrorCodes:    map[string]int64{"-32601": 200, "-32000": 51},
+		ErrorSamples: map[string]string{
+			"-32601": `{"code":-32601,"message":"Method not found"}`,
+			"-32000": `{"code":-32000,"message":"Server overloaded","data":{"retryAfterMs":50}}`,
+		},
 		TransportErrors: 14,
 		Lost:            136,
 		ThroughputRPS:   94_021.6,
@@ -98,6 +102,8 @@ func TestWriteHTML_isOfflineWithThreeCharts(t *testing.T) {
 	for _, want := range []string{
 		"1,412,337", "94,022 answers/s", "code -32601: 200", "code -32000: 51", "transport: 14",
 		"lost: 136", "9.85ms", "48.70ms", "1.06 cores of 2", "141.2 MB", "the generator may be what was measured",
+		"first error -32601: {&#34;code&#34;:-32601,&#34;message&#34;:&#34;Method not found&#34;}",
+		"first error -32000: {&#34;code&#34;:-32000,&#34;message&#34;:&#34;Server overloaded&#34;",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
@@ -113,14 +119,15 @@ func TestWriteHTML_escapesReportText(t *testing.T) {
 	r.Warnings = []string{hostile}
 	r.Failed = []string{hostile}
 	r.ErrorCodes = map[string]int64{hostile: 1}
+	r.ErrorSamples = map[string]string{"-32603": hostile}
 	page := render(t, r)
 	for _, bad := range []string{"<script>alert", "<img src=x"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("the page holds %q unescaped", bad)
 		}
 	}
-	if n := strings.Count(page, "&lt;script&gt;alert(1)&lt;/script&gt;"); n < 5 {
-		t.Errorf("the hostile target is escaped %d times, want at least 5 (title, heading, table, warning, failed)", n)
+	if n := strings.Count(page, "&lt;script&gt;alert(1)&lt;/script&gt;"); n < 6 {
+		t.Errorf("the hostile target is escaped %d times, want at least 6 (title, heading, table, error sample, warning, failed)", n)
 	}
 	if n := strings.Count(page, "<script>"); n != 1 {
 		t.Errorf("%d <script> elements, want only the page's own", n)
