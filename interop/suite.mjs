@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
+  ElicitationCompleteNotificationSchema,
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -429,6 +430,48 @@ export function suite({ open, http = false }) {
       assert.equal(res.isError, true, name);
       assert.match(textOf(res), /does not support/);
     }
+  });
+
+  test('URL mode elicitation: the client opens a URL and hears when it has completed', TIMEOUT, async (t) => {
+    const asked = [];
+    const completed = [];
+    let heard = () => {};
+    const { client } = await connect(t, {
+      capabilities: { elicitation: { url: {} } },
+      setup: (c) => {
+        c.setRequestHandler(ElicitRequestSchema, (req) => {
+          asked.push(req.params);
+          return { action: 'accept' };
+        });
+        c.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
+          completed.push(n.params.elicitationId);
+          heard();
+        });
+      },
+    });
+    let res = await client.callTool({ name: 'test_elicitation_url', arguments: {} });
+    const id = asked[0].elicitationId;
+    assert.equal(asked[0].mode, 'url');
+    assert.equal(asked[0].url, `http://127.0.0.1:9/authorize?id=${id}`);
+    assert.equal(textOf(res), `URL elicitation ${id}: action=accept`);
+    assert.deepEqual(completed, [id], 'notifications/elicitation/complete comes before the result');
+
+    // -32042 names the URL; its completion is announced a little later,
+    // and the call then succeeds.
+    const announced = new Promise((resolve) => { heard = () => completed.length === 2 && resolve(); });
+    let required;
+    await assert.rejects(client.callTool({ name: 'test_url_elicitation_required', arguments: {} }), (err) => {
+      assert.equal(err.code, -32042);
+      assert.equal(err.data.elicitations.length, 1);
+      required = err.data.elicitations[0];
+      assert.equal(required.mode, 'url');
+      assert.equal(required.url, `http://127.0.0.1:9/authorize?id=${required.elicitationId}`);
+      return true;
+    });
+    await announced;
+    assert.equal(completed[1], required.elicitationId);
+    res = await client.callTool({ name: 'test_url_elicitation_required', arguments: {} });
+    assert.equal(textOf(res), 'Authorized');
   });
 
   test('ping in both directions', TIMEOUT, async (t) => {

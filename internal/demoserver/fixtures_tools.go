@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwire/mcpwire/mcp"
@@ -85,6 +86,8 @@ func (d *demo) addTools() error {
 			elicitWith(sep1034Schema, "Please review and update the form fields with defaults", "Elicitation completed")),
 		mcp.AddTool(s, &mcp.Tool{Name: "test_elicitation_sep1330_enums", Description: "Elicits a form with the five kinds of enum fields (SEP-1330)"},
 			elicitWith(sep1330Schema, "Please select options from the enum fields", "Elicitation completed")),
+		mcp.AddTool(s, &mcp.Tool{Name: "test_elicitation_url", Description: "Asks the user, through the client, to open a URL (URL mode elicitation/create), then says the interaction has completed (notifications/elicitation/complete)"}, d.elicitURL),
+		mcp.AddTool(s, &mcp.Tool{Name: "test_url_elicitation_required", Description: "Fails with -32042 (a URL the user must open) until that elicitation has completed, which it announces 50 ms after failing; then succeeds"}, d.urlRequired),
 		s.AddTool(&mcp.Tool{Name: "json_schema_2020_12_tool", Description: "Tool with JSON Schema 2020-12 features", InputSchema: schema202012},
 			func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				args := string(req.Params.Arguments)
@@ -227,6 +230,55 @@ func elicitation(ctx context.Context, req *mcp.CallToolRequest, in elicitationAr
 		return nil, nil, fmt.Errorf("elicitation failed: %w", err)
 	}
 	return text("User response: " + outcome(res)), nil, nil
+}
+
+// demoURL is the page of the URL mode tools: nothing serves it, and no
+// client of the tests opens it.
+const demoURL = "http://127.0.0.1:9/authorize"
+
+// elicitURL is test_elicitation_url: a URL mode elicitation, and once the
+// user accepts, notifications/elicitation/complete for it before the
+// result (the demo's out-of-band interaction ends at once).
+func (d *demo) elicitURL(ctx context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
+	id := fmt.Sprintf("url-%d", d.elicitations.Add(1))
+	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: mcp.ElicitModeURL, ElicitationID: id,
+		URL: demoURL + "?id=" + id, Message: "Please authorize the demo in your browser"})
+	if err != nil {
+		return nil, nil, fmt.Errorf("elicitation failed: %w", err)
+	}
+	if res.Action == mcp.ElicitAccept {
+		if err := req.Session.NotifyElicitationComplete(ctx, id); err != nil {
+			return nil, nil, err
+		}
+	}
+	return text("URL elicitation " + id + ": action=" + res.Action), nil, nil
+}
+
+// urlRequired is test_url_elicitation_required: per session, the first
+// call fails with -32042 naming a URL to open, and 50 ms later the
+// session hears that the elicitation has completed; calls after that
+// succeed. What a session completed is forgotten when it ends.
+func (d *demo) urlRequired(ctx context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
+	ss := req.Session
+	v, seen := d.authorized.LoadOrStore(ss, new(atomic.Bool))
+	done := v.(*atomic.Bool)
+	if done.Load() {
+		return text("Authorized"), nil, nil
+	}
+	if !seen {
+		go func() {
+			<-ss.Done()
+			d.authorized.Delete(ss)
+		}()
+	}
+	id := fmt.Sprintf("url-%d", d.elicitations.Add(1))
+	time.AfterFunc(step, func() {
+		done.Store(true)
+		// The session may have ended meanwhile: nobody to tell then.
+		_ = ss.NotifyElicitationComplete(context.Background(), id)
+	})
+	return nil, nil, mcp.URLElicitationRequired("", &mcp.ElicitParams{ElicitationID: id,
+		URL: demoURL + "?id=" + id, Message: "Please authorize the demo in your browser"})
 }
 
 // elicitWith returns a tool without arguments that elicits a form of this

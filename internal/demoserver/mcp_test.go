@@ -132,6 +132,13 @@ func newClient(version string) (*mcp.Client, *recorder) {
 			rec.add("elicitation: " + req.Params.Message + " " + string(schema))
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada", "email": "ada@example.com"}}, nil
 		},
+		URLElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			rec.add("url elicitation: " + req.Params.ElicitationID + " " + req.Params.URL)
+			return &mcp.ElicitResult{Action: mcp.ElicitAccept}, nil
+		},
+		ElicitationCompleteHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ElicitationCompleteParams) {
+			rec.add("elicitation complete: " + p.ElicitationID)
+		},
 		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageParams) {
 			rec.mu.Lock()
 			rec.logs = append(rec.logs, p)
@@ -201,9 +208,10 @@ func TestMCP_initializeNegotiatesEveryVersionAndDeclaresTheCapabilities(t *testi
 var fixtureTools = []string{
 	"add", "add_dynamic_tool", "echo", "json_schema_2020_12_tool", "ping_client",
 	"test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
-	"test_elicitation_sep1330_enums", "test_embedded_resource", "test_error_handling",
-	"test_image_content", "test_multiple_content_types", "test_reconnection",
+	"test_elicitation_sep1330_enums", "test_elicitation_url", "test_embedded_resource",
+	"test_error_handling", "test_image_content", "test_multiple_content_types", "test_reconnection",
 	"test_sampling", "test_simple_text", "test_tool_with_logging", "test_tool_with_progress",
+	"test_url_elicitation_required",
 }
 
 func TestMCP_toolsAreListedInPagesWithDescriptions(t *testing.T) {
@@ -501,6 +509,40 @@ func TestMCP_samplingAndElicitationAreAnsweredByTheClient(t *testing.T) {
 			res, err = cs.CallTool(ctx, "ping_client", nil)
 			if err != nil || res.IsError || !strings.HasPrefix(textOf(t, res), "The client answered ping") {
 				t.Fatalf("ping_client: %+v, %v", res, err)
+			}
+		})
+	}
+}
+
+// TestMCP_urlModeElicitation: test_elicitation_url has the client open a
+// URL and then tells it the interaction has completed;
+// test_url_elicitation_required fails with -32042 naming a URL, tells of
+// its completion soon after, and then succeeds.
+func TestMCP_urlModeElicitation(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) {
+			cs, rec := connectOver(t, tr, "")
+			ctx := testCtx(t)
+			res, err := cs.CallTool(ctx, "test_elicitation_url", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, _ := strings.CutPrefix(textOf(t, res), "URL elicitation ")
+			id, ok := strings.CutSuffix(id, ": action=accept")
+			if !ok || id == "" {
+				t.Fatalf("got %q", textOf(t, res))
+			}
+			rec.waitFor(t, "url elicitation: "+id+" "+demoURL+"?id="+id, 5*time.Second)
+			rec.waitFor(t, "elicitation complete: "+id, 5*time.Second)
+
+			_, err = cs.CallTool(ctx, "test_url_elicitation_required", nil)
+			els := mcp.URLElicitations(err)
+			if len(els) != 1 || els[0].Mode != mcp.ElicitModeURL || els[0].URL != demoURL+"?id="+els[0].ElicitationID {
+				t.Fatalf("first call: %v, elicitations %+v", err, els)
+			}
+			rec.waitFor(t, "elicitation complete: "+els[0].ElicitationID, 5*time.Second)
+			if res, err := cs.CallTool(ctx, "test_url_elicitation_required", nil); err != nil || textOf(t, res) != "Authorized" {
+				t.Fatalf("after completion: %+v, %v", res, err)
 			}
 		})
 	}

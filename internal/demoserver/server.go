@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +51,11 @@ type demo struct {
 	watched atomic.Int64
 	// runs counts the runs of cached_sleep's handler.
 	runs atomic.Int64
+	// elicitations numbers the URL mode elicitations; authorized holds,
+	// for each session that called test_url_elicitation_required, whether
+	// its elicitation has completed (*mcp.ServerSession to *atomic.Bool).
+	elicitations atomic.Int64
+	authorized   sync.Map
 }
 
 // newDemo builds the demo server. Nothing runs until watch is started and
