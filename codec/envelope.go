@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"encoding/binary"
 	"math/bits"
 )
 
@@ -141,7 +140,7 @@ func (s *Scanner) envelope(d []byte, i, depth int, m *Message) (int, error) {
 // otherwise n < 0.
 func shortName(d []byte, i int) (x uint64, n int) {
 	if len(d)-i >= 8 {
-		x = binary.LittleEndian.Uint64(d[i:])
+		x = word(d, i)
 		m := stringStop(x)
 		if n = bits.TrailingZeros64(m) >> 3; d[i+n&7] == '"' { // n is 8 if m == 0
 			return x, n

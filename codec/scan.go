@@ -31,10 +31,7 @@ package codec
 // errors.go; only Scan wraps one in a *SyntaxError, so Valid never
 // allocates.
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "math/bits"
 
 // Scanner validates frames as JSON (RFC 8259) in one pass and records the
 // envelope members of each message. The zero value is not ready: use
@@ -307,7 +304,7 @@ func stringEnd(d []byte, i int) int {
 		end = i + 64 // the rest of a long string: stringWide, 64 bytes a time
 	}
 	for end-i >= 8 {
-		if m := stringStop(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+		if m := stringStop(word(d, i)); m != 0 {
 			if i += bits.TrailingZeros64(m) >> 3; d[i] == '"' {
 				return i + 1
 			}
@@ -337,7 +334,7 @@ func scanStringSlow(d []byte, i int) (int, bool, error) {
 		// Find the next byte that is not plain: 8 at a time, then the
 		// tail.
 		if len(d)-i >= 8 {
-			m := stringStop(binary.LittleEndian.Uint64(d[i:]))
+			m := stringStop(word(d, i))
 			if m == 0 {
 				i += 8
 				continue
@@ -495,7 +492,7 @@ func skipWS(d []byte, i int) int {
 
 func skipWSSlow(d []byte, i int) int {
 	for len(d)-i >= 8 {
-		x := binary.LittleEndian.Uint64(d[i:])
+		x := word(d, i)
 		// A lane is white space if it equals one of the four bytes; zero
 		// lanes of x^c are found exactly (no borrows) by the add-and-or trick.
 		ws := eqLanes(x, ' ') | eqLanes(x, '\n') | eqLanes(x, '\t') | eqLanes(x, '\r')
@@ -574,7 +571,7 @@ func scanNumber(d []byte, i int) (int, error) {
 // an ASCII digit, or len(d).
 func digits(d []byte, i int) int {
 	for len(d)-i >= 8 {
-		x := binary.LittleEndian.Uint64(d[i:])
+		x := word(d, i)
 		// Lane k is not a digit if its byte is < '0' (the high bit is lost
 		// in (x|0x80)-'0'), > '9' (the high bit appears in (x&0x7f)+0x46),
 		// or not ASCII. No lane borrows or carries into the next.
