@@ -41,7 +41,10 @@ type ClientOptions struct {
 	// for the URL mode elicitations the session knows and has not seen
 	// complete: those its URLElicitationHandler accepted and those of the
 	// -32042 errors (URLElicitations) its calls received. Others are
-	// ignored, as the specification asks.
+	// ignored, as the specification asks; but a completion that overtakes
+	// the error naming its elicitation (read first, while the error is on
+	// its way to the caller) is passed on when the error arrives, on the
+	// caller's goroutine.
 	ElicitationCompleteHandler func(ctx context.Context, s *ClientSession, p *ElicitationCompleteParams)
 	// RootsHandler serves roots/list; setting it declares roots (with
 	// listChanged: tell servers with ClientSession.NotifyRootsListChanged).

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -11,11 +12,19 @@ import (
 // passed to ElicitationCompleteHandler for the URL mode elicitations the
 // session knows of and has not seen complete: those the user accepted,
 // and those of -32042 errors its calls received. The specification has
-// clients ignore the others.
+// clients ignore the others; the last few are kept, though, since the
+// completion of a -32042 error's elicitation can reach the session before
+// the error reaches the caller.
 
 // maxPendingElicitations bounds the URL mode elicitations a session
 // waits to see complete; past it, the oldest is forgotten.
-const maxPendingElicitations = 256
+// maxEarlyCompletions bounds the completions it keeps of elicitations it
+// does not know of (yet): the completion of a -32042 error's elicitation
+// can overtake the error on its way from the reader to the caller.
+const (
+	maxPendingElicitations = 256
+	maxEarlyCompletions    = 64
+)
 
 // elicitationCapability returns what a client with these handlers
 // declares: {} for form mode alone (what 2025-06-18 servers understand),
@@ -57,8 +66,8 @@ func (c *Client) elicit(ctx context.Context, s *ClientSession, p *ElicitParams) 
 	if err != nil || r == nil {
 		return r, err
 	}
-	if p.Mode == ElicitModeURL && r.Action == ElicitAccept {
-		s.elicits.expect(p.ElicitationID)
+	if p.Mode == ElicitModeURL && r.Action == ElicitAccept && s.elicits.expect(p.ElicitationID) {
+		c.elicitationComplete(ctx, s, p.ElicitationID)
 	}
 	if id := relatedTaskID(p.Meta); id != "" {
 		q := *r
@@ -68,20 +77,36 @@ func (c *Client) elicit(ctx context.Context, s *ClientSession, p *ElicitParams) 
 	return r, nil
 }
 
+// elicitationComplete passes the completion of elicitation id to
+// ClientOptions.ElicitationCompleteHandler, if there is one.
+func (c *Client) elicitationComplete(ctx context.Context, s *ClientSession, id string) {
+	if h := c.opts.ElicitationCompleteHandler; h != nil {
+		h(ctx, s, &ElicitationCompleteParams{ElicitationID: id})
+	}
+}
+
 // pendingElicitations are the ids of the URL mode elicitations a session
-// waits to see complete, oldest first. Safe for concurrent use.
+// waits to see complete, oldest first, and the completions it heard of
+// before it knew the elicitation. Safe for concurrent use.
 type pendingElicitations struct {
 	mu    sync.Mutex
 	ids   map[string]struct{}
 	order []string
+	early []string // oldest first, at most maxEarlyCompletions
 }
 
-// expect adds id, forgetting the oldest beyond maxPendingElicitations.
-func (pe *pendingElicitations) expect(id string) {
+// expect adds id, forgetting the oldest beyond maxPendingElicitations;
+// if id's completion came first, it adds nothing and reports true: the
+// caller passes the completion on.
+func (pe *pendingElicitations) expect(id string) (completed bool) {
 	pe.mu.Lock()
 	defer pe.mu.Unlock()
+	if i := slices.Index(pe.early, id); i >= 0 {
+		pe.early = slices.Delete(pe.early, i, i+1)
+		return true
+	}
 	if _, ok := pe.ids[id]; ok {
-		return
+		return false
 	}
 	if pe.ids == nil {
 		pe.ids = map[string]struct{}{}
@@ -92,30 +117,34 @@ func (pe *pendingElicitations) expect(id string) {
 	}
 	pe.ids[id] = struct{}{}
 	pe.order = append(pe.order, id)
+	return false
 }
 
-// complete removes id and reports whether it was there.
+// complete removes id and reports whether it was expected. One that was
+// not is kept (the last maxEarlyCompletions), in case it is expected
+// next.
 func (pe *pendingElicitations) complete(id string) bool {
 	pe.mu.Lock()
 	defer pe.mu.Unlock()
 	if _, ok := pe.ids[id]; !ok {
+		if len(pe.early) >= maxEarlyCompletions {
+			pe.early = slices.Delete(pe.early, 0, 1)
+		}
+		pe.early = append(pe.early, id)
 		return false
 	}
 	delete(pe.ids, id)
-	for i, x := range pe.order {
-		if x == id {
-			pe.order = append(pe.order[:i], pe.order[i+1:]...)
-			break
-		}
-	}
+	pe.order = slices.DeleteFunc(pe.order, func(x string) bool { return x == id })
 	return true
 }
 
-// expectAll adds the elicitations of a -32042 error, if err is one.
-func (pe *pendingElicitations) expectAll(err error) {
+// expectAll adds the elicitations of a -32042 error, if err is one, and
+// returns those whose completion came first.
+func (pe *pendingElicitations) expectAll(err error) (completed []string) {
 	for _, e := range URLElicitations(err) {
-		if e != nil && e.ElicitationID != "" {
-			pe.expect(e.ElicitationID)
+		if e != nil && e.ElicitationID != "" && pe.expect(e.ElicitationID) {
+			completed = append(completed, e.ElicitationID)
 		}
 	}
+	return completed
 }

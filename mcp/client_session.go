@@ -79,7 +79,9 @@ func (s *ClientSession) call(ctx context.Context, method string, params, result 
 			_ = s.c.Notify(context.WithoutCancel(ctx), "notifications/cancelled",
 				&CancelledParams{RequestID: json.RawMessage(ce.ID), Reason: ce.Err.Error()})
 		}
-		s.elicits.expectAll(err)
+		for _, id := range s.elicits.expectAll(err) {
+			s.client.elicitationComplete(ctx, s, id)
+		}
 		return err
 	}
 	if result == nil {

@@ -44,6 +44,13 @@ func elicitServer(t *testing.T) *mcp.Server {
 		return nil, nil, mcp.URLElicitationRequired("", &mcp.ElicitParams{ElicitationID: in.ID,
 			URL: "https://example.com/auth?e=" + in.ID, Message: "Authorize Example Co"})
 	}))
+	// needs_auth_early says the elicitation completed before it fails
+	// naming it: on the wire the completion comes first.
+	must(t, mcp.AddTool(srv, &mcp.Tool{Name: "needs_auth_early"}, func(ctx context.Context, req *mcp.CallToolRequest, in idArgs) (*mcp.CallToolResult, any, error) {
+		must(t, req.Session.NotifyElicitationComplete(ctx, in.ID))
+		return nil, nil, mcp.URLElicitationRequired("", &mcp.ElicitParams{ElicitationID: in.ID,
+			URL: "https://example.com/auth?e=" + in.ID, Message: "Authorize Example Co"})
+	}))
 	return srv
 }
 
@@ -98,19 +105,25 @@ func TestElicitURL_acceptedAndCompleted(t *testing.T) {
 	}
 }
 
+// urlOnlyClient serves URL mode elicitation only (and cancels it), and
+// sends the elicitations it hears have completed to completed.
+func urlOnlyClient(completed chan<- string) *mcp.Client {
+	return mcp.NewClient(nil, &mcp.ClientOptions{
+		URLElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
+		},
+		ElicitationCompleteHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ElicitationCompleteParams) {
+			completed <- p.ElicitationID
+		},
+	})
+}
+
 func TestElicitURL_requiredErrorThenCompleted(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			srv := elicitServer(t)
 			completed := make(chan string, 4)
-			c := mcp.NewClient(nil, &mcp.ClientOptions{
-				URLElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-					return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
-				},
-				ElicitationCompleteHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ElicitationCompleteParams) {
-					completed <- p.ElicitationID
-				},
-			})
+			c := urlOnlyClient(completed)
 			cs := tr.connect(t, srv, c)
 			ctx := ctx10(t)
 			ec := srv.Sessions()[0].ClientCapabilities().Elicitation
@@ -137,11 +150,31 @@ func TestElicitURL_requiredErrorThenCompleted(t *testing.T) {
 					t.Fatalf("completed %q, want %q", id, want)
 				}
 			}
+			// A completion that reaches the client before the error naming
+			// its elicitation (the reader reads both; the caller sees the
+			// error later) is passed on, once, when the error arrives.
+			if _, err := cs.CallTool(ctx, "needs_auth_early", map[string]string{"id": "e4"}); !isCode(err, codec.CodeURLElicitationRequired) {
+				t.Fatalf("got %v, want -32042", err)
+			}
+			select {
+			case id := <-completed:
+				if id != "e4" {
+					t.Fatalf("completed %q, want e4", id)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the completion that came before the error was dropped")
+			}
+			must(t, ss.NotifyElicitationComplete(ctx, "e4"))
 			// The form mode this client lacks is refused before anything is
 			// sent.
 			res, err := cs.CallTool(ctx, "form", nil)
 			if err != nil || !res.IsError || !strings.Contains(firstTextOf(res), "elicitation.form") {
 				t.Fatalf("%+v, %v", res, err)
+			}
+			select {
+			case id := <-completed:
+				t.Fatalf("completed %q again", id)
+			case <-time.After(50 * time.Millisecond):
 			}
 		})
 	}
