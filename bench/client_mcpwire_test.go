@@ -13,7 +13,7 @@ import (
 )
 
 // mcpwireTCPServer serves test_echo with a transport.Server and default
-// session options: each request runs on a goroutine of its own, its
+// session options: each request runs on conn's default workers, its
 // params decoded by router.Func.
 func mcpwireTCPServer(tb testing.TB, ln net.Listener) func() {
 	r := router.New()

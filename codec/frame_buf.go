@@ -37,8 +37,9 @@ import (
 // discarded as it is read.
 //
 // A stream whose bursts outgrow its first buffer (the buffer grew out of
-// it since the last wait) gets a larger one at the next wait: the size of
-// the grown buffer, up to maxFirstFrameBuf. A stream of small messages
+// it since the last wait: without a waiter, the only way to a grown one)
+// gets a larger one at the next wait: the size of the grown buffer, up
+// to maxFirstFrameBuf. A stream of small messages
 // keeps 512 bytes; one of batches reads each in one go.
 //
 // A reader that can wait without a buffer (a ReadWaiter: a socket) needs
@@ -79,7 +80,6 @@ type frameBuf struct {
 	// grown buffer given back.
 	waiter   ReadWaiter
 	first    []byte
-	outgrown bool // the buffer grew out of first since the last wait
 	g        *grown
 	recent   int
 	max      int // MaxFrameBytes
@@ -148,10 +148,11 @@ func (b *frameBuf) fill(need int) error {
 			// with the small one, or none.
 			b.recent = len(b.buf)
 			putGrown(b.g)
-			if b.outgrown && len(b.first) < min(b.recent, maxFirstFrameBuf) {
+			if b.first != nil && len(b.first) < min(b.recent, maxFirstFrameBuf) {
+				// Without a waiter a grown buffer grew out of first:
+				// the bursts outgrow it.
 				b.first = make([]byte, min(b.recent, maxFirstFrameBuf))
 			}
-			b.outgrown = false
 			b.g, b.buf = nil, b.first
 		}
 	}
@@ -191,8 +192,6 @@ func (b *frameBuf) fill(need int) error {
 		b.r = 0
 		if b.g != nil {
 			putGrown(b.g)
-		} else {
-			b.outgrown = b.first != nil
 		}
 		b.g, b.buf = g, g.b
 	}

@@ -62,8 +62,8 @@ type BodySink struct {
 // Related routing follows a pooled handler's context (Options.Pool, or
 // the default workers without one): inline handlers
 // (router.MethodOptions.Inline) run with the connection's context, and
-// what they send goes to the session's stream. A context derived from another session's request is
-// not followed either.
+// what they send goes to the session's stream. A context derived from
+// another session's request is not followed either.
 func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) error {
 	r := &bodyReply{c: c, fn: sink.Answer, related: sink.Related, done: make(chan struct{})}
 	c.serveBody(body, r)

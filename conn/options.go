@@ -56,11 +56,14 @@ type Options struct {
 	// Router serves the peer's requests and notifications. Nil serves
 	// nothing: every request is answered -32601.
 	Router *router.Router
-	// Pool runs non-inline handlers. Nil runs each on a goroutine of its
-	// own, with no bound but MaxInFlight's: goroutines that finished a
-	// request wait 2 to 4s for the next (their stacks stay grown, where a
-	// new goroutine's grows and is copied on every request), shared by
-	// every connection without a Pool.
+	// Pool runs non-inline handlers. Nil runs them on the default
+	// workers, shared by every connection without a Pool and bounded by
+	// MaxInFlight alone: goroutines that take queued handlers one after
+	// another, one more recruited whenever handlers wait and none is on
+	// its way (so handlers that block never hold the others back), each
+	// waiting 2 to 4 s for more once idle; their stacks stay grown, where
+	// a new goroutine's grows and is copied on every request
+	// (workers.go).
 	Pool Executor
 	// AlwaysHandOff hands every request for the Pool to it. By default
 	// the reader runs one that came alone in its frame itself, as long as
