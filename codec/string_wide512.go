@@ -7,31 +7,34 @@ package codec
 // masks directly, 64 bits at once, and the UTF-8 check runs once per
 // block. The scalar half is stringWide's; see string_wide_simd.go.
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+	"unsafe"
+)
 
-// plain64 reports whether the 64 bytes of x are plain (see strSafe).
-func plain64(x archsimd.Uint8x64) bool {
+// stops64 returns the masks of the 64 bytes of x that are '"', '\\', and
+// a control character or not ASCII (>= 0x80): x is plain (see strSafe)
+// if all three are zero.
+func stops64(x archsimd.Uint8x64) (quote, bs, low uint64) {
 	// Compared as signed bytes, those >= 0x80 (UTF-8 sequences) are
 	// below 0x20 with the control characters.
-	// The masks are joined as words: Go joins masks by way of vectors.
-	return x.Equal(vec64(&splatQuote)).ToBits()|x.Equal(vec64(&splatBackslash)).ToBits()|
-		x.AsInt8x64().Less(vec64(&splatSpace).AsInt8x64()).ToBits() == 0
+	return x.Equal(vec64(&splatQuote)).ToBits(), x.Equal(vec64(&splatBackslash)).ToBits(),
+		x.AsInt8x64().Less(vec64(&splatSpace).AsInt8x64()).ToBits()
 }
 
-// masks64 is halfMasks for a 64-byte block.
-func masks64(x, utf8 archsimd.Uint8x64) (fine, bs, quote, u, notEsc, notHex uint64) {
+// masks64 is halfMasks for a 64-byte block, but for the backslashes and
+// quotes stops64 found.
+func masks64(x, utf8 archsimd.Uint8x64) (fine, u, notEsc, notHex uint64) {
 	var zero archsimd.Uint8x64
 	low := vec64(&splatLow)
 	high := x.AsUint16x32().ShiftAllRight(4).AsUint8x64().And(low)
 	class := vec64(&escapeHigh).PermuteOrZeroGrouped(high.AsInt8x64()).
 		And(vec64(&escapeLow).PermuteOrZeroGrouped(x.And(low).AsInt8x64()))
 	fine = utf8.Or(class.And(vec64(&splatControl))).Equal(zero).ToBits()
-	bs = x.Equal(vec64(&splatBackslash)).ToBits()
-	quote = x.Equal(vec64(&splatQuote)).ToBits()
 	u = x.Equal(vec64(&splatU)).ToBits()
 	notEsc = class.And(vec64(&splatEscape)).Equal(zero).ToBits()
 	notHex = class.And(vec64(&splatHex)).Equal(zero).ToBits()
-	return fine, bs, quote, u, notEsc, notHex
+	return fine, u, notEsc, notHex
 }
 
 // utf8Errors64 is utf8Errors for a 64-byte block: the bytes before each
@@ -65,7 +68,8 @@ func backIndex(n int) (v [64]byte) {
 // the end of d.
 func load64x1(d []byte, i int) archsimd.Uint8x64 {
 	if len(d)-i >= 64 {
-		return archsimd.LoadUint8x64((*[64]byte)(d[i : i+64]))
+		// No slice of d to make: one bounds check, on d[i].
+		return archsimd.LoadUint8x64((*[64]byte)(unsafe.Pointer(&d[i])))
 	}
 	return loadTail64(d[i:])
 }
@@ -84,15 +88,18 @@ func stringWide512(d []byte, i int) (int, bool) {
 	)
 	for i < len(d) {
 		x := load64x1(d, i) // zeros after d
-		if plain64(x) && c.pending == 0 {
+		quotes, bs, low := stops64(x)
+		if quotes|bs|low == 0 && c.pending == 0 {
 			prev = x
 			i += 64
 			continue
 		}
-		fine, bs, quotes, uChar, notEsc, notHex := masks64(x, utf8Errors64(x, prev))
+		fine, uChar, notEsc, notHex := masks64(x, utf8Errors64(x, prev))
 		prev = x
 		escaped, hex, end := c.step(bs, quotes, uChar)
-		if j := c.done(d, i, ^fine|escaped&notEsc|hex&notHex, bs, end); j != 0 {
+		// If the string goes on, the block has no control character,
+		// so low's last bit says whether its last byte is >= 0x80.
+		if j := c.done(i, ^fine|escaped&notEsc|hex&notHex, bs, end, low>>63); j != 0 {
 			return c.result(start, j)
 		}
 		i += 64

@@ -76,7 +76,10 @@ func stringWide(d []byte, i int, use512 bool) (int, bool) {
 		escaped, hex, end := c.step(bs, uint64(quotes0)|uint64(quotes1)<<32, uint64(u0)|uint64(u1)<<32)
 		bad := ^(uint64(fine0) | uint64(fine1)<<32) |
 			escaped&(uint64(notEsc0)|uint64(notEsc1)<<32) | hex&(uint64(notHex0)|uint64(notHex1)<<32)
-		if j := c.done(d, i, bad, bs, end); j != 0 {
+		// The block's last byte, or d's if the block runs past d's end
+		// (then the zeros stop the string in it, and done does not use it).
+		last := d[min(i+63, len(d)-1)]
+		if j := c.done(i, bad, bs, end, uint64(last>>7)); j != 0 {
 			return c.result(start, j)
 		}
 		i += 64
@@ -107,11 +110,13 @@ func (c *wideCarry) step(bs, quotes, uChar uint64) (escaped, hex, end uint64) {
 }
 
 // done takes the faults of the block at d[i] (bad: invalid UTF-8,
-// control characters, bad escapes), its backslashes and step's end. It
+// control characters, bad escapes), its backslashes, step's end and
+// whether its last byte is not ASCII (1 or 0; used only if the string
+// goes on past the block). It
 // returns 0 if the string goes on past the block, the index just past
 // its closing quote if it ends there, and -1 if it is not valid up to
 // there.
-func (c *wideCarry) done(d []byte, i int, bad, bs, end uint64) int {
+func (c *wideCarry) done(i int, bad, bs, end, lastHigh uint64) int {
 	upTo := end ^ (end - 1) // bits up to the first end, or all
 	if bad&upTo != 0 {
 		return -1
@@ -120,11 +125,10 @@ func (c *wideCarry) done(d []byte, i int, bad, bs, end uint64) int {
 	if end != 0 {
 		return i + bits.TrailingZeros64(end) + 1
 	}
-	// The block goes on, so it lies whole in d (the zeros after d would
-	// have stopped it). The next takes the general step if its first
-	// byte is escaped or must be a hex digit, or if a UTF-8 sequence may
-	// run into it.
-	c.pending = c.escaped | c.hexNext | uint64(d[i+63]>>7)
+	// The next block takes the general step if its first byte is
+	// escaped or must be a hex digit, or if a UTF-8 sequence may run
+	// into it.
+	c.pending = c.escaped | c.hexNext | lastHigh
 	return 0
 }
 
