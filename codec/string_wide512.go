@@ -3,11 +3,12 @@
 package codec
 
 // The wide string loop with AVX-512 (and VBMI, for byte permutes across
-// the vector): a 64-byte block is one vector, so the compares give their
+// the vector, and GFNI, for bit shuffles within bytes): a 64-byte block is one vector, so the compares give their
 // masks directly, 64 bits at once, and the UTF-8 check runs once per
 // block. The scalar half is stringWide's; see string_wide_simd.go.
 
 import (
+	"encoding/binary"
 	"simd/archsimd"
 	"unsafe"
 )
@@ -26,10 +27,7 @@ func stops64(x archsimd.Uint8x64) (quote, bs, low uint64) {
 // quotes stops64 found.
 func masks64(x, utf8 archsimd.Uint8x64) (fine, u, notEsc, notHex uint64) {
 	var zero archsimd.Uint8x64
-	low := vec64(&splatLow)
-	high := x.AsUint16x32().ShiftAllRight(4).AsUint8x64().And(low)
-	class := vec64(&escapeHigh).PermuteOrZeroGrouped(high.AsInt8x64()).
-		And(vec64(&escapeLow).PermuteOrZeroGrouped(x.And(low).AsInt8x64()))
+	class := vec64(&escapeHigh).Permute(highNibbles(x)).And(vec64(&escapeLow).Permute(x))
 	fine = utf8.Or(class.And(vec64(&splatControl))).Equal(zero).ToBits()
 	u = x.Equal(vec64(&splatU)).ToBits()
 	notEsc = class.And(vec64(&splatEscape)).Equal(zero).ToBits()
@@ -40,18 +38,36 @@ func masks64(x, utf8 archsimd.Uint8x64) (fine, u, notEsc, notHex uint64) {
 // utf8Errors64 is utf8Errors for a 64-byte block: the bytes before each
 // of x's come from one permute of prev and x each.
 func utf8Errors64(x, prev archsimd.Uint8x64) archsimd.Uint8x64 {
-	low := vec64(&splatLow)
 	prev1 := prev.ConcatPermute(x, vec64(&back1))
 	prev2 := prev.ConcatPermute(x, vec64(&back2))
 	prev3 := prev.ConcatPermute(x, vec64(&back3))
-	high1 := prev1.AsUint16x32().ShiftAllRight(4).AsUint8x64().And(low)
-	high := x.AsUint16x32().ShiftAllRight(4).AsUint8x64().And(low)
-	special := vec64(&utf8Byte1High).PermuteOrZeroGrouped(high1.AsInt8x64()).
-		And(vec64(&utf8Byte1Low).PermuteOrZeroGrouped(prev1.And(low).AsInt8x64())).
-		And(vec64(&utf8Byte2High).PermuteOrZeroGrouped(high.AsInt8x64()))
+	special := vec64(&utf8Byte1High).Permute(highNibbles(prev1)).
+		And(vec64(&utf8Byte1Low).Permute(prev1)).
+		And(vec64(&utf8Byte2High).Permute(highNibbles(x)))
 	must23 := prev2.SubSaturated(vec64(&splat3)).Or(prev3.SubSaturated(vec64(&splat4))).And(vec64(&splatHigh))
 	return special.Xor(must23)
 }
+
+// The 16-entry tables, repeated in each 16-byte group, are looked up
+// with Permute (a byte permute across the vector, VBMI), which reads the
+// low 6 bits of an index: a byte itself is an index to its low nibble's
+// entry, and its high nibble comes from one instruction (GFNI).
+
+// highNibbles returns the high nibble of each byte of x: an affine
+// transform of its bits (a matrix of 8 by 8 bits, per byte), whose rows
+// for result bits 0 to 3 pick bits 4 to 7, the rest zero.
+func highNibbles(x archsimd.Uint8x64) archsimd.Uint8x64 {
+	return x.GaloisFieldAffineTransform(vec64(&shiftRight4).AsUint64x8(), 0)
+}
+
+// shiftRight4 is highNibbles' matrix, once per 8 bytes: row k (for
+// result bit 7-k) is byte k.
+var shiftRight4 = func() (v [64]byte) {
+	for k := 0; k < 64; k += 8 {
+		binary.LittleEndian.PutUint64(v[k:], 0x10_20_40_80_00_00_00_00)
+	}
+	return v
+}()
 
 // back1, back2 and back3 index, in prev and x side by side (128 bytes),
 // the byte 1, 2 or 3 before each of x's.

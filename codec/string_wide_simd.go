@@ -39,11 +39,12 @@ import (
 
 // wideStrings: the CPU has AVX2, so scanStringSlow scans whole strings
 // with stringWide (a build with GOEXPERIMENT=simd; see string_wide.go
-// for the others); wide512: it has AVX-512 with VBMI too (byte permutes
-// across the vector), and stringWide takes 64 bytes as one vector.
+// for the others); wide512: it has AVX-512 with VBMI (byte permutes
+// across the vector) and GFNI too, and stringWide takes 64 bytes as one
+// vector.
 var (
 	wideStrings = archsimd.X86.AVX2()
-	wide512     = archsimd.X86.AVX512() && archsimd.X86.AVX512VBMI()
+	wide512     = archsimd.X86.AVX512() && archsimd.X86.AVX512VBMI() && archsimd.X86.AVX512GFNI()
 )
 
 // stringWide scans the string body from d[i] (inside the body, at the
