@@ -220,8 +220,9 @@ func halfMasks(x, utf8 archsimd.Uint8x32) (fine, bs, quote, u, notEsc, notHex ui
 
 // vec32 and vec64 load a constant vector: one of the arrays below, of
 // equal bytes, or a table. Go hoists nothing out of a loop, so a
-// constant vector is made where it is used: a load is one instruction, a
-// broadcast three.
+// constant vector is made where it is used (a load is one instruction, a
+// broadcast three) unless the loop loads it before it starts (see
+// stringWide512).
 func vec32(v *[64]byte) archsimd.Uint8x32 { return archsimd.LoadUint8x32((*[32]byte)(v[:])) }
 
 func vec64(v *[64]byte) archsimd.Uint8x64 { return archsimd.LoadUint8x64(v) }
@@ -248,10 +249,14 @@ func bytes32(c byte) (v [64]byte) {
 }
 
 // Classes of escapeClass: the byte may follow a backslash
-// ("\/bfnrtu), it is a hex digit, or it is a control character.
+// ("\/bfnrtu), it is a hex digit, or it is a control character. Each
+// class is a set of bits; the AVX-512 loop tests the first two with the
+// quote and backslash vectors it keeps in registers (classHex is '"',
+// classEscape is '\\'), and classControl with the 0x80 it broadcasts
+// for the UTF-8 check, so that none needs a load.
 const (
-	classEscape  = 0x0f
-	classHex     = 0x30
+	classEscape  = '\\' // 0x5c: bits 2, 3, 4 and 6
+	classHex     = '"'  // 0x22: bits 1 and 5
 	classControl = 0x80
 )
 
@@ -265,31 +270,36 @@ func escapeClass(x archsimd.Uint8x32) archsimd.Uint8x32 {
 		And(vec32(&escapeLow).PermuteOrZeroGrouped(x.And(low).AsInt8x32()))
 }
 
-// escapeHigh and escapeLow are escapeClass' tables. Bits 0-3 of
-// classEscape stand for the high nibbles 2, 5, 6 and 7; bits 4 and 5 of
-// classHex for the digits and the letters; classControl is the high
-// nibbles 0 and 1, with any low one.
-var (
-	escapeHigh = dup16([16]byte{0: 0x80, 1: 0x80, 2: 0x01, 3: 0x10, 4: 0x20, 5: 0x02, 6: 0x04 | 0x20, 7: 0x08})
-	escapeLow  = dup16([16]byte{
-		0x0: 0x80 | 0x10,
-		0x1: 0x80 | 0x10 | 0x20,
-		0x2: 0x80 | 0x01 | 0x04 | 0x08 | 0x10 | 0x20, // " b r 2 B b
-		0x3: 0x80 | 0x10 | 0x20,
-		0x4: 0x80 | 0x08 | 0x10 | 0x20, // t 4 D d
-		0x5: 0x80 | 0x08 | 0x10 | 0x20, // u 5 E e
-		0x6: 0x80 | 0x04 | 0x10 | 0x20, // f 6 F f
-		0x7: 0x80 | 0x10,
-		0x8: 0x80 | 0x10,
-		0x9: 0x80 | 0x10,
-		0xa: 0x80,
-		0xb: 0x80,
-		0xc: 0x80 | 0x02, // \
-		0xd: 0x80,
-		0xe: 0x80 | 0x04, // n
-		0xf: 0x80 | 0x01, // /
-	})
-)
+// escapeHigh and escapeLow are escapeClass' tables, by high and low
+// nibble.
+var escapeHigh, escapeLow = classTables()
+
+// classTables builds escapeClass' tables. A class gives each high nibble
+// of its bytes a bit of its own, which the low nibbles that pair with it
+// carry, but the letters' two high nibbles (A-F, a-f), whose low ones are
+// the same, share theirs.
+func classTables() (high, low [64]byte) {
+	var h, l [16]byte
+	add := func(bit byte, c int) {
+		h[c>>4] |= bit
+		l[c&15] |= bit
+	}
+	for _, c := range []byte(`"/\bfnrtu`) {
+		// One bit of classEscape per high nibble: 2, 5, 6, 7.
+		add([]byte{2: 0x04, 5: 0x08, 6: 0x10, 7: 0x40}[c>>4], int(c))
+	}
+	for c := '0'; c <= '9'; c++ {
+		add(0x02, int(c))
+	}
+	for c := 'A'; c <= 'F'; c++ {
+		add(0x20, int(c))
+		add(0x20, int(c|0x20))
+	}
+	for c := range 0x20 {
+		add(classControl, c)
+	}
+	return dup16(h), dup16(l)
+}
 
 // utf8Errors returns a vector whose byte k is not zero if the UTF-8 in x
 // is wrong at byte k, given the block prev before it: Keiser and Lemire,

@@ -4,6 +4,8 @@ package codec
 
 import (
 	"math/rand/v2"
+	"simd/archsimd"
+	"strings"
 	"testing"
 )
 
@@ -74,5 +76,33 @@ func TestEscapes(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 100000 {
 		check(r.Uint64() & r.Uint64())
+	}
+}
+
+// TestEscapeClass holds escapeClass' tables to the classes they stand
+// for, for every byte.
+func TestEscapeClass(t *testing.T) {
+	if !wideStrings {
+		t.Skip("no AVX2")
+	}
+	for base := 0; base < 256; base += 32 {
+		var in, out [32]byte
+		for k := range in {
+			in[k] = byte(base + k)
+		}
+		escapeClass(archsimd.LoadUint8x32(&in)).Store(&out)
+		for k, c := range in {
+			class := out[k]
+			isHex := '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f'
+			if got, want := class&classEscape != 0, strings.IndexByte(`"\/bfnrtu`, c) >= 0; got != want {
+				t.Errorf("%q: escape %v, want %v", c, got, want)
+			}
+			if got := class&classHex != 0; got != isHex {
+				t.Errorf("%q: hex %v, want %v", c, got, isHex)
+			}
+			if got, want := class&classControl != 0, c < 0x20; got != want {
+				t.Errorf("%q: control %v, want %v", c, got, want)
+			}
+		}
 	}
 }
