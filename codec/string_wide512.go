@@ -106,20 +106,17 @@ func words(w, step uint64) (v [64]byte) {
 	return v
 }
 
-// load64x1 returns the 64 bytes from d[i] as one vector, zeros after
-// the end of d.
+// load64x1 returns the 64 bytes from d[i] (i < len(d)) as one vector,
+// zeros after the end of d.
 func load64x1(d []byte, i int) archsimd.Uint8x64 {
-	if len(d)-i >= 64 {
-		// No slice of d to make: one bounds check, on d[i].
-		return archsimd.LoadUint8x64((*[64]byte)(unsafe.Pointer(&d[i])))
+	// No slice of d to make: one bounds check, on d[i].
+	p := (*[64]byte)(unsafe.Pointer(&d[i]))
+	if n := len(d) - i; n < 64 {
+		// A masked load: the bytes past d are neither read nor faulted on.
+		return archsimd.LoadMaskedUint8x64(p, archsimd.Mask8x64FromBits(^uint64(0)>>(64-n)))
 	}
-	return loadTail64(d[i:])
+	return archsimd.LoadUint8x64(p)
 }
-
-// loadTail64 loads the last bytes of a frame, zeros after them.
-//
-//go:noinline
-func loadTail64(d []byte) archsimd.Uint8x64 { return archsimd.LoadUint8x64SlicePart(d) }
 
 // stringWide512 is stringWide with AVX-512.
 func stringWide512(d []byte, i int) (int, bool) {
