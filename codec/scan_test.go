@@ -305,3 +305,33 @@ func TestScanner_agreesWithEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestStringEnd_fastPath holds stringEnd to its fast path: it ends every
+// plain string of up to 56 bytes itself, whatever follows the closing
+// quote in the same word (more quotes among them), and stops a string at
+// its first byte that is not plain. A slower scan would give the same
+// answers; this catches the fast path falling through to it.
+func TestStringEnd_fastPath(t *testing.T) {
+	after := `,"x":"y","z":1,"w":"v"........`
+	for n := 0; n <= 56; n++ {
+		body := make([]byte, n)
+		for k := range body {
+			body[k] = 'a' + byte(k%26)
+		}
+		for tail := range 20 {
+			d := append(append(append([]byte{'"'}, body...), '"'), after[tail:]...)
+			if j := stringEnd(d, 1); j != n+2 {
+				t.Fatalf("%q: stringEnd = %d, want %d", d, j, n+2)
+			}
+		}
+		for k := range n {
+			for _, c := range []byte{'\\', 0x1f, 0xc3} {
+				d := append(append(append([]byte{'"'}, body...), '"'), after...)
+				d[1+k] = c
+				if j := stringEnd(d, 1); j != ^(1 + k) {
+					t.Fatalf("%q: stringEnd = %d, want ^%d", d, j, 1+k)
+				}
+			}
+		}
+	}
+}
