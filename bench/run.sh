@@ -21,19 +21,25 @@
 #
 # The rounds are interleaved (every benchmark once, then again…) rather
 # than -count=6 in a row, so that a burst of load on a shared machine
-# lands on all implementations alike. W6 and W7 run once per round
-# (-benchtime 1x): one op is 100,000 requests, or a child process.
+# lands on all implementations alike. In the full variant each round runs
+# W1–W5 as SLICES (default 5) passes of 1s/SLICES each, so that every
+# figure is the median of 30 samples spread over the whole run, not of 6:
+# a burst lasting seconds then spoils a few samples of each
+# implementation rather than a whole sixth of one's. W6 and W7 run once
+# per round (-benchtime 1x): one op is 100,000 requests, or a child
+# process.
 set -eu
 cd "$(dirname "$0")"
 variant=full
 benchtime=1s
 count=${COUNT:-6}
+slices=${SLICES:-5}
 short=
 dir=.
 while [ $# -gt 0 ]; do
 	case $1 in
-	-short) variant=short; benchtime=50ms ;;
-	-smoke) variant=smoke; benchtime=1x; count=1; short=-test.short ;;
+	-short) variant=short; benchtime=50ms; slices=1 ;;
+	-smoke) variant=smoke; benchtime=1x; count=1; slices=1; short=-test.short ;;
 	-out) dir=$2; shift ;;
 	-*) echo "usage: run.sh [-short | -smoke] [-out DIR] [PATTERN]" >&2; exit 2 ;;
 	*) break ;;
@@ -69,6 +75,12 @@ fi
 
 mkdir -p "$dir"
 raw=$bin/results.txt
+# A slice's -benchtime: 1s/5 is 200ms; 50ms and 1x stay as they are.
+case $benchtime in
+*x) slice=$benchtime ;;
+*ms) slice=$((${benchtime%ms} / slices))ms ;;
+*s) slice=$((${benchtime%s} * 1000 / slices))ms ;;
+esac
 : >"$raw"
 fast='^Benchmark(Echo|EchoPipelined|EchoBatch|ToolsCallRoundTrip|ToolsCallPipelined|ToolsList|Validate)$'
 slow='^Benchmark(ManyConns|PeakRSS)$'
@@ -76,9 +88,13 @@ i=0
 while [ "$i" -lt "$count" ]; do
 	i=$((i + 1))
 	echo "round $i of $count" >&2
-	"$bin/bench.test" -test.run '^$' -test.bench "$fast" -test.benchtime "$benchtime" -test.count 1 -test.timeout 1h $short | tee -a "$raw"
-	"$bin/bench-simd.test" -test.run '^$' -test.bench '^BenchmarkValidate$' -test.benchtime "$benchtime" -test.count 1 -test.timeout 1h $short |
-		sed 's/^BenchmarkValidate\//BenchmarkValidateSIMD\//' | tee -a "$raw"
+	j=0
+	while [ "$j" -lt "$slices" ]; do
+		j=$((j + 1))
+		"$bin/bench.test" -test.run '^$' -test.bench "$fast" -test.benchtime "$slice" -test.count 1 -test.timeout 1h $short | tee -a "$raw"
+		"$bin/bench-simd.test" -test.run '^$' -test.bench '^BenchmarkValidate$' -test.benchtime "$slice" -test.count 1 -test.timeout 1h $short |
+			sed 's/^BenchmarkValidate\//BenchmarkValidateSIMD\//' | tee -a "$raw"
+	done
 	"$bin/bench.test" -test.run '^$' -test.bench "$slow" -test.benchtime 1x -test.count 1 -test.timeout 1h $short | tee -a "$raw"
 done
 echo

@@ -29,7 +29,7 @@ func writeMarkdown(w io.Writer, res results, m meta) error {
 	p("- Go: %s\n", res.Go)
 	p("- Peers: %s\n", strings.Join(m.versions, "; "))
 	p("- Raw output: [results.txt](results.txt) (`benchstat -col /impl results.txt`); medians: [results.json](results.json); chart: [results.png](results.png)\n\n")
-	p("Each figure is the median of the rounds. **Advantage** is how many times better mcpwire is than the other: the other's figure ÷ mcpwire's where lower is better, mcpwire's ÷ the other's where higher is better; above 1, mcpwire leads. The targets compare mcpwire with the best peer library of the same run (W5: with sonic); the baselines (naive-stdjson, naive-sonic, indexbyte, idle) are shown but are not peers.\n\n")
+	p("Each figure is the median of its samples in results.txt: one per round, or in the full variant one per slice for W1–W5 (5 a round). **Advantage** is how many times better mcpwire is than the other: the other's figure ÷ mcpwire's where lower is better, mcpwire's ÷ the other's where higher is better; above 1, mcpwire leads. The targets compare mcpwire with the best peer library of the same run (W5: with sonic); the baselines (naive-stdjson, naive-sonic, indexbyte, idle) are shown but are not peers.\n\n")
 	p("## Summary\n\n| workload | what | unit | mcpwire | best peer | advantage | target | met |\n|---|---|---|---|---|---|---|---|\n")
 	for _, wl := range workloads {
 		e, ok := res.Workloads[wl.key]
