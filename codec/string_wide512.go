@@ -11,14 +11,14 @@ package codec
 // Its pace is set by loads: a 64-byte load takes the load ports a whole
 // cycle on the machines measured, and each constant vector is one (Go
 // keeps none in a register across the loop by itself). So the loop loads
-// six constants a block where it loaded nineteen: the three vectors of
-// the plain test are loaded once, before the loop, and kept (they test
-// the escape classes too, see classEscape); must23's bytes are
-// broadcast; the three tables looked up by a high nibble are one; the
-// bytes before x come from one permute of whole words and three shifts
-// within 16-byte groups. Each step measured: a 64 KiB prose string 7.9
-// -> 7.0 us. (Keeping more constants, or broadcasting the rest, spills
-// or costs more than it saves.)
+// six constants a block where it loaded nineteen: six vectors are loaded
+// once, before the loop, and kept in registers — the plain test's three
+// (which test the escape classes too, see classEscape) and must23's
+// three (the last of which tests classControl); the three tables looked
+// up by a high nibble are one; the bytes before x come from one permute
+// of whole words and three shifts within 16-byte groups. Each step
+// measured: a 64 KiB prose string 7.9 -> 6.5 us. (A seventh kept vector
+// is slower, more spill: Go gives vectors 15 registers.)
 
 import (
 	"encoding/binary"
@@ -36,23 +36,24 @@ func stops64(x, quote, backslash archsimd.Uint8x64, space archsimd.Int8x64) (quo
 }
 
 // masks64 is halfMasks for a 64-byte block, but for the backslashes and
-// quotes stops64 found; quote and backslash are its vectors of '"' and
-// '\\', which test the classes too (see classEscape).
-func masks64(x, utf8, quote, backslash archsimd.Uint8x64) (fine, u, notEsc, notHex uint64) {
+// quotes stops64 found; quote, backslash and high are the kept vectors of
+// '"', '\\' and 0x80, which test the classes (see classEscape).
+func masks64(x, utf8, quote, backslash, high archsimd.Uint8x64) (fine, u, notEsc, notHex uint64) {
 	var zero archsimd.Uint8x64
 	class := vec64(&highTables).Permute(highNibbles(x, 0x10)).And(vec64(&escapeLow).Permute(x))
-	fine = utf8.Or(class.And(archsimd.BroadcastUint8x64(classControl))).Equal(zero).ToBits()
+	fine = utf8.Or(class.And(high)).Equal(zero).ToBits()
 	u = x.Equal(vec64(&splatU)).ToBits()
 	notEsc = class.And(backslash).Equal(zero).ToBits()
 	notHex = class.And(quote).Equal(zero).ToBits()
 	return fine, u, notEsc, notHex
 }
 
-// utf8Errors64 is utf8Errors for a 64-byte block: the bytes before each
-// of x's come from mid, the 64 bytes from the middle of prev's last
-// 16-byte group to the middle of x's last (one permute of 8-byte words),
-// shifted into x's groups.
-func utf8Errors64(x, prev archsimd.Uint8x64) archsimd.Uint8x64 {
+// utf8Errors64 is utf8Errors for a 64-byte block, given the kept
+// vectors of splat3, splat4 and splatHigh: the bytes before each of x's
+// come from mid, the 64 bytes from the middle of prev's last 16-byte
+// group to the middle of x's last (one permute of 8-byte words), shifted
+// into x's groups.
+func utf8Errors64(x, prev, third, fourth, high archsimd.Uint8x64) archsimd.Uint8x64 {
 	mid := prev.AsUint64x8().ConcatPermute(x.AsUint64x8(), vec64(&midIndex).AsUint64x8()).AsUint8x64()
 	prev1 := x.ConcatShiftBytesRightGrouped(15, mid)
 	prev2 := x.ConcatShiftBytesRightGrouped(14, mid)
@@ -60,9 +61,7 @@ func utf8Errors64(x, prev archsimd.Uint8x64) archsimd.Uint8x64 {
 	special := vec64(&highTables).Permute(highNibbles(prev1, 0x20)).
 		And(vec64(&utf8Byte1Low).Permute(prev1)).
 		And(vec64(&highTables).Permute(highNibbles(x, 0)))
-	must23 := prev2.SubSaturated(archsimd.BroadcastUint8x64(0xe0 - 0x80)).
-		Or(prev3.SubSaturated(archsimd.BroadcastUint8x64(0xf0 - 0x80))).
-		And(archsimd.BroadcastUint8x64(0x80))
+	must23 := prev2.SubSaturated(third).Or(prev3.SubSaturated(fourth)).And(high)
 	return special.Xor(must23)
 }
 
@@ -122,6 +121,7 @@ func load64x1(d []byte, i int) archsimd.Uint8x64 {
 func stringWide512(d []byte, i int) (int, bool) {
 	start := i
 	quote, backslash, space := vec64(&splatQuote), vec64(&splatBackslash), vec64(&splatSpace).AsInt8x64()
+	third, fourth, high := vec64(&splat3), vec64(&splat4), vec64(&splatHigh)
 	var (
 		prev archsimd.Uint8x64
 		c    wideCarry
@@ -134,7 +134,7 @@ func stringWide512(d []byte, i int) (int, bool) {
 			i += 64
 			continue
 		}
-		fine, uChar, notEsc, notHex := masks64(x, utf8Errors64(x, prev), quote, backslash)
+		fine, uChar, notEsc, notHex := masks64(x, utf8Errors64(x, prev, third, fourth, high), quote, backslash, high)
 		prev = x
 		escaped, hex, end := c.step(bs, quotes, uChar)
 		// If the string goes on, the block has no control character,

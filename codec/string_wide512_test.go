@@ -40,7 +40,7 @@ func TestMasks64(t *testing.T) {
 		for k := range in {
 			in[k] = byte(base + k)
 		}
-		fine, u, notEsc, notHex := masks64(archsimd.LoadUint8x64(&in), zero, vec64(&splatQuote), vec64(&splatBackslash))
+		fine, u, notEsc, notHex := masks64(archsimd.LoadUint8x64(&in), zero, vec64(&splatQuote), vec64(&splatBackslash), vec64(&splatHigh))
 		for k, c := range in {
 			bit := func(m uint64) bool { return m>>k&1 != 0 }
 			isHex := '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f'

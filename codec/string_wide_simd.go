@@ -252,8 +252,8 @@ func bytes32(c byte) (v [64]byte) {
 // ("\/bfnrtu), it is a hex digit, or it is a control character. Each
 // class is a set of bits; the AVX-512 loop tests the first two with the
 // quote and backslash vectors it keeps in registers (classHex is '"',
-// classEscape is '\\'), and classControl with the 0x80 it broadcasts
-// for the UTF-8 check, so that none needs a load.
+// classEscape is '\\'), and classControl with the 0x80 it keeps for
+// the UTF-8 check, so that none needs a load.
 const (
 	classEscape  = '\\' // 0x5c: bits 2, 3, 4 and 6
 	classHex     = '"'  // 0x22: bits 1 and 5
