@@ -8,8 +8,8 @@ package codec
 // once, and the UTF-8 check runs once per block. The scalar half is
 // stringWide's; see string_wide_simd.go.
 //
-// Its pace is set by loads: a 64-byte load takes the load ports a whole
-// cycle on the machines measured, and each constant vector is one (Go
+// Its pace was set by loads: a 64-byte load takes the load ports a whole
+// cycle on the AMD EPYC measured, and each constant vector is one (Go
 // keeps none in a register across the loop by itself). So the loop loads
 // six constants a block where it loaded nineteen: six vectors are loaded
 // once, before the loop, and kept in registers — the plain test's three
