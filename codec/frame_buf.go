@@ -39,8 +39,8 @@ import (
 // A stream whose bursts outgrow its first buffer (the buffer grew out of
 // it since the last wait: without a waiter, the only way to a grown one)
 // gets a larger one at the next wait: the size of the grown buffer, up
-// to maxFirstFrameBuf. A stream of small messages
-// keeps 512 bytes; one of batches reads each in one go.
+// to maxFirstFrameBuf. A stream of small messages keeps 512 bytes; one
+// of batches reads each in one go.
 //
 // A reader that can wait without a buffer (a ReadWaiter: a socket) needs
 // no first buffer: where another stream would read into first, the

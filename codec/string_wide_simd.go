@@ -113,10 +113,9 @@ func (c *wideCarry) step(bs, quotes, uChar uint64) (escaped, hex, end uint64) {
 // done takes the faults of the block at d[i] (bad: invalid UTF-8,
 // control characters, bad escapes), its backslashes, step's end and
 // whether its last byte is not ASCII (1 or 0; used only if the string
-// goes on past the block). It
-// returns 0 if the string goes on past the block, the index just past
-// its closing quote if it ends there, and -1 if it is not valid up to
-// there.
+// goes on past the block). It returns 0 if the string goes on past the
+// block, the index just past its closing quote if it ends there, and -1
+// if it is not valid up to there.
 func (c *wideCarry) done(i int, bad, bs, end, lastHigh uint64) int {
 	upTo := end ^ (end - 1) // bits up to the first end, or all
 	if bad&upTo != 0 {
@@ -209,12 +208,12 @@ func load64Slow(d []byte, i int) (x0, x1 archsimd.Uint8x32) {
 func halfMasks(x, utf8 archsimd.Uint8x32) (fine, bs, quote, u, notEsc, notHex uint32) {
 	var zero archsimd.Uint8x32
 	class := escapeClass(x)
-	fine = utf8.Or(class.And(vec32(&splatControl))).Equal(zero).ToBits()
+	fine = utf8.Or(class.And(vec32(&splatHigh))).Equal(zero).ToBits() // classControl
 	bs = x.Equal(vec32(&splatBackslash)).ToBits()
 	quote = x.Equal(vec32(&splatQuote)).ToBits()
 	u = x.Equal(vec32(&splatU)).ToBits()
-	notEsc = class.And(vec32(&splatEscape)).Equal(zero).ToBits()
-	notHex = class.And(vec32(&splatHex)).Equal(zero).ToBits()
+	notEsc = class.And(vec32(&splatBackslash)).Equal(zero).ToBits() // classEscape
+	notHex = class.And(vec32(&splatQuote)).Equal(zero).ToBits()     // classHex
 	return fine, bs, quote, u, notEsc, notHex
 }
 
@@ -236,9 +235,6 @@ var (
 	splatHigh      = bytes32(0x80)
 	splat3         = bytes32(0xe0 - 0x80) // see utf8Errors
 	splat4         = bytes32(0xf0 - 0x80)
-	splatEscape    = bytes32(classEscape)
-	splatHex       = bytes32(classHex)
-	splatControl   = bytes32(classControl)
 )
 
 func bytes32(c byte) (v [64]byte) {
@@ -250,10 +246,10 @@ func bytes32(c byte) (v [64]byte) {
 
 // Classes of escapeClass: the byte may follow a backslash
 // ("\/bfnrtu), it is a hex digit, or it is a control character. Each
-// class is a set of bits; the AVX-512 loop tests the first two with the
-// quote and backslash vectors it keeps in registers (classHex is '"',
-// classEscape is '\\'), and classControl with the 0x80 it keeps for
-// the UTF-8 check, so that none needs a load.
+// class is a set of bits, chosen so that vectors the loops have anyway
+// test them (classHex is '"', classEscape '\\', classControl the UTF-8
+// check's 0x80): the AVX-512 loop keeps those in registers, so no class
+// test needs a load of its own.
 const (
 	classEscape  = '\\' // 0x5c: bits 2, 3, 4 and 6
 	classHex     = '"'  // 0x22: bits 1 and 5

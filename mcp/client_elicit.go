@@ -16,14 +16,15 @@ import (
 // completion of a -32042 error's elicitation can reach the session before
 // the error reaches the caller.
 
-// maxPendingElicitations bounds the URL mode elicitations a session
-// waits to see complete; past it, the oldest is forgotten.
-// maxEarlyCompletions bounds the completions it keeps of elicitations it
-// does not know of (yet): the completion of a -32042 error's elicitation
-// can overtake the error on its way from the reader to the caller.
 const (
+	// maxPendingElicitations bounds the URL mode elicitations a session
+	// waits to see complete; past it, the oldest is forgotten.
 	maxPendingElicitations = 256
-	maxEarlyCompletions    = 64
+	// maxEarlyCompletions bounds the completions it keeps of elicitations
+	// it does not know of (yet): the completion of a -32042 error's
+	// elicitation can overtake the error on its way from the reader to
+	// the caller.
+	maxEarlyCompletions = 64
 )
 
 // elicitationCapability returns what a client with these handlers
