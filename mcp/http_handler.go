@@ -25,12 +25,11 @@ type StreamableHTTPHandler struct {
 	events EventStore
 	store  SessionStore
 	log    *slog.Logger
-	limits codec.Limits // of the scanner that classifies bodies
 	guard  guard
 	cors   *cors // nil: none
 
-	scanners sync.Pool
-	bodies   codec.BufferPool
+	scan   bodyScanner
+	bodies codec.BufferPool
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -49,7 +48,7 @@ func NewStreamableHTTPHandler(srv *Server, opts *HTTPOptions) *StreamableHTTPHan
 		events:   o.EventStore,
 		store:    o.SessionStore,
 		log:      srv.log,
-		limits:   lim,
+		scan:     bodyScanner{limits: lim},
 		guard:    guard{o.AllowedHosts, o.guardOrigins()},
 		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost, http.MethodDelete),
 		sessions: map[string]*httpSession{},
@@ -99,8 +98,12 @@ func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request, 
 			"Bad Request: unsupported "+headerVersion+" "+quote(v)+" (supported: "+strings.Join(supportedVersions, ", ")+")")
 		return nil
 	}
-	s, err := h.lookup(r.Context(), id, r.RemoteAddr, quiet)
+	s, err := h.lookup(r, id, quiet)
+	var refused *codec.Error
 	switch {
+	case errors.As(err, &refused): // re-creating it would pass a bound
+		refuseSession(w, refused)
+		return nil
 	case errors.Is(err, ErrSessionNotFound):
 		httpjson.Error(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session (it ended or expired): initialize a new one")
 		return nil
@@ -114,8 +117,9 @@ func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request, 
 
 // lookup returns the live session id, checking now and then that the
 // store still knows it, or, unless the handler is closed, re-creates it
-// from the store (a session another instance started).
-func (h *StreamableHTTPHandler) lookup(ctx context.Context, id, addr string, quiet bool) (*httpSession, error) {
+// from the store (a session another instance started) for r.
+func (h *StreamableHTTPHandler) lookup(r *http.Request, id string, quiet bool) (*httpSession, error) {
+	ctx := r.Context()
 	h.mu.Lock()
 	s, closed := h.sessions[id], h.closed
 	h.mu.Unlock()
@@ -132,7 +136,7 @@ func (h *StreamableHTTPHandler) lookup(ctx context.Context, id, addr string, qui
 	if err != nil {
 		return nil, err
 	}
-	return h.revive(ctx, id, addr, state)
+	return h.revive(r, id, state)
 }
 
 // touch extends the session's life in the store, at most four times per
@@ -173,8 +177,9 @@ var initializedNote = []byte(`{"jsonrpc":"2.0","method":"notifications/initializ
 // revive re-creates a session from its stored initialize request.
 // Everything negotiated comes back; the log level and subscriptions set
 // later do not.
-func (h *StreamableHTTPHandler) revive(ctx context.Context, id, addr string, state []byte) (*httpSession, error) {
-	s, err := h.newHTTPSession(id, addr)
+func (h *StreamableHTTPHandler) revive(r *http.Request, id string, state []byte) (*httpSession, error) {
+	ctx := r.Context()
+	s, err := h.newHTTPSession(r, id)
 	if err != nil {
 		return nil, err
 	}
