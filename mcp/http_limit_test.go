@@ -307,3 +307,33 @@ func TestSSEHandler_idleSessionsExpire(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// MaxSessionEvents sets how many events the default store keeps per
+// session for resumption: a stream resumed from its start replays only
+// the newest.
+func TestHTTP_eventRetentionIsAnOption(t *testing.T) {
+	for _, tc := range []struct {
+		keep, want int
+	}{{0, 11}, {3, 3}} {
+		srv := echoServer(t)
+		must(t, srv.AddTool(&mcp.Tool{Name: "chatty"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			for i := range 10 {
+				if err := req.Log(ctx, mcp.LevelInfo, "chatty", i); err != nil {
+					return nil, err
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "said it all"}}}, nil
+		}))
+		ts, _ := serveHTTP(t, srv, &mcp.HTTPOptions{MaxSessionEvents: tc.keep})
+		p := newRawHTTP(t, ts.URL)
+		p.initialize(mcp.LatestVersion)
+		evs := readEvents(t, p.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"chatty","arguments":{}}}`))
+		if len(evs) != 12 || evs[0].data != "" { // priming, ten logs, the answer
+			t.Fatalf("%d events: %+v", len(evs), evs)
+		}
+		replay := readEvents(t, p.do(http.MethodGet, "", "Last-Event-Id", evs[0].id))
+		if len(replay) != tc.want || replay[len(replay)-1] != evs[11] {
+			t.Fatalf("MaxSessionEvents %d: %d events replayed, want %d: %+v", tc.keep, len(replay), tc.want, replay)
+		}
+	}
+}
