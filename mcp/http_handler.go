@@ -99,20 +99,25 @@ func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request, 
 		return nil
 	}
 	s, err := h.lookup(r, id, quiet)
-	var refused *codec.Error
-	switch {
-	case errors.As(err, &refused): // re-creating it would pass a bound
-		refuseSession(w, refused)
-		return nil
-	case errors.Is(err, ErrSessionNotFound):
-		httpjson.Error(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session (it ended or expired): initialize a new one")
-		return nil
-	case err != nil:
-		h.log.Error("mcp: session store", "err", err)
-		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")
+	if err != nil {
+		h.noSession(w, err)
 		return nil
 	}
 	return s
+}
+
+// noSession answers a request whose session lookup failed with err.
+func (h *StreamableHTTPHandler) noSession(w http.ResponseWriter, err error) {
+	if refused, ok := errors.AsType[*codec.Error](err); ok { // re-creating it would pass a bound
+		refuseSession(w, refused)
+		return
+	}
+	if errors.Is(err, ErrSessionNotFound) {
+		httpjson.Error(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session (it ended or expired): initialize a new one")
+		return
+	}
+	h.log.Error("mcp: session store", "err", err)
+	httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")
 }
 
 // lookup returns the live session id, checking now and then that the

@@ -123,8 +123,9 @@ type principalKey struct{ name string }
 
 // sessionOwner returns the key r's new session is counted under for
 // MaxSessionsPerPrincipal: the authenticated principal its context carries
-// (middleware.HTTPAuth puts it there), else the peer's IP address — an
-// IPv6 address by its /64 prefix, which one host commonly holds whole.
+// (middleware.HTTPAuth puts it there), else the peer's IP address — a
+// routable IPv6 address by its /64 prefix, which one site commonly holds
+// whole, as one IPv4 address stands for the hosts behind a NAT.
 func sessionOwner(r *http.Request) any {
 	if p, ok := principal.From(r.Context()); ok {
 		switch p := p.(type) {
@@ -141,8 +142,8 @@ func sessionOwner(r *http.Request) any {
 		return r.RemoteAddr
 	}
 	ip := ap.Addr().Unmap()
-	if ip.Is6() {
-		if pfx, err := ip.WithZone("").Prefix(64); err == nil {
+	if ip.Is6() && !ip.IsLinkLocalUnicast() && !ip.IsLoopback() { // a link's /64 is every host on it
+		if pfx, err := ip.Prefix(64); err == nil {
 			return pfx
 		}
 	}

@@ -337,3 +337,42 @@ func TestHTTP_eventRetentionIsAnOption(t *testing.T) {
 		}
 	}
 }
+
+// Sessions started at once are admitted up to the bound, not past it.
+func TestHTTP_concurrentInitializesStopAtMaxSessions(t *testing.T) {
+	const maxN, tries = 5, 40
+	ts, _ := serveHTTP(t, echoServer(t), &mcp.HTTPOptions{MaxSessions: maxN})
+	statuses := make(chan int, tries)
+	start := make(chan struct{})
+	var clients []*rawHTTP
+	for range tries {
+		clients = append(clients, newRawHTTP(t, ts.URL))
+	}
+	for _, p := range clients {
+		go func() {
+			<-start
+			req, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(initializeBody))
+			if err != nil {
+				statuses <- 0
+				return
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json")
+			resp, err := p.client.Do(req)
+			if err != nil {
+				statuses <- 0
+				return
+			}
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		}()
+	}
+	close(start)
+	count := map[int]int{}
+	for range tries {
+		count[<-statuses]++
+	}
+	if count[http.StatusOK] != maxN || count[http.StatusServiceUnavailable] != tries-maxN {
+		t.Fatalf("statuses %v, want %d × 200 and %d × 503", count, maxN, tries-maxN)
+	}
+}

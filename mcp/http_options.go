@@ -38,9 +38,9 @@ type HTTPOptions struct {
 	// all its HTTP handlers counted together (default DefaultMaxSessions;
 	// negative: no bound). MaxSessionsPerPrincipal bounds those of one
 	// principal: the authenticated identity the request's context carries
-	// (middleware.HTTPAuth puts it there), else the peer's IP address, an
-	// IPv6 one by its /64 prefix (default DefaultMaxSessionsPerPrincipal;
-	// negative: no bound). Behind a reverse proxy every peer has the
+	// (middleware.HTTPAuth puts it there), else the peer's IP address, a
+	// routable IPv6 one by its /64 prefix (default
+	// DefaultMaxSessionsPerPrincipal; negative: no bound). Behind a reverse proxy every peer has the
 	// proxy's address: authenticate the clients, or lift that bound. A new
 	// session past either is refused with HTTP 503, Retry-After and a
 	// -32000 error whose data names the limit (see DefaultMaxSessions);
