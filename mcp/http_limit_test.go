@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -374,5 +375,19 @@ func TestHTTP_concurrentInitializesStopAtMaxSessions(t *testing.T) {
 	}
 	if count[http.StatusOK] != maxN || count[http.StatusServiceUnavailable] != tries-maxN {
 		t.Fatalf("statuses %v, want %d × 200 and %d × 503", count, maxN, tries-maxN)
+	}
+}
+
+// The Go client reports a refused session as the server's -32000.
+func TestHTTP_clientSeesTheRefusal(t *testing.T) {
+	ts, _ := serveHTTP(t, echoServer(t), &mcp.HTTPOptions{MaxSessions: 1})
+	connectHTTP(t, ts.URL, mcp.NewClient(nil, nil))
+	cs, err := mcp.NewClient(nil, nil).ConnectHTTP(context.Background(), ts.URL, nil)
+	if err == nil {
+		cs.Close()
+		t.Fatal("a session past MaxSessions was accepted")
+	}
+	if e, ok := errors.AsType[*codec.Error](err); !ok || e.Code != codec.CodeOverloaded || !strings.Contains(e.Message, "maxSessions") {
+		t.Fatalf("%T %v", err, err)
 	}
 }

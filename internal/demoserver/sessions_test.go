@@ -187,3 +187,41 @@ func TestStart_sessionFlagsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// -session-idle holds for /sse too: a session whose client sends nothing
+// has its event stream ended.
+func TestDemoserver_sessionIdleEndsLegacySSESessions(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s, err := Start([]string{"-listen", "http://127.0.0.1:0", "-session-idle", "150ms"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := newSessionClient(t, s.URL())
+	req, err := http.NewRequest(http.MethodGet, s.URL()+"/sse", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := (&http.Client{Transport: c.hc.Transport}).Do(req) // no timeout: the stream's end is the test
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /sse: %d", resp.StatusCode)
+	}
+	ended := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(resp.Body)
+		ended <- b
+	}()
+	select {
+	case b := <-ended:
+		if !strings.HasPrefix(string(b), "event: endpoint\n") {
+			t.Fatalf("stream %q", b)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the idle /sse session never ended")
+	}
+}
