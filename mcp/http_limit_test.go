@@ -391,3 +391,19 @@ func TestHTTP_clientSeesTheRefusal(t *testing.T) {
 		t.Fatalf("%T %v", err, err)
 	}
 }
+
+// An instance that would re-create another's session (shared stores)
+// counts it as a new one: past its bound, the request is refused 503,
+// and the session lives on where it is.
+func TestHTTP_takingASessionOverCountsAgainstTheBound(t *testing.T) {
+	opts := &mcp.HTTPOptions{MaxSessions: 1, SessionStore: mcp.NewMemorySessionStore(), EventStore: mcp.NewMemoryEventStore(0, 0)}
+	a, _ := serveHTTP(t, echoServer(t), opts)
+	b, _ := serveHTTP(t, echoServer(t), opts)
+	p := newRawHTTP(t, a.URL)
+	openSession(t, p)
+	openSession(t, newRawHTTP(t, b.URL)) // b is full
+	q := newRawHTTP(t, b.URL)
+	q.session, q.version = p.session, p.version
+	refusedSession(t, q.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), "maxSessions", 1)
+	stillServes(t, p)
+}
