@@ -108,8 +108,8 @@ func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request, 
 
 // noSession answers a request whose session lookup failed with err.
 func (h *StreamableHTTPHandler) noSession(w http.ResponseWriter, err error) {
-	if refused, ok := errors.AsType[*codec.Error](err); ok { // re-creating it would pass a bound
-		refuseSession(w, refused)
+	if rf, ok := errors.AsType[*sessionRefused](err); ok { // re-creating it would pass a bound
+		refuseSession(w, rf.e)
 		return
 	}
 	if errors.Is(err, ErrSessionNotFound) {

@@ -78,7 +78,7 @@ func (n *sessionCount) acquire(key any, maxTotal, maxPer int) (*sessionSlot, *co
 			"Too many sessions: the server holds its limit of "+strconv.Itoa(maxTotal)+" ("+limitMaxSessions+"); retry later")
 	case maxPer >= 0 && n.by[key] >= maxPer:
 		return nil, tooManySessions(limitMaxSessionsPerPrincipal, maxPer,
-			"Too many sessions: this client holds its limit of "+strconv.Itoa(maxPer)+" ("+limitMaxSessionsPerPrincipal+"); end one (DELETE) or retry later")
+			"Too many sessions: this client holds its limit of "+strconv.Itoa(maxPer)+" ("+limitMaxSessionsPerPrincipal+"); end one or retry later")
 	}
 	if n.by == nil {
 		n.by = map[any]int{}
@@ -101,6 +101,12 @@ func (s *sessionSlot) release() {
 	}
 	n.mu.Unlock()
 }
+
+// sessionRefused is the error of a new session refused past a bound: e
+// is the answer.
+type sessionRefused struct{ e *codec.Error }
+
+func (r *sessionRefused) Error() string { return r.e.Message }
 
 // tooManySessions is the -32000 refusing a session past a limit.
 func tooManySessions(limit string, maxN int, msg string) *codec.Error {

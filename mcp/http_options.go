@@ -54,12 +54,13 @@ type HTTPOptions struct {
 	// bytes an event kept). Events are bounded per session by count and by
 	// bytes (MaxSessionEvents, MaxSessionEventBytes), so a session whose
 	// client draws large messages (long tool results on POST streams, which
-	// are kept for resumption too) holds up to about MaxSessionEventBytes:
-	// 1 MiB by default. With the defaults that is about 44 MiB for
-	// DefaultMaxSessions idle sessions, 1.5 GiB for as many subscribed
-	// ones, and for sessions full of large events at most about 1 GiB for
-	// one principal's (10 GiB for all): a server that cannot spare that
-	// lowers the bounds or the retention.
+	// are kept for resumption too) holds up to about MaxSessionEventBytes,
+	// 1 MiB by default, plus its newest event, which is kept whatever its
+	// size. With the defaults that is about 44 MiB for DefaultMaxSessions
+	// idle sessions, 1.5 GiB for as many subscribed ones, and for sessions
+	// full of large events over 1 GiB for one principal's (over 10 GiB for
+	// all): a server that cannot spare that lowers the bounds or the
+	// retention.
 	MaxSessions, MaxSessionsPerPrincipal int
 	// MaxSessionEvents and MaxSessionEventBytes bound the events the
 	// default EventStore keeps per session for resumption: the oldest

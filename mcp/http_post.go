@@ -166,8 +166,8 @@ func (h *StreamableHTTPHandler) serveSSE(w http.ResponseWriter, r *http.Request,
 // session.
 func (h *StreamableHTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []byte, asJSON bool) {
 	s, err := h.newHTTPSession(r, randomID(16))
-	if e, ok := errors.AsType[*codec.Error](err); ok {
-		refuseSession(w, e)
+	if rf, ok := errors.AsType[*sessionRefused](err); ok {
+		refuseSession(w, rf.e)
 		return
 	} else if err != nil {
 		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: "+err.Error())

@@ -15,7 +15,7 @@ type bodyScanner struct {
 }
 
 // classify scans body once to learn what the transport must do with it;
-// a Streamable HTTP session's connection scans it again to serve it (a scan costs far
+// the session's connection scans it again to serve it (a scan costs far
 // less than the HTTP exchange around it). The ids of its requests are
 // collected only when wantIDs: an answer as an event stream needs them.
 func (b *bodyScanner) classify(body []byte, wantIDs bool) (bodyInfo, error) {

@@ -48,12 +48,12 @@ func randomID(n int) string {
 }
 
 // newHTTPSession starts a session of h's server for the request r, not
-// yet registered, if the server's bounds on sessions allow one more: a
-// *codec.Error says which does not.
+// yet registered, if the server's bounds on sessions allow one more (else
+// a *sessionRefused).
 func (h *StreamableHTTPHandler) newHTTPSession(r *http.Request, id string) (*httpSession, error) {
 	slot, refused := h.srv.httpSessions.acquire(sessionOwner(r), h.opts.MaxSessions, h.opts.MaxSessionsPerPrincipal)
 	if refused != nil {
-		return nil, refused
+		return nil, &sessionRefused{refused}
 	}
 	s := &httpSession{h: h, id: id, slot: slot, streams: map[string]*sseStream{}, byRequest: map[string]*sseStream{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
