@@ -76,7 +76,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	cors := fs.String("cors", "", "with -listen http://…, let web pages of the comma-separated `ORIGINS` call /mcp and /sse\n(CORS; \"*\" for any origin, without credentials); listed origins pass the Origin check")
 	maxSessions := fs.Int("max-sessions", mcp.DefaultMaxSessions, "with -listen http://…, hold at most `N` MCP sessions (/mcp and /sse together); a new one\npast it is refused with HTTP 503 and -32000, data.limit \"maxSessions\" (0: no limit)")
 	maxPerPeer := fs.Int("max-sessions-per-peer", mcp.DefaultMaxSessionsPerPrincipal, "with -listen http://…, hold at most `N` MCP sessions of one client: an IP address, or,\nwith -auth-token, the token's holders together; past it HTTP 503 and -32000,\ndata.limit \"maxSessionsPerPrincipal\" (0: no limit)")
-	sessionIdle := fs.Duration("session-idle", mcp.DefaultSessionTimeout, "with -listen http://…, end an MCP session whose client has sent no request for `D`\n(pings and responses aside) and has none running (0: never)")
+	sessionIdle := fs.Duration("session-idle", mcp.DefaultSessionTimeout, "with -listen http://…, end an MCP session whose client has sent no request for `D`\n(pings and responses aside) and has none running nor, on /mcp, a stream open (0: never)")
 	adaptive := fs.Bool("adaptive", false, "limit the requests of all connections together by an adaptive limit that follows\nmeasured latency, instead of a fixed one the size of the pool and its queue")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
