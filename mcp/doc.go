@@ -175,7 +175,11 @@
 //     expired 404. DELETE ends a session (204). A session with no request
 //     and no open stream for HTTPOptions.SessionTimeout (30 minutes)
 //     expires; POSTs of pings or responses only do not count as
-//     requests.
+//     requests. A server holds at most HTTPOptions.MaxSessions sessions
+//     over HTTP (its Streamable HTTP and HTTP+SSE handlers together), and
+//     at most MaxSessionsPerPrincipal of one principal (the authenticated
+//     identity, else the peer's IP address); a new one past either is 503
+//     with Retry-After and a -32000 error whose data names the limit.
 //   - GET opens the session's standalone stream, which carries what the
 //     server sends outside of any request (list_changed,
 //     resources/updated, logs): one at a time (409 for a second), 405
@@ -202,7 +206,8 @@
 //
 // Every error status comes with a JSON-RPC error response without id in
 // its body. Statuses are 200, 202, 204, 400, 403, 404, 405, 406, 409,
-// 413, 415, 500 (a store failed) and 503 (the handler is closed).
+// 413, 415, 500 (a store failed) and 503 (the handler is closed, or a
+// bound on sessions is reached).
 //
 // The session store (SessionStore) and the event store hold bytes and
 // strings only; given stores shared by several instances of a server,
@@ -220,7 +225,8 @@
 // and not at all while no stream is open.
 //
 // NewSSEHandler serves the HTTP+SSE transport of 2024-11-05 for older
-// clients, beside it.
+// clients, beside it, under the same bounds on sessions; its sessions
+// expire after SessionTimeout without a request too.
 //
 // Client.ConnectHTTP speaks Streamable HTTP: each outgoing message is a
 // POST (requests concurrently; notifications and responses one at a

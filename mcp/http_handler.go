@@ -25,12 +25,11 @@ type StreamableHTTPHandler struct {
 	events EventStore
 	store  SessionStore
 	log    *slog.Logger
-	limits codec.Limits // of the scanner that classifies bodies
 	guard  guard
 	cors   *cors // nil: none
 
-	scanners sync.Pool
-	bodies   codec.BufferPool
+	scan   bodyScanner
+	bodies codec.BufferPool
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -49,7 +48,7 @@ func NewStreamableHTTPHandler(srv *Server, opts *HTTPOptions) *StreamableHTTPHan
 		events:   o.EventStore,
 		store:    o.SessionStore,
 		log:      srv.log,
-		limits:   lim,
+		scan:     bodyScanner{limits: lim},
 		guard:    guard{o.AllowedHosts, o.guardOrigins()},
 		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost, http.MethodDelete),
 		sessions: map[string]*httpSession{},
@@ -99,23 +98,33 @@ func (h *StreamableHTTPHandler) session(w http.ResponseWriter, r *http.Request, 
 			"Bad Request: unsupported "+headerVersion+" "+quote(v)+" (supported: "+strings.Join(supportedVersions, ", ")+")")
 		return nil
 	}
-	s, err := h.lookup(r.Context(), id, r.RemoteAddr, quiet)
-	switch {
-	case errors.Is(err, ErrSessionNotFound):
-		httpjson.Error(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session (it ended or expired): initialize a new one")
-		return nil
-	case err != nil:
-		h.log.Error("mcp: session store", "err", err)
-		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")
+	s, err := h.lookup(r, id, quiet)
+	if err != nil {
+		h.noSession(w, err)
 		return nil
 	}
 	return s
 }
 
+// noSession answers a request whose session lookup failed with err.
+func (h *StreamableHTTPHandler) noSession(w http.ResponseWriter, err error) {
+	if rf, ok := errors.AsType[*sessionRefused](err); ok { // re-creating it would pass a bound
+		refuseSession(w, rf.e)
+		return
+	}
+	if errors.Is(err, ErrSessionNotFound) {
+		httpjson.Error(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session (it ended or expired): initialize a new one")
+		return
+	}
+	h.log.Error("mcp: session store", "err", err)
+	httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")
+}
+
 // lookup returns the live session id, checking now and then that the
 // store still knows it, or, unless the handler is closed, re-creates it
-// from the store (a session another instance started).
-func (h *StreamableHTTPHandler) lookup(ctx context.Context, id, addr string, quiet bool) (*httpSession, error) {
+// from the store (a session another instance started) for r.
+func (h *StreamableHTTPHandler) lookup(r *http.Request, id string, quiet bool) (*httpSession, error) {
+	ctx := r.Context()
 	h.mu.Lock()
 	s, closed := h.sessions[id], h.closed
 	h.mu.Unlock()
@@ -132,7 +141,7 @@ func (h *StreamableHTTPHandler) lookup(ctx context.Context, id, addr string, qui
 	if err != nil {
 		return nil, err
 	}
-	return h.revive(ctx, id, addr, state)
+	return h.revive(r, id, state)
 }
 
 // touch extends the session's life in the store, at most four times per
@@ -173,8 +182,9 @@ var initializedNote = []byte(`{"jsonrpc":"2.0","method":"notifications/initializ
 // revive re-creates a session from its stored initialize request.
 // Everything negotiated comes back; the log level and subscriptions set
 // later do not.
-func (h *StreamableHTTPHandler) revive(ctx context.Context, id, addr string, state []byte) (*httpSession, error) {
-	s, err := h.newHTTPSession(id, addr)
+func (h *StreamableHTTPHandler) revive(r *http.Request, id string, state []byte) (*httpSession, error) {
+	ctx := r.Context()
+	s, err := h.newHTTPSession(r, id)
 	if err != nil {
 		return nil, err
 	}

@@ -3,9 +3,11 @@ package mcp
 import (
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -22,16 +24,21 @@ import (
 // once the session has taken the message. The session ends when the GET's
 // connection does.
 //
-// Of HTTPOptions it uses MaxBodyBytes, ReadTimeout, WriteTimeout, the
-// allow lists (Host and Origin are checked as by the Streamable HTTP
-// handler) and CORS; the others concern Streamable HTTP only. Mount it at
-// a path of its own (/sse, say) beside the Streamable HTTP endpoint. Safe
-// for concurrent use.
+// Of HTTPOptions it uses SessionTimeout (a session whose client has
+// POSTed no request for that long, pings and responses aside, and has
+// none running, ends: its stream closes), MaxSessions and
+// MaxSessionsPerPrincipal (counted together with the server's Streamable
+// HTTP sessions; a GET past them is refused with 503), MaxBodyBytes,
+// ReadTimeout, WriteTimeout, the allow lists (Host and Origin are checked
+// as by the Streamable HTTP handler) and CORS; the others concern
+// Streamable HTTP only. Mount it at a path of its own (/sse, say) beside
+// the Streamable HTTP endpoint. Safe for concurrent use.
 type SSEHandler struct {
 	srv   *Server
 	opts  HTTPOptions
 	guard guard
 	cors  *cors // nil: none
+	scan  bodyScanner
 
 	mu       sync.Mutex
 	sessions map[string]*legacySession
@@ -48,6 +55,7 @@ func NewSSEHandler(srv *Server, opts *HTTPOptions) *SSEHandler {
 		opts:     o,
 		guard:    guard{o.AllowedHosts, o.guardOrigins()},
 		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost),
+		scan:     bodyScanner{limits: lim},
 		sessions: map[string]*legacySession{},
 	}
 }
@@ -80,7 +88,10 @@ type legacySession struct {
 	mu     sync.Mutex // the response is written by the session's writer until the GET returns
 	out    *sseResponse
 	ended  bool
-	broken chan struct{} // closed when a write fails
+	broken chan struct{} // closed when a write fails, or to end the session (end)
+	timer  *time.Timer   // SessionTimeout's, if any
+
+	lastUsed atomic.Int64 // unix nanoseconds of the last POST holding a request
 }
 
 // ReadMessage returns the next body POSTed to the session.
@@ -102,7 +113,7 @@ func (s *legacySession) WriteMessage(msg []byte) error {
 	}
 	s.out.buf = appendSSEBody(s.out.buf, "message", msg) // no id: not resumable
 	if err := s.out.flush(); err != nil {
-		s.ended = true
+		s.endLocked()
 		close(s.broken)
 		return err
 	}
@@ -115,6 +126,60 @@ func (s *legacySession) Close() error {
 	return nil
 }
 
+// end ends the session from outside its GET (Close, the idle timeout):
+// nothing more is written, and the GET returns.
+func (s *legacySession) end() {
+	s.mu.Lock()
+	if !s.ended {
+		s.endLocked()
+		close(s.broken)
+	}
+	s.mu.Unlock()
+}
+
+// endLocked marks the session ended: nothing is written to the response
+// from now on. Under mu.
+func (s *legacySession) endLocked() {
+	s.ended = true
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+}
+
+// use marks the session used now.
+func (s *legacySession) use() { s.lastUsed.Store(time.Now().UnixNano()) }
+
+// armIdle ends the session once it has been idle for d: no POST holding
+// a request (pings and responses aside, as for Streamable HTTP) and no
+// request of its running on c. While one runs, it looks every d/4: the
+// session ends between 3d/4 and d after its last request's end.
+func (s *legacySession) armIdle(d time.Duration, c *conn.Conn, log *slog.Logger) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	s.timer = time.AfterFunc(d, func() {
+		next := time.Duration(0)
+		if c.Busy() { // in use now: look again in a while
+			s.use()
+			next = d / 4
+		} else if idle := time.Since(time.Unix(0, s.lastUsed.Load())); idle < d {
+			next = d - idle
+		}
+		if next > 0 {
+			s.mu.Lock()
+			if !s.ended {
+				s.timer.Reset(max(next, time.Millisecond))
+			}
+			s.mu.Unlock()
+			return
+		}
+		log.Debug("mcp: http+sse session expired", "session", s.id)
+		s.end()
+	})
+}
+
 // open serves GET: a new session, its endpoint event, then its messages
 // until the client goes away or the session ends.
 func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
@@ -122,7 +187,14 @@ func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusNotAcceptable, codec.CodeInvalidRequest, "Not Acceptable: accept text/event-stream")
 		return
 	}
+	slot, refused := h.srv.httpSessions.acquire(sessionOwner(r), h.opts.MaxSessions, h.opts.MaxSessionsPerPrincipal)
+	if refused != nil {
+		refuseSession(w, refused)
+		return
+	}
+	defer slot.release()
 	s := &legacySession{id: randomID(16), in: make(chan []byte), done: make(chan struct{}), broken: make(chan struct{})}
+	s.use()
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -150,13 +222,16 @@ func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
+	if d := h.opts.SessionTimeout; d > 0 {
+		s.armIdle(d, ss.Conn(), h.srv.log)
+	}
 	select {
 	case <-r.Context().Done():
 	case <-s.broken:
 	case <-ss.Done():
 	}
 	s.mu.Lock()
-	s.ended = true // no write to the response once this returns
+	s.endLocked() // no write to the response once this returns
 	s.mu.Unlock()
 	_ = ss.Close()
 }
@@ -193,6 +268,9 @@ func (h *SSEHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: reading the body: "+err.Error())
 		return
 	}
+	if info, err := h.scan.classify(body, false); err != nil || !info.quiet {
+		s.use()
+	}
 	select {
 	case s.in <- body:
 		w.WriteHeader(http.StatusAccepted)
@@ -212,12 +290,7 @@ func (h *SSEHandler) Close() error {
 	}
 	h.mu.Unlock()
 	for _, s := range all {
-		s.mu.Lock()
-		if !s.ended {
-			s.ended = true
-			close(s.broken)
-		}
-		s.mu.Unlock()
+		s.end()
 	}
 	return nil
 }

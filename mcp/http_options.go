@@ -30,8 +30,44 @@ type HTTPOptions struct {
 	// stream open for that long (default 30 minutes; negative: never).
 	// POSTs of pings only, or of responses only, are no request here: a
 	// client's keep-alive does not hold an abandoned session open
-	// (KeepAlive).
+	// (KeepAlive). An HTTP+SSE session (SSEHandler), whose stream is
+	// always open, ends once its client has POSTed no request for that
+	// long and none of its requests is running.
 	SessionTimeout time.Duration
+	// MaxSessions bounds the sessions the server holds over HTTP, those of
+	// all its HTTP handlers counted together (default DefaultMaxSessions;
+	// negative: no bound). MaxSessionsPerPrincipal bounds those of one
+	// principal: the authenticated identity the request's context carries
+	// (middleware.HTTPAuth puts it there), else the peer's IP address, a
+	// routable IPv6 one by its /64 prefix (default
+	// DefaultMaxSessionsPerPrincipal; negative: no bound). Behind a reverse proxy every peer has the
+	// proxy's address: authenticate the clients, or lift that bound. A new
+	// session past either is refused with HTTP 503, Retry-After and a
+	// -32000 error whose data names the limit (see DefaultMaxSessions);
+	// the sessions already open go on.
+	//
+	// What a session holds, measured (TestHTTP_sessionMemory; Go 1.26,
+	// amd64): about 4.4 KiB while idle, its initialize request in the
+	// default SessionStore included; about 157 KiB once subscribed with
+	// its stream's events at the default retention (DefaultMaxSessionEvents
+	// resources/updated notifications of about 90 bytes each, some 150
+	// bytes an event kept). Events are bounded per session by count and by
+	// bytes (MaxSessionEvents, MaxSessionEventBytes), so a session whose
+	// client draws large messages (long tool results on POST streams, which
+	// are kept for resumption too) holds up to about MaxSessionEventBytes,
+	// 1 MiB by default, plus its newest event, which is kept whatever its
+	// size. With the defaults that is about 44 MiB for DefaultMaxSessions
+	// idle sessions, 1.5 GiB for as many subscribed ones, and for sessions
+	// full of large events over 1 GiB for one principal's (over 10 GiB for
+	// all): a server that cannot spare that lowers the bounds or the
+	// retention.
+	MaxSessions, MaxSessionsPerPrincipal int
+	// MaxSessionEvents and MaxSessionEventBytes bound the events the
+	// default EventStore keeps per session for resumption: the oldest
+	// are dropped past either (NewMemoryEventStore's bounds; defaults
+	// DefaultMaxSessionEvents, DefaultMaxSessionEventsBytes). Ignored
+	// when EventStore is set.
+	MaxSessionEvents, MaxSessionEventBytes int
 	// MaxBodyBytes bounds a POST's body: a longer one is answered 413 with
 	// a JSON-RPC error (default: the server's frame limit,
 	// ServerOptions.Conn.Limits.MaxFrameBytes, 16 MiB unless set).
@@ -88,8 +124,14 @@ func (o *HTTPOptions) withDefaults(maxFrame int) HTTPOptions {
 	if c.WriteTimeout == 0 {
 		c.WriteTimeout = DefaultHTTPTimeout
 	}
+	if c.MaxSessions == 0 {
+		c.MaxSessions = DefaultMaxSessions
+	}
+	if c.MaxSessionsPerPrincipal == 0 {
+		c.MaxSessionsPerPrincipal = DefaultMaxSessionsPerPrincipal
+	}
 	if c.EventStore == nil {
-		c.EventStore = NewMemoryEventStore(0, 0)
+		c.EventStore = NewMemoryEventStore(c.MaxSessionEvents, c.MaxSessionEventBytes)
 	}
 	if c.SessionStore == nil {
 		c.SessionStore = NewMemorySessionStore()

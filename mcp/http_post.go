@@ -43,7 +43,7 @@ func (h *StreamableHTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	asJSON := wantJSON && (h.opts.JSONResponse || !wantSSE)
-	info, err := h.classify(body, !asJSON)
+	info, err := h.scan.classify(body, !asJSON)
 	var s *httpSession
 	info.quiet = info.quiet && err == nil
 	if r.Header.Get(headerSession) != "" {
@@ -107,46 +107,6 @@ func (h *StreamableHTTPHandler) readBody(w http.ResponseWriter, r *http.Request,
 	return buf.B, true
 }
 
-// classify scans body once to learn what the transport must do with it;
-// the session's connection scans it again to serve it (a scan costs far
-// less than the HTTP exchange around it). The ids of its requests are
-// collected only when wantIDs: an answer as an event stream needs them.
-func (h *StreamableHTTPHandler) classify(body []byte, wantIDs bool) (bodyInfo, error) {
-	sc, _ := h.scanners.Get().(*codec.Scanner)
-	if sc == nil {
-		sc = codec.NewScanner(&h.limits)
-	}
-	defer h.scanners.Put(sc)
-	msgs, batch, err := sc.Scan(body)
-	info := bodyInfo{batch: batch}
-	if err != nil {
-		return info, err
-	}
-	info.quiet = len(msgs) > 0
-	for i := range msgs {
-		m := &msgs[i]
-		switch m.Kind {
-		case codec.KindRequest:
-			info.answerDue = true
-			if wantIDs {
-				info.ids = append(info.ids, string(m.ID))
-			}
-			if !batch && isInitialize(m) {
-				info.initialize = true
-			}
-			info.quiet = info.quiet && isMethod(m, "ping")
-		case codec.KindInvalid:
-			info.answerDue = true
-			info.invalid = !batch
-			info.quiet = false
-		case codec.KindResult, codec.KindError:
-		default:
-			info.quiet = false
-		}
-	}
-	return info, nil
-}
-
 // isInitialize reports whether m's method is initialize.
 func isInitialize(m *codec.Message) bool { return isMethod(m, "initialize") }
 
@@ -205,8 +165,11 @@ func (h *StreamableHTTPHandler) serveSSE(w http.ResponseWriter, r *http.Request,
 // refused initialize (malformed params, say) is answered without a
 // session.
 func (h *StreamableHTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []byte, asJSON bool) {
-	s, err := h.newHTTPSession(randomID(16), r.RemoteAddr)
-	if err != nil {
+	s, err := h.newHTTPSession(r, randomID(16))
+	if rf, ok := errors.AsType[*sessionRefused](err); ok {
+		refuseSession(w, rf.e)
+		return
+	} else if err != nil {
 		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: "+err.Error())
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"io"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,7 @@ type httpSession struct {
 	ctx        context.Context // ends with the session: bodies stop waiting
 	cancel     context.CancelFunc
 	standalone *sseStream
+	slot       *sessionSlot // its place in the server's count of sessions
 
 	mu        sync.Mutex
 	streams   map[string]*sseStream // streams a GET may attach to, by id
@@ -45,16 +47,23 @@ func randomID(n int) string {
 	return base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b)
 }
 
-// newHTTPSession starts a session of h's server, not yet registered.
-func (h *StreamableHTTPHandler) newHTTPSession(id, addr string) (*httpSession, error) {
-	s := &httpSession{h: h, id: id, streams: map[string]*sseStream{}, byRequest: map[string]*sseStream{}}
+// newHTTPSession starts a session of h's server for the request r, not
+// yet registered, if the server's bounds on sessions allow one more (else
+// a *sessionRefused).
+func (h *StreamableHTTPHandler) newHTTPSession(r *http.Request, id string) (*httpSession, error) {
+	slot, refused := h.srv.httpSessions.acquire(sessionOwner(r), h.opts.MaxSessions, h.opts.MaxSessionsPerPrincipal)
+	if refused != nil {
+		return nil, &sessionRefused{refused}
+	}
+	s := &httpSession{h: h, id: id, slot: slot, streams: map[string]*sseStream{}, byRequest: map[string]*sseStream{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.standalone = &sseStream{sess: s, id: randomID(8), standalone: true}
 	s.streams[s.standalone.id] = s.standalone
 	out := &sessionOut{s: s, done: make(chan struct{})}
-	ss, err := h.srv.connect(s.ctx, conn.NewMessageStream(out, nil), &conn.Peer{Transport: "http", Addr: addr}, s)
+	ss, err := h.srv.connect(s.ctx, conn.NewMessageStream(out, nil), &conn.Peer{Transport: "http", Addr: r.RemoteAddr}, s)
 	if err != nil {
 		s.cancel()
+		slot.release()
 		return nil, err
 	}
 	s.ss, s.c = ss, ss.Conn()
@@ -148,6 +157,7 @@ func (s *httpSession) close(why endReason) {
 	}
 	s.mu.Unlock()
 	s.h.forget(s)
+	s.slot.release()
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	switch why {

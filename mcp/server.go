@@ -94,6 +94,8 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*ServerSession]struct{}            // initialised and open
 	subs     map[string]map[*ServerSession]struct{} // resource URI → subscribers
+
+	httpSessions sessionCount // of every HTTP handler serving the server
 }
 
 // NewServer returns a server that introduces itself as impl (nil: a

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/principal"
 	"github.com/mcpwire/mcpwire/router"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -63,14 +64,11 @@ var (
 	errInvalidCredentials = codec.NewError(codec.CodeUnauthorized, "Unauthorized: invalid credentials")
 )
 
-type principalKey struct{}
-
 // PrincipalFromContext returns the principal Auth's Authenticator gave the
 // call whose handler ctx belongs to (or the request ctx of an HTTPAuth
 // handler), and whether there is one: a nil principal reads as none.
 func PrincipalFromContext(ctx context.Context) (any, bool) {
-	p := ctx.Value(principalKey{})
-	return p, p != nil
+	return principal.From(ctx)
 }
 
 // Auth returns middleware that authenticates each call with authn and
@@ -109,7 +107,7 @@ func (a *auth) Handle(ctx context.Context, req *router.Request) (any, error) {
 		if who, err = a.authn.Authenticate(ctx, cred); err != nil {
 			return nil, unauthorized(err)
 		}
-		ctx = context.WithValue(ctx, principalKey{}, who)
+		ctx = principal.With(ctx, who)
 	}
 	if a.authz != nil {
 		if err := a.authz.Authorize(ctx, who, req.Method); err != nil {

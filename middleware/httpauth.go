@@ -1,11 +1,11 @@
 package middleware
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/principal"
 )
 
 // HTTPAuth returns an http.Handler that authenticates every HTTP request
@@ -29,7 +29,7 @@ func HTTPAuth(authn Authenticator, next http.Handler) http.Handler {
 			refuse(w, unauthorized(err), cred != "")
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, who)))
+		next.ServeHTTP(w, r.WithContext(principal.With(r.Context(), who)))
 	})
 }
 

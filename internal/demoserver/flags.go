@@ -37,6 +37,9 @@ type config struct {
 	fastRPC     string        // -fast-rpc: HOST:PORT, or "" for none
 	keepAlive   time.Duration // -keepalive: 0 for no pings
 	cors        []string      // -cors: allowed origins, nil for none
+	maxSessions int           // -max-sessions: 0 for no limit
+	maxPerPeer  int           // -max-sessions-per-peer: 0 for no limit
+	sessionIdle time.Duration // -session-idle: 0 for never
 }
 
 // syntaxError is an error of flag.FlagSet.Parse, which the flag set has
@@ -71,6 +74,9 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	fastRPC := fs.String("fast-rpc", "", "with -listen http://…, also serve JSON-RPC over HTTP POST (as /rpc) on fasthttp at\n`ADDR` (HOST:PORT, any path; port 0 picks one, logged as fastrpc=URL): the same sessions,\nanswers and statuses, with the answers of pipelined requests written together")
 	keepAlive := fs.Duration("keepalive", 0, "ping every MCP session's client every `INTERVAL` and close a session whose client\nmisses three in a row (0: no pings)")
 	cors := fs.String("cors", "", "with -listen http://…, let web pages of the comma-separated `ORIGINS` call /mcp and /sse\n(CORS; \"*\" for any origin, without credentials); listed origins pass the Origin check")
+	maxSessions := fs.Int("max-sessions", mcp.DefaultMaxSessions, "with -listen http://…, hold at most `N` MCP sessions (/mcp and /sse together); a new one\npast it is refused with HTTP 503 and -32000, data.limit \"maxSessions\" (0: no limit)")
+	maxPerPeer := fs.Int("max-sessions-per-peer", mcp.DefaultMaxSessionsPerPrincipal, "with -listen http://…, hold at most `N` MCP sessions of one client: an IP address, or,\nwith -auth-token, the token's holders together; past it HTTP 503 and -32000,\ndata.limit \"maxSessionsPerPrincipal\" (0: no limit)")
+	sessionIdle := fs.Duration("session-idle", mcp.DefaultSessionTimeout, "with -listen http://…, end an MCP session whose client has sent no request for `D`\n(pings and responses aside) and has none running nor, on /mcp, a stream open (0: never)")
 	adaptive := fs.Bool("adaptive", false, "limit the requests of all connections together by an adaptive limit that follows\nmeasured latency, instead of a fixed one the size of the pool and its queue")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -119,6 +125,12 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	if err == nil && *cors != "" && !isHTTP(*listen) {
 		err = fmt.Errorf("-cors needs -listen http://HOST:PORT")
 	}
+	if err == nil && (*maxSessions < 0 || *maxPerPeer < 0) {
+		err = fmt.Errorf("-max-sessions and -max-sessions-per-peer want a number of sessions, 0 for no limit")
+	}
+	if err == nil && *sessionIdle < 0 {
+		err = fmt.Errorf("-session-idle %v: want a positive duration, 0 for never", *sessionIdle)
+	}
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
@@ -130,6 +142,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 		inline: *inline, handOff: *handOff, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
 		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag, fastRPC: *fastRPC,
 		keepAlive: *keepAlive, cors: splitList(*cors),
+		maxSessions: *maxSessions, maxPerPeer: *maxPerPeer, sessionIdle: *sessionIdle,
 	}, nil
 }
 

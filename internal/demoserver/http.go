@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -37,9 +38,9 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	if err != nil {
 		return err
 	}
-	var hopts *mcp.HTTPOptions
+	hopts := sessionOptions(cfg)
 	if cfg.cors != nil {
-		hopts = &mcp.HTTPOptions{CORS: &mcp.CORSOptions{AllowedOrigins: cfg.cors}}
+		hopts.CORS = &mcp.CORSOptions{AllowedOrigins: cfg.cors}
 	}
 	streamable := mcp.NewStreamableHTTPHandler(srv, hopts)
 	legacy := mcp.NewSSEHandler(srv, hopts)
@@ -91,6 +92,25 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 		err = errors.Join(err, serr)
 	}
 	return err
+}
+
+// sessionOptions are the bounds -max-sessions, -max-sessions-per-peer and
+// -session-idle put on the MCP sessions over HTTP.
+func sessionOptions(cfg config) *mcp.HTTPOptions {
+	return &mcp.HTTPOptions{
+		MaxSessions:             orNone(cfg.maxSessions),
+		MaxSessionsPerPrincipal: orNone(cfg.maxPerPeer),
+		SessionTimeout:          orNone(cfg.sessionIdle),
+	}
+}
+
+// orNone turns a flag's 0 (no bound) into HTTPOptions' negative one (its
+// 0 is the default).
+func orNone[T int | time.Duration](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
 
 // fastRPC is the -fast-rpc server: JSON-RPC over HTTP POST on fasthttp.
