@@ -1,12 +1,10 @@
 package mcp
 
 import (
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
 	"sync"
-	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
@@ -54,6 +52,7 @@ func NewSSEHandler(srv *Server, opts *HTTPOptions) *SSEHandler {
 
 // ServeHTTP implements http.Handler.
 func (h *SSEHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	httpjson.BoundBody(w, r, h.opts.ReadTimeout) // before any answer: see httpjson.ReadBody
 	if !admit(h.guard, h.cors, w, r) {
 		return
 	}
@@ -179,18 +178,8 @@ func (h *SSEHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
 		return
 	}
-	rc := http.NewResponseController(w)
-	if d := h.opts.ReadTimeout; d > 0 && rc.SetReadDeadline(time.Now().Add(d)) == nil {
-		defer rc.SetReadDeadline(time.Time{})
-	}
-	body, err := codec.ReadBody(r.Body, h.opts.MaxBodyBytes, nil)
-	var fe *codec.FrameError
-	switch {
-	case errors.As(err, &fe):
-		httpjson.Error(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, "Request too large: the body exceeds the limit")
-		return
-	case err != nil:
-		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: reading the body: "+err.Error())
+	body, err := httpjson.ReadBody(w, r, nil, h.opts.MaxBodyBytes, h.opts.ReadTimeout, msgBodyTooLarge)
+	if err != nil {
 		return
 	}
 	select {

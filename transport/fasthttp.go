@@ -76,7 +76,7 @@ func (h *FastHTTPHandler) ServeFastHTTP(rc *fasthttp.RequestCtx) {
 		fastError(rc, http.StatusRequestEntityTooLarge, msgTooLarge)
 		return
 	}
-	if !serveBody(rc, &opts, body, func(msg []byte, st httpStatus) { writeFast(rc, msg, st) }) {
+	if !serveBody(rc, &opts, body, func(msg []byte, st httpStatus) { writeFast(rc, msg, st) }, nil) {
 		rc.SetStatusCode(http.StatusNoContent)
 	}
 }
@@ -86,13 +86,13 @@ func (h *FastHTTPHandler) ServeFastHTTP(rc *fasthttp.RequestCtx) {
 func writeFast(rc *fasthttp.RequestCtx, msg []byte, st httpStatus) {
 	hd := &rc.Response.Header
 	hd.SetContentTypeBytes(jsonContentType)
-	if st.status == http.StatusUnauthorized {
+	if st.Code == http.StatusUnauthorized {
 		hd.Set("WWW-Authenticate", "Bearer")
 	}
-	if st.retryAfter >= 0 {
-		hd.Set("Retry-After", strconv.Itoa(st.retryAfter))
+	if st.RetryAfter >= 0 {
+		hd.Set("Retry-After", strconv.Itoa(st.RetryAfter))
 	}
-	rc.SetStatusCode(st.status)
+	rc.SetStatusCode(st.Code)
 	rc.SetBody(msg)
 }
 
@@ -130,12 +130,14 @@ func NewFastHTTPServer(h fasthttp.RequestHandler) *fasthttp.Server {
 
 // fastRequestError answers a request fasthttp could not read, with a
 // JSON-RPC error response as HTTPHandler would: 413 for a body over
-// MaxRequestBodySize, 400 otherwise.
+// MaxRequestBodySize, 400 otherwise, whose message never carries the
+// error's text. The connection ends with the answer: what follows a
+// request that could not be read is not taken for another.
 func fastRequestError(rc *fasthttp.RequestCtx, err error) {
+	rc.SetConnectionClose()
 	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-		rc.SetConnectionClose()
 		fastError(rc, http.StatusRequestEntityTooLarge, msgTooLarge)
 		return
 	}
-	fastError(rc, http.StatusBadRequest, "Bad Request: "+err.Error())
+	fastError(rc, http.StatusBadRequest, msgBadRequest)
 }

@@ -37,6 +37,7 @@ type config struct {
 	fastRPC     string        // -fast-rpc: HOST:PORT, or "" for none
 	keepAlive   time.Duration // -keepalive: 0 for no pings
 	cors        []string      // -cors: allowed origins, nil for none
+	readTimeout time.Duration // -read-timeout
 }
 
 // syntaxError is an error of flag.FlagSet.Parse, which the flag set has
@@ -71,6 +72,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	fastRPC := fs.String("fast-rpc", "", "with -listen http://…, also serve JSON-RPC over HTTP POST (as /rpc) on fasthttp at\n`ADDR` (HOST:PORT, any path; port 0 picks one, logged as fastrpc=URL): the same sessions,\nanswers and statuses, with the answers of pipelined requests written together")
 	keepAlive := fs.Duration("keepalive", 0, "ping every MCP session's client every `INTERVAL` and close a session whose client\nmisses three in a row (0: no pings)")
 	cors := fs.String("cors", "", "with -listen http://…, let web pages of the comma-separated `ORIGINS` call /mcp and /sse\n(CORS; \"*\" for any origin, without credentials); listed origins pass the Origin check")
+	readTimeout := fs.Duration("read-timeout", transport.DefaultHTTPReadTimeout, "with -listen http://…, how long a client may take to send a request's body once its\nheader is in (and its header, up to 10s), on every endpoint and -fast-rpc; past it the\nrequest is answered 400 if it can be and the connection closed")
 	adaptive := fs.Bool("adaptive", false, "limit the requests of all connections together by an adaptive limit that follows\nmeasured latency, instead of a fixed one the size of the pool and its queue")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -116,6 +118,9 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	if err == nil && *keepAlive < 0 {
 		err = fmt.Errorf("-keepalive %v: want a positive interval, 0 for no pings", *keepAlive)
 	}
+	if err == nil && *readTimeout <= 0 {
+		err = fmt.Errorf("-read-timeout %v: want a positive duration", *readTimeout)
+	}
 	if err == nil && *cors != "" && !isHTTP(*listen) {
 		err = fmt.Errorf("-cors needs -listen http://HOST:PORT")
 	}
@@ -129,7 +134,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 		listen: *listen, framing: f, verbose: *verbose, grace: *grace, pageSize: *pageSize, watch: *watch,
 		inline: *inline, handOff: *handOff, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
 		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag, fastRPC: *fastRPC,
-		keepAlive: *keepAlive, cors: splitList(*cors),
+		keepAlive: *keepAlive, cors: splitList(*cors), readTimeout: *readTimeout,
 	}, nil
 }
 

@@ -8,10 +8,12 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -29,17 +31,19 @@ import (
 // middleware too).
 //
 // The server has no ReadTimeout or WriteTimeout (mcp.NewHTTPServer: /mcp
-// and /sse hold event streams open); /rpc bounds each body read and each
-// answer's write itself.
+// and /sse hold event streams open): every request's body must come within
+// mcp.DefaultHTTPTimeout of its header, whichever endpoint it is for, and
+// /rpc bounds each answer's write itself. A POST to /rpc still running
+// when the shutdown's grace is over is answered -32004 with status 503.
 func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Logger, ready func(url string)) error {
 	srv := d.srv
 	ln, err := net.Listen("tcp", strings.TrimPrefix(cfg.listen, "http://"))
 	if err != nil {
 		return err
 	}
-	var hopts *mcp.HTTPOptions
+	hopts := &mcp.HTTPOptions{ReadTimeout: cfg.readTimeout}
 	if cfg.cors != nil {
-		hopts = &mcp.HTTPOptions{CORS: &mcp.CORSOptions{AllowedOrigins: cfg.cors}}
+		hopts.CORS = &mcp.CORSOptions{AllowedOrigins: cfg.cors}
 	}
 	streamable := mcp.NewStreamableHTTPHandler(srv, hopts)
 	legacy := mcp.NewSSEHandler(srv, hopts)
@@ -49,18 +53,22 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	// sessions' middleware (the header is in their context).
 	mux.Handle("/mcp", g.http(streamable))
 	mux.Handle("/sse", g.http(legacy))
-	mux.Handle("/rpc", transport.NewHTTPHandler(d, &transport.HTTPOptions{
-		ReadTimeout:  transport.DefaultHTTPReadTimeout,
+	rpc := transport.NewHTTPHandler(d, &transport.HTTPOptions{
+		ReadTimeout:  cfg.readTimeout,
 		WriteTimeout: transport.DefaultHTTPWriteTimeout,
 		Logger:       log,
-	}))
+	})
+	mux.Handle("/rpc", rpc)
 	ws := transport.NewWebSocketHandler(d, &transport.WebSocketOptions{Logger: log})
 	mux.Handle("/ws", g.http(ws))
-	hs := mcp.NewHTTPServer(ln.Addr().String(), mux)
+	// Every body within -read-timeout, whichever endpoint it is for (the
+	// server's own bound, mcp.DefaultHTTPTimeout, is the default).
+	hs := mcp.NewHTTPServer(ln.Addr().String(), httpjson.BoundBodies(mux, cfg.readTimeout))
+	hs.ReadHeaderTimeout = min(hs.ReadHeaderTimeout, cfg.readTimeout)
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	log.Info("listening", "addr", "http://"+ln.Addr().String(), "endpoint", "/mcp", "legacy", "/sse", "rpc", "/rpc", "ws", "/ws")
 
-	fast, err := listenFastRPC(d, cfg.fastRPC, log)
+	fast, err := listenFastRPC(d, cfg.fastRPC, cfg.readTimeout, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -81,7 +89,9 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	}
 	legacy.Close()
 	err = shutdown(func(ctx context.Context) error {
-		err := errors.Join(streamable.Shutdown(ctx), ws.Shutdown(ctx), hs.Shutdown(ctx), fast.stop(ctx))
+		// /rpc's POSTs still running once the grace is over are answered
+		// -32004 (rpc.Shutdown) before hs.Close cuts their connections.
+		err := errors.Join(streamable.Shutdown(ctx), ws.Shutdown(ctx), rpc.Shutdown(ctx), hs.Shutdown(ctx), fast.stop(ctx))
 		if ctx.Err() != nil {
 			hs.Close() // past the deadline: cut what is left
 		}
@@ -100,8 +110,9 @@ type fastRPC struct {
 }
 
 // listenFastRPC serves b's sessions at addr with transport.FastHTTPHandler
-// (nothing for an empty addr), logging its URL as fastrpc=URL.
-func listenFastRPC(b conn.Binder, addr string, log *slog.Logger) (*fastRPC, error) {
+// (nothing for an empty addr), a request's header and body read within
+// readTimeout, logging its URL as fastrpc=URL.
+func listenFastRPC(b conn.Binder, addr string, readTimeout time.Duration, log *slog.Logger) (*fastRPC, error) {
 	f := &fastRPC{served: make(chan error, 1)}
 	if addr == "" {
 		return f, nil
@@ -112,6 +123,7 @@ func listenFastRPC(b conn.Binder, addr string, log *slog.Logger) (*fastRPC, erro
 	}
 	f.srv = transport.NewFastHTTPServer(transport.NewFastHTTPHandler(b, &transport.HTTPOptions{Logger: log}).ServeFastHTTP)
 	f.srv.Logger = fastLogger{log}
+	f.srv.ReadTimeout = readTimeout
 	log.Info("serving JSON-RPC over HTTP POST on fasthttp", "fastrpc", "http://"+ln.Addr().String()+"/rpc")
 	go func() { f.served <- f.srv.Serve(ln) }()
 	return f, nil
