@@ -106,7 +106,8 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 // fastRPC is the -fast-rpc server: JSON-RPC over HTTP POST on fasthttp.
 type fastRPC struct {
 	srv    *fasthttp.Server // nil without -fast-rpc
-	served chan error       // Serve's error; never sent to without one
+	h      *transport.FastHTTPHandler
+	served chan error // Serve's error; never sent to without one
 }
 
 // listenFastRPC serves b's sessions at addr with transport.FastHTTPHandler
@@ -121,7 +122,8 @@ func listenFastRPC(b conn.Binder, addr string, readTimeout time.Duration, log *s
 	if err != nil {
 		return nil, err
 	}
-	f.srv = transport.NewFastHTTPServer(transport.NewFastHTTPHandler(b, &transport.HTTPOptions{Logger: log}).ServeFastHTTP)
+	f.h = transport.NewFastHTTPHandler(b, &transport.HTTPOptions{Logger: log})
+	f.srv = transport.NewFastHTTPServer(f.h.ServeFastHTTP)
 	f.srv.Logger = fastLogger{log}
 	f.srv.ReadTimeout = readTimeout
 	log.Info("serving JSON-RPC over HTTP POST on fasthttp", "fastrpc", "http://"+ln.Addr().String()+"/rpc")
@@ -129,16 +131,30 @@ func listenFastRPC(b conn.Binder, addr string, readTimeout time.Duration, log *s
 	return f, nil
 }
 
-// stop shuts the server down by ctx's deadline: connections still open
-// then are closed.
+// stop shuts the server down by ctx's deadline: requests still running
+// then are answered -32004 (FastHTTPHandler.Shutdown), and the server is
+// given fastWriteGrace past the deadline to write those answers.
 func (f *fastRPC) stop(ctx context.Context) error {
 	if f.srv == nil {
 		return nil
 	}
-	err := f.srv.ShutdownWithContext(ctx)
+	err := f.h.Shutdown(ctx)
+	wctx := ctx
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithTimeout(context.Background(), fastWriteGrace)
+		defer cancel()
+	}
+	if serr := f.srv.ShutdownWithContext(wctx); serr != nil && err == nil {
+		err = serr
+	}
 	<-f.served
 	return err
 }
+
+// fastWriteGrace is how long past the shutdown's deadline the fasthttp
+// server may take to write the answers of the requests it abandoned.
+const fastWriteGrace = time.Second
 
 // fastLogger sends fasthttp's log lines to the demo's log, at debug level.
 type fastLogger struct{ log *slog.Logger }

@@ -92,7 +92,8 @@ const (
 // (BoundBody; d <= 0: the deadline already set, if any). It reports
 // whether the body was read whole; when it was not, it has answered the
 // request itself with Connection: close — 413 with tooLarge as the
-// message (empty: a default one) for a body over max, 400 for any other
+// message (empty: a default one) for a body over max (one whose
+// Content-Length says so is not read at all), 400 for any other
 // failure (a timeout, a peer gone, a malformed chunk), whose message
 // never carries the error's text — and left the read deadline in the
 // past, so the rest of the body is not read and the connection ends with
@@ -100,21 +101,33 @@ const (
 // and the wait for a next request is the server's IdleTimeout's.
 func ReadBody(w http.ResponseWriter, r *http.Request, buf []byte, max int, d time.Duration, tooLarge string) ([]byte, error) {
 	BoundBody(w, r, d)
-	buf, err := codec.ReadBody(r.Body, max, buf)
+	var err error
+	if max > 0 && r.ContentLength > int64(max) {
+		err = &codec.FrameError{Err: codec.ErrFrameTooLarge} // refused unread
+	} else {
+		buf, err = codec.ReadBody(r.Body, max, buf)
+	}
 	if err == nil {
 		setReadDeadline(w, time.Time{})
 		return buf, nil
 	}
-	// A past deadline: net/http's drain of the rest fails at once.
-	setReadDeadline(w, time.Unix(1, 0))
-	w.Header()["Connection"] = connectionClose
 	if fe := (*codec.FrameError)(nil); errors.As(err, &fe) {
 		if tooLarge == "" {
 			tooLarge = msgBodyTooLarge
 		}
-		Error(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, tooLarge)
+		ErrorClose(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, tooLarge)
 		return buf, err
 	}
-	Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, msgBodyRead)
+	ErrorClose(w, http.StatusBadRequest, codec.CodeInvalidRequest, msgBodyRead)
 	return buf, err
+}
+
+// ErrorClose answers as Error does, with Connection: close, and ends the
+// connection with the answer without reading what is left of the
+// request's body: the read deadline is put in the past, so net/http's
+// drain of the body fails at once.
+func ErrorClose(w http.ResponseWriter, status int, code codec.Code, msg string) {
+	setReadDeadline(w, time.Unix(1, 0))
+	w.Header()["Connection"] = connectionClose
+	Error(w, status, code, msg)
 }
