@@ -87,7 +87,7 @@ func (h *StreamableHTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 // then ends with the answer: httpjson.ReadBody).
 func (h *StreamableHTTPHandler) readBody(w http.ResponseWriter, r *http.Request, buf *codec.Buffer) ([]byte, bool) {
 	var err error
-	buf.B, err = httpjson.ReadBody(w, r, buf.B, h.opts.MaxBodyBytes, h.opts.ReadTimeout, msgBodyTooLarge)
+	buf.B, err = httpjson.ReadBody(w, r, buf.B, h.opts.MaxBodyBytes, 0, msgBodyTooLarge) // bounded in ServeHTTP
 	if err != nil {
 		h.log.Debug("mcp: reading a POST's body", "remote", r.RemoteAddr, "err", err)
 		return nil, false

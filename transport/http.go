@@ -172,7 +172,7 @@ func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request, buf *code
 		return nil, false
 	}
 	var err error
-	buf.B, err = httpjson.ReadBody(w, r, buf.B, max, h.opts.ReadTimeout, msgTooLarge)
+	buf.B, err = httpjson.ReadBody(w, r, buf.B, max, 0, msgTooLarge) // bounded in ServeHTTP
 	if err != nil {
 		h.log.Debug("transport: reading an http body", "remote", r.RemoteAddr, "err", err)
 		return nil, false
