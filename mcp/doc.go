@@ -207,7 +207,16 @@
 // Every error status comes with a JSON-RPC error response without id in
 // its body. Statuses are 200, 202, 204, 400, 403, 404, 405, 406, 409,
 // 413, 415, 500 (a store failed) and 503 (the handler is closed, or a
-// bound on sessions is reached).
+// bound on sessions is reached). A POST answered with plain JSON whose
+// answer is a single error response gets the status JSON-RPC over HTTP POST gives it: 401 for -32009 (with
+// WWW-Authenticate: Bearer), 403 for -32010, 429 for -32011 and 503 for
+// -32000 with data.retryAfterMs (both with Retry-After), 503 for -32004;
+// the body is that response, with its id. An answer on an event stream
+// follows a 200 already sent.
+//
+// A body not sent whole within ReadTimeout is answered 400, and the
+// connection closed, as after any failed read; no answer carries an
+// error's text.
 //
 // The session store (SessionStore) and the event store hold bytes and
 // strings only; given stores shared by several instances of a server,
@@ -215,8 +224,9 @@
 // stored initialize request), and a session deleted on one is refused by
 // all within a quarter of SessionTimeout. The in-memory defaults serve
 // one process. http.Server's own timeouts must leave event streams be:
-// NewHTTPServer sets ReadHeaderTimeout and IdleTimeout only, and the
-// handler bounds each body read and each write itself.
+// NewHTTPServer sets ReadHeaderTimeout and IdleTimeout only, bounds the
+// body of every request whatever handler it goes to, and the handler
+// bounds each body read and each write itself.
 //
 // Keep-alive: ServerOptions.KeepAlive and ClientOptions.KeepAlive ping
 // the peer every interval and close a session whose peer misses too many

@@ -64,6 +64,7 @@ const (
 
 // ServeHTTP implements http.Handler.
 func (h *StreamableHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	httpjson.BoundBody(w, r, h.opts.ReadTimeout) // before any answer: see httpjson.ReadBody
 	if !admit(h.guard, h.cors, w, r) {
 		return
 	}

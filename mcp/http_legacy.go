@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -62,6 +61,7 @@ func NewSSEHandler(srv *Server, opts *HTTPOptions) *SSEHandler {
 
 // ServeHTTP implements http.Handler.
 func (h *SSEHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	httpjson.BoundBody(w, r, h.opts.ReadTimeout) // before any answer: see httpjson.ReadBody
 	if !admit(h.guard, h.cors, w, r) {
 		return
 	}
@@ -254,18 +254,8 @@ func (h *SSEHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
 		return
 	}
-	rc := http.NewResponseController(w)
-	if d := h.opts.ReadTimeout; d > 0 && rc.SetReadDeadline(time.Now().Add(d)) == nil {
-		defer rc.SetReadDeadline(time.Time{})
-	}
-	body, err := codec.ReadBody(r.Body, h.opts.MaxBodyBytes, nil)
-	var fe *codec.FrameError
-	switch {
-	case errors.As(err, &fe):
-		httpjson.Error(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, "Request too large: the body exceeds the limit")
-		return
-	case err != nil:
-		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: reading the body: "+err.Error())
+	body, err := httpjson.ReadBody(w, r, nil, h.opts.MaxBodyBytes, 0, msgBodyTooLarge) // bounded in ServeHTTP
+	if err != nil {
 		return
 	}
 	if info, err := h.scan.classify(body, false); err != nil || !info.quiet {

@@ -84,28 +84,20 @@ func (h *StreamableHTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 }
 
 // readBody reads r's body into buf within MaxBodyBytes and ReadTimeout,
-// answering the request itself when it cannot (413, 400).
+// answering the request itself when it cannot (413, 400; the connection
+// then ends with the answer: httpjson.ReadBody).
 func (h *StreamableHTTPHandler) readBody(w http.ResponseWriter, r *http.Request, buf *codec.Buffer) ([]byte, bool) {
-	rc := http.NewResponseController(w)
-	if d := h.opts.ReadTimeout; d > 0 {
-		if rc.SetReadDeadline(time.Now().Add(d)) == nil {
-			defer rc.SetReadDeadline(time.Time{})
-		}
-	}
 	var err error
-	buf.B, err = codec.ReadBody(r.Body, h.opts.MaxBodyBytes, buf.B)
-	var fe *codec.FrameError
-	switch {
-	case errors.As(err, &fe):
-		w.Header().Set("Connection", "close") // the rest of the body is not read
-		httpjson.Error(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, "Request too large: the body exceeds the limit")
-		return nil, false
-	case err != nil:
-		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: reading the body: "+err.Error())
+	buf.B, err = httpjson.ReadBody(w, r, buf.B, h.opts.MaxBodyBytes, 0, msgBodyTooLarge) // bounded in ServeHTTP
+	if err != nil {
+		h.log.Debug("mcp: reading a POST's body", "remote", r.RemoteAddr, "err", err)
 		return nil, false
 	}
 	return buf.B, true
 }
+
+// msgBodyTooLarge is the message of a 413.
+const msgBodyTooLarge = "Request too large: the body exceeds the limit"
 
 // isInitialize reports whether m's method is initialize.
 func isInitialize(m *codec.Message) bool { return isMethod(m, "initialize") }
@@ -121,10 +113,19 @@ func isMethod(m *codec.Message, name string) bool {
 
 // serveJSON serves a body whose answer goes back as the response's JSON
 // body; what its handlers send meanwhile goes to the session's stream.
+// An answer due status 200 that is a single error response is sent with
+// the status its code calls for (httpjson.StatusOf: 429 with Retry-After
+// for -32011, and so on), as JSON-RPC over HTTP POST does.
 func (h *StreamableHTTPHandler) serveJSON(w http.ResponseWriter, r *http.Request, s *httpSession, body []byte, status int) {
 	answered := false
 	err := s.c.ServeBodySink(r.Context(), body, conn.BodySink{Answer: func(msg []byte) {
-		w.Header()["Content-Type"] = httpjson.ContentType
+		hd := w.Header()
+		hd["Content-Type"] = httpjson.ContentType
+		if status == http.StatusOK {
+			st := httpjson.StatusOf(msg)
+			st.SetHeaders(hd)
+			status = st.Code
+		}
 		w.WriteHeader(status)
 		w.Write(msg)
 		answered = true
@@ -170,7 +171,8 @@ func (h *StreamableHTTPHandler) initialize(w http.ResponseWriter, r *http.Reques
 		refuseSession(w, rf.e)
 		return
 	} else if err != nil {
-		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: "+err.Error())
+		h.log.Error("mcp: starting a session", "err", err)
+		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: the session could not be started")
 		return
 	}
 	var answer []byte

@@ -25,7 +25,10 @@
 //     body of only notifications; otherwise 200 with the answer, except a
 //     single error response coded unauthorized (401, WWW-Authenticate:
 //     Bearer), forbidden (403), too many requests (429) or overloaded with
-//     a retry hint (503), the last two with Retry-After. See HTTPHandler.
+//     a retry hint (503), the last two with Retry-After, or abandoned by
+//     Shutdown (-32004, 503). A body that fails to come whole within
+//     the read timeout is answered 400 and its connection closed, as is
+//     a chunked request's (RFC 9112 §6.1). See HTTPHandler.
 //   - HTTP POST on fasthttp: FastHTTPHandler (with NewFastHTTPServer) serves
 //     the same sessions with the same statuses and answers on
 //     github.com/valyala/fasthttp, for an endpoint that carries only
@@ -34,7 +37,8 @@
 //   - WebSocket (github.com/coder/websocket): one session per connection,
 //     one message or batch per WebSocket message; a message over the
 //     frame limit is skipped and answered -32600; both sides ping, and a
-//     peer that does not answer is cut off. See WebSocketHandler.
+//     peer that does not answer is cut off; an upgrade request with a body
+//     is refused (400). See WebSocketHandler.
 //
 // On the client side, DialWebSocket and NewHTTPStream return conn.Streams
 // for conn.NewStream: a client session over WebSocket (calls both ways),

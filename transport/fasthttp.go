@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -33,10 +34,11 @@ import (
 // HTTPOptions' ReadTimeout and WriteTimeout do not apply: fasthttp sets
 // timeouts per server (NewFastHTTPServer sets them all). A client gone
 // away is noticed when its answer is written, not before: the handlers
-// run to the end.
+// run to the end, or until Shutdown abandons them.
 type FastHTTPHandler struct {
-	b   conn.Binder
-	log *slog.Logger
+	b    conn.Binder
+	log  *slog.Logger
+	live bodySessions
 }
 
 // NewFastHTTPHandler returns a handler serving each POST as a session
@@ -62,6 +64,12 @@ func (h *FastHTTPHandler) ServeFastHTTP(rc *fasthttp.RequestCtx) {
 		fastError(rc, http.StatusUnsupportedMediaType, msgUnsupportedMedia)
 		return
 	}
+	if !h.live.enter() {
+		rc.SetConnectionClose()
+		writeFast(rc, shuttingDown, statusShuttingDown)
+		return
+	}
+	defer h.live.leave()
 	remote := rc.RemoteAddr().String()
 	opts, err := bindHTTP(h.b, rc, newRawHeader(rc.Request.Header.RawHeaders()), remote, "http")
 	if err != nil {
@@ -76,9 +84,32 @@ func (h *FastHTTPHandler) ServeFastHTTP(rc *fasthttp.RequestCtx) {
 		fastError(rc, http.StatusRequestEntityTooLarge, msgTooLarge)
 		return
 	}
-	if !serveBody(rc, &opts, body, func(msg []byte, st httpStatus) { writeFast(rc, msg, st) }) {
+	// Not rc as the context: fasthttp ends it as soon as a shutdown
+	// begins, which would drop the answers of requests running then
+	// (Shutdown answers them).
+	if !serveBody(context.Background(), &opts, body, func(msg []byte, st httpStatus) { h.write(rc, msg, st) }, &h.live) {
 		rc.SetStatusCode(http.StatusNoContent)
 	}
+}
+
+// write sets msg as rc's response (writeFast); once Shutdown began, the
+// connection ends with it.
+func (h *FastHTTPHandler) write(rc *fasthttp.RequestCtx, msg []byte, st httpStatus) {
+	if h.live.stopping.Load() {
+		rc.SetConnectionClose()
+	}
+	writeFast(rc, msg, st)
+}
+
+// Shutdown ends the handler gracefully, as HTTPHandler.Shutdown does: new
+// requests are answered 503 with a JSON-RPC -32000 error, those still
+// running when ctx is done are answered -32004 with status 503. The
+// answers are written once their handlers have returned, which Shutdown
+// waits for (at most a second past ctx's deadline); call
+// fasthttp.Server.ShutdownWithContext after it, with a context that
+// leaves the server a moment to write them.
+func (h *FastHTTPHandler) Shutdown(ctx context.Context) error {
+	return h.live.shutdown(ctx)
 }
 
 // writeFast sets msg as the response with st's status and headers, as
@@ -86,13 +117,13 @@ func (h *FastHTTPHandler) ServeFastHTTP(rc *fasthttp.RequestCtx) {
 func writeFast(rc *fasthttp.RequestCtx, msg []byte, st httpStatus) {
 	hd := &rc.Response.Header
 	hd.SetContentTypeBytes(jsonContentType)
-	if st.status == http.StatusUnauthorized {
+	if st.Code == http.StatusUnauthorized {
 		hd.Set("WWW-Authenticate", "Bearer")
 	}
-	if st.retryAfter >= 0 {
-		hd.Set("Retry-After", strconv.Itoa(st.retryAfter))
+	if st.RetryAfter >= 0 {
+		hd.Set("Retry-After", strconv.Itoa(st.RetryAfter))
 	}
-	rc.SetStatusCode(st.status)
+	rc.SetStatusCode(st.Code)
 	rc.SetBody(msg)
 }
 
@@ -130,12 +161,14 @@ func NewFastHTTPServer(h fasthttp.RequestHandler) *fasthttp.Server {
 
 // fastRequestError answers a request fasthttp could not read, with a
 // JSON-RPC error response as HTTPHandler would: 413 for a body over
-// MaxRequestBodySize, 400 otherwise.
+// MaxRequestBodySize, 400 otherwise, whose message never carries the
+// error's text. The connection ends with the answer: what follows a
+// request that could not be read is not taken for another.
 func fastRequestError(rc *fasthttp.RequestCtx, err error) {
+	rc.SetConnectionClose()
 	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-		rc.SetConnectionClose()
 		fastError(rc, http.StatusRequestEntityTooLarge, msgTooLarge)
 		return
 	}
-	fastError(rc, http.StatusBadRequest, "Bad Request: "+err.Error())
+	fastError(rc, http.StatusBadRequest, msgBadRequest)
 }

@@ -47,7 +47,11 @@ type HTTPOptions struct {
 //     with WWW-Authenticate: Bearer; -32010 forbidden → 403; -32011 too
 //     many requests → 429, and -32000 overloaded carrying
 //     data.retryAfterMs → 503, both with Retry-After (the hint in seconds,
-//     rounded up). The JSON-RPC body is sent with those statuses too.
+//     rounded up); -32004, a request abandoned by Shutdown → 503. The
+//     JSON-RPC body is sent with those statuses too.
+//   - A body not sent whole within ReadTimeout is answered 400 and the
+//     connection closed, as it is after any failed body read; nothing of
+//     the error's text is sent.
 //
 // Every error status carries a JSON-RPC error response without id.
 //
@@ -60,7 +64,8 @@ type HTTPOptions struct {
 // so per-request values (credentials, trace context) can reach them only
 // through a session per request; and a body-only session has no stream,
 // so nothing it holds (its own calls to the peer) could outlive the POST
-// anyway: nothing is lost by ending it with the answer. It costs about 4
+// anyway: nothing is lost by ending it with the answer. Shutdown answers
+// the POSTs still running when a server shuts down. It costs about 4
 // µs and 30 allocations per POST, against the tens of microseconds net/http
 // itself spends on one. A session shared by every request would be
 // cheaper but could not tell the Binder, nor per-peer middleware such as a
@@ -78,6 +83,7 @@ type HTTPHandler struct {
 	opts   HTTPOptions
 	log    *slog.Logger
 	bodies codec.BufferPool
+	live   bodySessions
 }
 
 // NewHTTPHandler returns a handler serving each POST as a session whose
@@ -94,6 +100,9 @@ func NewHTTPHandler(b conn.Binder, opts *HTTPOptions) *HTTPHandler {
 
 // ServeHTTP implements http.Handler.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Before any answer: net/http reads what is left of the body when it
+	// answers, and without a deadline a stalled body would hold it.
+	httpjson.BoundBody(w, r, h.opts.ReadTimeout)
 	if r.Method != http.MethodPost {
 		w.Header()["Allow"] = allowPost
 		httpjson.Error(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, msgMethodNotAllowed)
@@ -103,6 +112,11 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, msgUnsupportedMedia)
 		return
 	}
+	if !h.live.enter() {
+		(&answer{w: w}).writeAs(shuttingDown, statusShuttingDown)
+		return
+	}
+	defer h.live.leave()
 	opts, err := bindRequest(h.b, r, "http")
 	if err != nil {
 		h.log.Debug("transport: http session refused", "remote", r.RemoteAddr, "err", err)
@@ -115,8 +129,8 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a := answer{w: w, timeout: h.opts.WriteTimeout}
-	if !serveBody(r.Context(), &opts, body, a.writeAs) {
+	a := answer{w: w, timeout: h.opts.WriteTimeout, live: &h.live}
+	if !serveBody(r.Context(), &opts, body, a.writeAs, &h.live) {
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
@@ -125,11 +139,21 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // client gone: the request's context is done), giving reply the answer
 // and the HTTP status it calls for. It reports whether the response is
 // settled: true once answered, or when ctx ended first (nothing is to be
-// written); false when no answer is due (204). It returns once the
+// written); false when no answer is due (204). live, if set, is where
+// the session is tracked for a Shutdown (one that began already: reply
+// is given a 503 refusal). It returns once the
 // handlers the body started, the answer's and the notifications', have
 // finished (or ctx is done).
-func serveBody(ctx context.Context, opts *conn.Options, body []byte, reply func(msg []byte, st httpStatus)) bool {
+func serveBody(ctx context.Context, opts *conn.Options, body []byte, reply func(msg []byte, st httpStatus), live *bodySessions) bool {
 	c := conn.NewStream(nil, opts)
+	if live != nil {
+		if !live.track(c) {
+			_ = c.Close()
+			reply(shuttingDown, statusShuttingDown)
+			return true
+		}
+		defer live.forget(c)
+	}
 	answered := false
 	err := c.ServeBody(ctx, body, func(msg []byte) {
 		reply(msg, statusOf(msg))
@@ -140,28 +164,17 @@ func serveBody(ctx context.Context, opts *conn.Options, body []byte, reply func(
 }
 
 // readBody reads r's body into buf within max bytes and ReadTimeout,
-// answering the request itself when it cannot (413, 400).
+// answering the request itself when it cannot (413, 400; the connection
+// then ends with the answer: httpjson.ReadBody).
 func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request, buf *codec.Buffer, max int) ([]byte, bool) {
 	if r.ContentLength > int64(max) {
 		tooLarge(w)
 		return nil, false
 	}
-	if d := h.opts.ReadTimeout; d > 0 {
-		rc := http.NewResponseController(w)
-		if rc.SetReadDeadline(time.Now().Add(d)) == nil {
-			defer rc.SetReadDeadline(time.Time{})
-		}
-	}
 	var err error
-	buf.B, err = codec.ReadBody(r.Body, max, buf.B)
-	var fe *codec.FrameError
-	switch {
-	case errors.As(err, &fe):
-		tooLarge(w)
-		return nil, false
-	case err != nil:
+	buf.B, err = httpjson.ReadBody(w, r, buf.B, max, 0, msgTooLarge) // bounded in ServeHTTP
+	if err != nil {
 		h.log.Debug("transport: reading an http body", "remote", r.RemoteAddr, "err", err)
-		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: reading the body failed")
 		return nil, false
 	}
 	return buf.B, true
@@ -178,6 +191,7 @@ func tooLarge(w http.ResponseWriter) {
 type answer struct {
 	w       http.ResponseWriter
 	timeout time.Duration
+	live    *bodySessions // nil: no Shutdown to write out for
 	sent    bool
 }
 
@@ -187,17 +201,22 @@ type answer struct {
 func (a *answer) writeAs(msg []byte, st httpStatus) {
 	hd := a.w.Header()
 	hd["Content-Type"] = httpjson.ContentType
-	if st.status == http.StatusUnauthorized {
-		hd["Www-Authenticate"] = bearerChallenge
-	}
-	if st.retryAfter >= 0 {
-		hd.Set("Retry-After", strconv.Itoa(st.retryAfter))
-	}
+	st.SetHeaders(hd)
 	if a.timeout > 0 {
 		_ = http.NewResponseController(a.w).SetWriteDeadline(time.Now().Add(a.timeout))
 	}
-	a.w.WriteHeader(st.status)
+	// Once Shutdown began, the answer is written out before ServeHTTP
+	// returns: Shutdown waits for ServeHTTP, and the server may close the
+	// connection right after (net/http would write it only on return).
+	flush := a.live != nil && a.live.stopping.Load()
+	if flush {
+		hd["Content-Length"] = []string{strconv.Itoa(len(msg))}
+	}
+	a.w.WriteHeader(st.Code)
 	a.w.Write(msg)
+	if flush {
+		_ = http.NewResponseController(a.w).Flush()
+	}
 	a.sent = true
 }
 
@@ -256,8 +275,8 @@ func refusalOf(err error) ([]byte, httpStatus) {
 	}
 	msg := codec.AppendError(nil, nil, e)
 	st := statusOf(msg)
-	if st.status == http.StatusOK {
-		st.status = http.StatusBadRequest
+	if st.Code == http.StatusOK {
+		st.Code = http.StatusBadRequest
 	}
 	return msg, st
 }
@@ -267,17 +286,15 @@ const (
 	msgMethodNotAllowed = "Method Not Allowed: JSON-RPC over HTTP takes POST"
 	msgUnsupportedMedia = "Unsupported Media Type: the body must be application/json"
 	msgTooLarge         = "Request Entity Too Large: the body exceeds the frame limit"
+	msgBadRequest       = "Bad Request: the request could not be read"
 )
 
 var errRefused = codec.NewError(codec.CodeForbidden, "Forbidden: session refused")
 
-// Header values assigned to header maps as they are (Header.Set would
-// allocate a slice per response). Never modified; their capacity is their
-// length, so an Add to the header copies them.
-var (
-	allowPost       = []string{"POST"}
-	bearerChallenge = []string{"Bearer"}
-)
+// allowPost is assigned to header maps as it is (Header.Set would
+// allocate a slice per response). Never modified; its capacity is its
+// length, so an Add to the header copies it.
+var allowPost = []string{"POST"}
 
 // orDefaultBinder returns b, or default options for a nil one.
 func orDefaultBinder(b conn.Binder) conn.Binder {

@@ -125,6 +125,12 @@ func (h *WebSocketHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Service Unavailable: shutting down")
 		return
 	}
+	if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+		// An upgrade has no body: what followed the header would be read
+		// as frames (and a stalled one would hold the connection).
+		httpjson.ErrorClose(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: a WebSocket upgrade has no body")
+		return
+	}
 	opts, err := bindRequest(h.b, r, "ws")
 	if err != nil {
 		h.log.Debug("transport: ws session refused", "remote", r.RemoteAddr, "err", err)

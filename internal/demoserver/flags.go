@@ -40,6 +40,7 @@ type config struct {
 	maxSessions int           // -max-sessions: 0 for no limit
 	maxPerPeer  int           // -max-sessions-per-peer: 0 for no limit
 	sessionIdle time.Duration // -session-idle: 0 for never
+	readTimeout time.Duration // -read-timeout
 }
 
 // syntaxError is an error of flag.FlagSet.Parse, which the flag set has
@@ -77,6 +78,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	maxSessions := fs.Int("max-sessions", mcp.DefaultMaxSessions, "with -listen http://…, hold at most `N` MCP sessions (/mcp and /sse together); a new one\npast it is refused with HTTP 503 and -32000, data.limit \"maxSessions\" (0: no limit)")
 	maxPerPeer := fs.Int("max-sessions-per-peer", mcp.DefaultMaxSessionsPerPrincipal, "with -listen http://…, hold at most `N` MCP sessions of one client: an IP address, or,\nwith -auth-token, the token's holders together; past it HTTP 503 and -32000,\ndata.limit \"maxSessionsPerPrincipal\" (0: no limit)")
 	sessionIdle := fs.Duration("session-idle", mcp.DefaultSessionTimeout, "with -listen http://…, end an MCP session whose client has sent no request for `D`\n(pings and responses aside) and has none running nor, on /mcp, a stream open (0: never)")
+	readTimeout := fs.Duration("read-timeout", transport.DefaultHTTPReadTimeout, "with -listen http://…, how long a client may take to send a request's body once its\nheader is in (and its header, up to 10s), on every endpoint and -fast-rpc; past it the\nrequest is answered 400 if it can be and the connection closed")
 	adaptive := fs.Bool("adaptive", false, "limit the requests of all connections together by an adaptive limit that follows\nmeasured latency, instead of a fixed one the size of the pool and its queue")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -122,6 +124,9 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	if err == nil && *keepAlive < 0 {
 		err = fmt.Errorf("-keepalive %v: want a positive interval, 0 for no pings", *keepAlive)
 	}
+	if err == nil && *readTimeout <= 0 {
+		err = fmt.Errorf("-read-timeout %v: want a positive duration", *readTimeout)
+	}
 	if err == nil && *cors != "" && !isHTTP(*listen) {
 		err = fmt.Errorf("-cors needs -listen http://HOST:PORT")
 	}
@@ -141,7 +146,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 		listen: *listen, framing: f, verbose: *verbose, grace: *grace, pageSize: *pageSize, watch: *watch,
 		inline: *inline, handOff: *handOff, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
 		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag, fastRPC: *fastRPC,
-		keepAlive: *keepAlive, cors: splitList(*cors),
+		keepAlive: *keepAlive, cors: splitList(*cors), readTimeout: *readTimeout,
 		maxSessions: *maxSessions, maxPerPeer: *maxPerPeer, sessionIdle: *sessionIdle,
 	}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -30,8 +31,10 @@ import (
 // middleware too).
 //
 // The server has no ReadTimeout or WriteTimeout (mcp.NewHTTPServer: /mcp
-// and /sse hold event streams open); /rpc bounds each body read and each
-// answer's write itself.
+// and /sse hold event streams open): every request's body must come within
+// mcp.DefaultHTTPTimeout of its header, whichever endpoint it is for, and
+// /rpc bounds each answer's write itself. A POST to /rpc still running
+// when the shutdown's grace is over is answered -32004 with status 503.
 func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Logger, ready func(url string)) error {
 	srv := d.srv
 	ln, err := net.Listen("tcp", strings.TrimPrefix(cfg.listen, "http://"))
@@ -50,18 +53,22 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	// sessions' middleware (the header is in their context).
 	mux.Handle("/mcp", g.http(streamable))
 	mux.Handle("/sse", g.http(legacy))
-	mux.Handle("/rpc", transport.NewHTTPHandler(d, &transport.HTTPOptions{
-		ReadTimeout:  transport.DefaultHTTPReadTimeout,
+	rpc := transport.NewHTTPHandler(d, &transport.HTTPOptions{
+		ReadTimeout:  cfg.readTimeout,
 		WriteTimeout: transport.DefaultHTTPWriteTimeout,
 		Logger:       log,
-	}))
+	})
+	mux.Handle("/rpc", rpc)
 	ws := transport.NewWebSocketHandler(d, &transport.WebSocketOptions{Logger: log})
 	mux.Handle("/ws", g.http(ws))
-	hs := mcp.NewHTTPServer(ln.Addr().String(), mux)
+	// Every body within -read-timeout, whichever endpoint it is for (the
+	// server's own bound, mcp.DefaultHTTPTimeout, is the default).
+	hs := mcp.NewHTTPServer(ln.Addr().String(), httpjson.BoundBodies(mux, cfg.readTimeout))
+	hs.ReadHeaderTimeout = min(hs.ReadHeaderTimeout, cfg.readTimeout)
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	log.Info("listening", "addr", "http://"+ln.Addr().String(), "endpoint", "/mcp", "legacy", "/sse", "rpc", "/rpc", "ws", "/ws")
 
-	fast, err := listenFastRPC(d, cfg.fastRPC, log)
+	fast, err := listenFastRPC(d, cfg.fastRPC, cfg.readTimeout, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -82,7 +89,9 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	}
 	legacy.Close()
 	err = shutdown(func(ctx context.Context) error {
-		err := errors.Join(streamable.Shutdown(ctx), ws.Shutdown(ctx), hs.Shutdown(ctx), fast.stop(ctx))
+		// /rpc's POSTs still running once the grace is over are answered
+		// -32004 (rpc.Shutdown) before hs.Close cuts their connections.
+		err := errors.Join(streamable.Shutdown(ctx), ws.Shutdown(ctx), rpc.Shutdown(ctx), hs.Shutdown(ctx), fast.stop(ctx))
 		if ctx.Err() != nil {
 			hs.Close() // past the deadline: cut what is left
 		}
@@ -94,13 +103,14 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	return err
 }
 
-// sessionOptions are the bounds -max-sessions, -max-sessions-per-peer and
-// -session-idle put on the MCP sessions over HTTP.
+// sessionOptions are the bounds -max-sessions, -max-sessions-per-peer,
+// -session-idle and -read-timeout put on the MCP sessions over HTTP.
 func sessionOptions(cfg config) *mcp.HTTPOptions {
 	return &mcp.HTTPOptions{
 		MaxSessions:             orNone(cfg.maxSessions),
 		MaxSessionsPerPrincipal: orNone(cfg.maxPerPeer),
 		SessionTimeout:          orNone(cfg.sessionIdle),
+		ReadTimeout:             cfg.readTimeout,
 	}
 }
 
@@ -116,12 +126,14 @@ func orNone[T int | time.Duration](v T) T {
 // fastRPC is the -fast-rpc server: JSON-RPC over HTTP POST on fasthttp.
 type fastRPC struct {
 	srv    *fasthttp.Server // nil without -fast-rpc
-	served chan error       // Serve's error; never sent to without one
+	h      *transport.FastHTTPHandler
+	served chan error // Serve's error; never sent to without one
 }
 
 // listenFastRPC serves b's sessions at addr with transport.FastHTTPHandler
-// (nothing for an empty addr), logging its URL as fastrpc=URL.
-func listenFastRPC(b conn.Binder, addr string, log *slog.Logger) (*fastRPC, error) {
+// (nothing for an empty addr), a request's header and body read within
+// readTimeout, logging its URL as fastrpc=URL.
+func listenFastRPC(b conn.Binder, addr string, readTimeout time.Duration, log *slog.Logger) (*fastRPC, error) {
 	f := &fastRPC{served: make(chan error, 1)}
 	if addr == "" {
 		return f, nil
@@ -130,23 +142,39 @@ func listenFastRPC(b conn.Binder, addr string, log *slog.Logger) (*fastRPC, erro
 	if err != nil {
 		return nil, err
 	}
-	f.srv = transport.NewFastHTTPServer(transport.NewFastHTTPHandler(b, &transport.HTTPOptions{Logger: log}).ServeFastHTTP)
+	f.h = transport.NewFastHTTPHandler(b, &transport.HTTPOptions{Logger: log})
+	f.srv = transport.NewFastHTTPServer(f.h.ServeFastHTTP)
 	f.srv.Logger = fastLogger{log}
+	f.srv.ReadTimeout = readTimeout
 	log.Info("serving JSON-RPC over HTTP POST on fasthttp", "fastrpc", "http://"+ln.Addr().String()+"/rpc")
 	go func() { f.served <- f.srv.Serve(ln) }()
 	return f, nil
 }
 
-// stop shuts the server down by ctx's deadline: connections still open
-// then are closed.
+// stop shuts the server down by ctx's deadline: requests still running
+// then are answered -32004 (FastHTTPHandler.Shutdown), and the server is
+// given fastWriteGrace past the deadline to write those answers.
 func (f *fastRPC) stop(ctx context.Context) error {
 	if f.srv == nil {
 		return nil
 	}
-	err := f.srv.ShutdownWithContext(ctx)
+	err := f.h.Shutdown(ctx)
+	wctx := ctx
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithTimeout(context.Background(), fastWriteGrace)
+		defer cancel()
+	}
+	if serr := f.srv.ShutdownWithContext(wctx); serr != nil && err == nil {
+		err = serr
+	}
 	<-f.served
 	return err
 }
+
+// fastWriteGrace is how long past the shutdown's deadline the fasthttp
+// server may take to write the answers of the requests it abandoned.
+const fastWriteGrace = time.Second
 
 // fastLogger sends fasthttp's log lines to the demo's log, at debug level.
 type fastLogger struct{ log *slog.Logger }

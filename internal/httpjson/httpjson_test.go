@@ -34,3 +34,25 @@ func TestError(t *testing.T) {
 		t.Fatalf("%s, want %s", got, want)
 	}
 }
+
+func TestStatusOf(t *testing.T) {
+	for _, tc := range []struct {
+		msg         string
+		status, ret int
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{"code":-32011}}`, 200, -1},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"m"}}`, 200, -1},
+		{`{"jsonrpc":"2.0","id":"a","error":{"code":-32009,"message":"m"}}`, 401, -1},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32010,"message":"m"}}`, 403, -1},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32011,"message":"m","data":{"retryAfterMs":1001}}}`, 429, 2},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32011,"message":"m"}}`, 429, -1},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"m","data":{"retryAfterMs":0}}}`, 503, 0},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"m"}}`, 200, -1},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32004,"message":"m"}}`, 503, -1},
+		{`[{"jsonrpc":"2.0","id":1,"error":{"code":-32011,"message":"m"}}]`, 200, -1},
+	} {
+		if st := StatusOf([]byte(tc.msg)); st.Code != tc.status || st.RetryAfter != tc.ret {
+			t.Errorf("%s: %+v, want %d %d", tc.msg, st, tc.status, tc.ret)
+		}
+	}
+}

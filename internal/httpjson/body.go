@@ -1,0 +1,133 @@
+package httpjson
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// Reading a request's body, with a deadline that holds.
+//
+// net/http gives a server without ReadTimeout (one that holds event
+// streams) no deadline on a body once the header is read, and it reads
+// what a handler left of a body itself — up to 256 KiB, when the handler
+// answers, and again when it returns — so a peer that sends a header and
+// then stalls holds the connection, its descriptor and its goroutine for
+// as long as it likes. Two rules close that:
+//
+//   - BoundBody sets the connection's read deadline when a request with a
+//     body comes in, before anything reads it (the handler, or net/http's
+//     own drain after an early answer such as 401 or 415).
+//   - ReadBody clears that deadline only once the body was read whole. A
+//     failed read leaves it in the past and asks for Connection: close,
+//     so net/http's drain fails at once and the connection is not reused:
+//     what follows a half-read body on the wire is never taken for a
+//     request.
+
+// BoundBody sets the read deadline of r's connection to now+d when r has
+// a body (a Content-Length other than 0, or a chunked one), so that every
+// read of it gives up by then; it does nothing for d <= 0, for a request
+// without a body, or when the connection cannot take a deadline (HTTP/2
+// bounds its streams itself). A later BoundBody moves the deadline.
+//
+// An HTTP/1.1 request with a Transfer-Encoding is answered with
+// Connection: close, whatever d: RFC 9112 §6.1 has a server close the
+// connection after a request that carries both Transfer-Encoding and
+// Content-Length (an attempt at request smuggling), and net/http drops
+// the Content-Length before a handler sees the request, so the two cannot
+// be told apart. A client that sends its bodies chunked opens a connection
+// per request.
+func BoundBody(w http.ResponseWriter, r *http.Request, d time.Duration) {
+	if len(r.TransferEncoding) > 0 && r.ProtoMajor == 1 {
+		w.Header()["Connection"] = connectionClose
+	}
+	if d <= 0 || r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	setReadDeadline(w, time.Now().Add(d))
+}
+
+// setReadDeadline is http.ResponseController's SetReadDeadline without its
+// allocation: it sets the read deadline of w's connection, through the
+// writers that wrap it (Unwrap), if it has one.
+func setReadDeadline(w http.ResponseWriter, t time.Time) {
+	for {
+		switch x := w.(type) {
+		case interface{ SetReadDeadline(time.Time) error }:
+			_ = x.SetReadDeadline(t)
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return
+		}
+	}
+}
+
+// connectionClose is assigned to header maps as it is (see ContentType).
+var connectionClose = []string{"close"}
+
+// BoundBodies returns h with BoundBody(w, r, d) applied to every request
+// before h sees it: the early answers of h and of what it wraps (a
+// token check, a host check, a wrong method or content type) cannot leave
+// net/http reading a stalled body without a deadline, and a chunked
+// request's connection is closed after its answer.
+func BoundBodies(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		BoundBody(w, r, d)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Messages of the answers ReadBody gives.
+const (
+	msgBodyTooLarge = "Request Entity Too Large: the body exceeds the limit"
+	msgBodyRead     = "Bad Request: the body could not be read (timed out, cut off or malformed)"
+)
+
+// ReadBody reads r's body into buf (from its start; it grows as needed
+// and is returned) within max bytes (codec.ReadBody's rule) and within d
+// (BoundBody; d <= 0: the deadline already set, if any). It reports
+// whether the body was read whole; when it was not, it has answered the
+// request itself with Connection: close — 413 with tooLarge as the
+// message (empty: a default one) for a body over max (one whose
+// Content-Length says so is not read at all), 400 for any other
+// failure (a timeout, a peer gone, a malformed chunk), whose message
+// never carries the error's text — and left the read deadline in the
+// past, so the rest of the body is not read and the connection ends with
+// the answer. On success the read deadline is cleared: the body is read,
+// and the wait for a next request is the server's IdleTimeout's.
+func ReadBody(w http.ResponseWriter, r *http.Request, buf []byte, max int, d time.Duration, tooLarge string) ([]byte, error) {
+	BoundBody(w, r, d)
+	var err error
+	if max > 0 && r.ContentLength > int64(max) {
+		err = &codec.FrameError{Err: codec.ErrFrameTooLarge} // refused unread
+	} else {
+		buf, err = codec.ReadBody(r.Body, max, buf)
+	}
+	if err == nil {
+		setReadDeadline(w, time.Time{})
+		return buf, nil
+	}
+	if fe := (*codec.FrameError)(nil); errors.As(err, &fe) {
+		if tooLarge == "" {
+			tooLarge = msgBodyTooLarge
+		}
+		ErrorClose(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, tooLarge)
+		return buf, err
+	}
+	ErrorClose(w, http.StatusBadRequest, codec.CodeInvalidRequest, msgBodyRead)
+	return buf, err
+}
+
+// ErrorClose answers as Error does, with Connection: close, and ends the
+// connection with the answer without reading what is left of the
+// request's body: the read deadline is put in the past, so net/http's
+// drain of the body fails at once.
+func ErrorClose(w http.ResponseWriter, status int, code codec.Code, msg string) {
+	setReadDeadline(w, time.Unix(1, 0))
+	w.Header()["Connection"] = connectionClose
+	Error(w, status, code, msg)
+}

@@ -1,0 +1,122 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+)
+
+// bodySessions are the sessions of the POSTs a handler is serving, for
+// its Shutdown: http.Server.Shutdown waits for them but cannot answer
+// them, and once its grace is over closing their connections would lose
+// their answers.
+type bodySessions struct {
+	stopping atomic.Bool // read without the lock: set with closed
+	mu       sync.Mutex
+	closed   bool
+	conns    map[*conn.Conn]struct{}
+	serving  sync.WaitGroup // ServeHTTP calls between enter and leave
+}
+
+// shutdownWriteGrace is how long, past Shutdown's deadline, Shutdown waits
+// for the POSTs it abandoned to write their answers.
+const shutdownWriteGrace = time.Second
+
+// enter counts a request in, unless Shutdown began: then it is refused.
+func (b *bodySessions) enter() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
+	b.serving.Add(1)
+	return true
+}
+
+// leave counts a request entered out.
+func (b *bodySessions) leave() { b.serving.Done() }
+
+// track adds c to those Shutdown ends, unless Shutdown began.
+func (b *bodySessions) track(c *conn.Conn) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
+	if b.conns == nil {
+		b.conns = make(map[*conn.Conn]struct{})
+	}
+	b.conns[c] = struct{}{}
+	return true
+}
+
+func (b *bodySessions) forget(c *conn.Conn) {
+	b.mu.Lock()
+	delete(b.conns, c)
+	b.mu.Unlock()
+}
+
+// shutdown refuses new requests, shuts the sessions being served down
+// (conn.Conn.Shutdown: running requests are waited for until ctx is done,
+// then answered -32004), and waits for the requests to have written their
+// answers, for at most shutdownWriteGrace past ctx's deadline.
+func (b *bodySessions) shutdown(ctx context.Context) error {
+	b.mu.Lock()
+	b.closed = true
+	b.stopping.Store(true)
+	all := make([]*conn.Conn, 0, len(b.conns))
+	for c := range b.conns {
+		all = append(all, c)
+	}
+	b.mu.Unlock()
+	err := errors.Join(shutdownAll(ctx, all)...)
+	done := make(chan struct{})
+	go func() {
+		b.serving.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return err
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(shutdownWriteGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	return errors.Join(err, ctx.Err())
+}
+
+// Shutdown ends the handler gracefully, for a server shutting down: new
+// requests are answered 503 with a JSON-RPC -32000 error, and those being
+// served are waited for until ctx is done; those still running then are
+// answered -32004 (abandoned by a shutdown: the call may have had effects)
+// with HTTP status 503, and their handlers' contexts cancelled. It returns
+// once every answer is written, or shortly after ctx's deadline.
+//
+// Call it before http.Server.Shutdown's deadline makes the server close
+// its connections (http.Server.Close), which would cut the answers off:
+// run it beside Shutdown, or before Close.
+func (h *HTTPHandler) Shutdown(ctx context.Context) error {
+	return h.live.shutdown(ctx)
+}
+
+// msgShuttingDown is the message of the answer to a POST that comes in
+// once Shutdown began.
+const msgShuttingDown = "Service Unavailable: the server is shutting down"
+
+var errShuttingDown = codec.NewError(codec.CodeOverloaded, msgShuttingDown)
+
+// shuttingDown is the answer to a POST refused by Shutdown.
+var shuttingDown = codec.AppendError(nil, nil, errShuttingDown)
+
+// statusShuttingDown is shuttingDown's status.
+var statusShuttingDown = httpStatus{Code: http.StatusServiceUnavailable, RetryAfter: -1}
