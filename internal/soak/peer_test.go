@@ -1,0 +1,232 @@
+package soak
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"time"
+)
+
+// plan is what one client connection sends: requests and notifications
+// with the ids base, base+1, …, and maybe a cut.
+type plan struct {
+	base  uint64
+	kinds []byte // kinds[i] is the kind of id base+i
+	// cutAt is the index of the message the cut falls in (-1: none): the
+	// connection writes the messages before it whole, cutOff bytes of
+	// its frame (0 included: a cut between frames), then closes —
+	// abruptly, with a reset, when reset.
+	cutAt  int
+	cutOff int
+	reset  bool
+	failed bool // the connection's checks failed: it may have stopped early
+}
+
+// newPlan draws n messages and, with probability cut, a cut.
+func newPlan(r *rand.Rand, base uint64, n int, cut float64) *plan {
+	p := &plan{base: base, kinds: make([]byte, n), cutAt: -1}
+	for i := range p.kinds {
+		p.kinds[i] = pick(r.IntN(100))
+	}
+	if r.Float64() < cut {
+		p.cutAt = r.IntN(n)
+		p.cutOff = r.IntN(len(appendFrame(nil, base+uint64(p.cutAt), p.kinds[p.cutAt])))
+		p.reset = r.IntN(2) == 0
+	}
+	return p
+}
+
+// requests is how many of the plan's messages expect an answer.
+func (p *plan) requests() int {
+	n := 0
+	for _, k := range p.kinds {
+		if k != kindNote {
+			n++
+		}
+	}
+	return n
+}
+
+// appendFrame appends the newline-framed message id of kind k.
+func appendFrame(dst []byte, id uint64, k byte) []byte {
+	if k == kindNote {
+		dst = append(dst, `{"jsonrpc":"2.0","method":"note","params":[`...)
+		dst = strconv.AppendUint(dst, id, 10)
+		return append(dst, "]}\n"...)
+	}
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = strconv.AppendUint(dst, id, 10)
+	dst = append(dst, `,"method":"`...)
+	dst = append(dst, methods[k]...)
+	return append(dst, "\"}\n"...)
+}
+
+// connResult is what one connection saw.
+type connResult struct {
+	answers int // answers read (on a cut connection: before the cut)
+	// timeouts counts plain and slow calls answered -32012: their
+	// handler started late enough on a loaded machine for
+	// HandlerTimeout to beat it. Allowed, and reported.
+	timeouts int
+}
+
+// run carries the plan over a new connection to addr, at most window
+// requests unanswered at once, and checks every answer: each names a
+// request of this plan that was written whole, none twice, each with
+// the result or code its kind calls for; and, when the connection is not
+// cut, that every request is answered and nothing else comes before the
+// server closes on the client's end of input. deadline bounds it all.
+func (p *plan) run(addr string, window int, deadline time.Time) (connResult, error) {
+	var res connResult
+	nc, err := net.DialTimeout("tcp", addr, time.Until(deadline))
+	if err != nil {
+		return res, err
+	}
+	defer nc.Close()
+	nc.SetDeadline(deadline)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+
+	slots := make(chan struct{}, window)
+	written := make(chan error, 1)
+	go func() { written <- p.write(ctx, nc, slots) }()
+
+	want := p.requests()
+	answered := make([]uint64, (len(p.kinds)+63)/64) // a bit per message
+	br := bufio.NewReaderSize(nc, 64<<10)
+	var m answer
+	for p.cutAt >= 0 || res.answers < want {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			cancel()
+			werr := <-written
+			if p.cutAt >= 0 { // the writer closed it: the end expected
+				return res, werr
+			}
+			return res, fmt.Errorf("connection lost after %d of %d answers: %v (writer: %v)", res.answers, want, err, werr)
+		}
+		m = answer{}
+		if err := json.Unmarshal(line, &m); err != nil {
+			return res, fmt.Errorf("answer %q is no JSON: %v", line, err)
+		}
+		n, ok := parseID(m.ID)
+		if !ok || n < p.base || n-p.base >= uint64(len(p.kinds)) {
+			return res, fmt.Errorf("answer %q names no request of this connection", line)
+		}
+		i := int(n - p.base)
+		if p.cutAt >= 0 && i > p.cutAt {
+			return res, fmt.Errorf("answer %q to a request never sent (cut at %d)", line, p.cutAt)
+		}
+		if answered[i/64]&(1<<(i%64)) != 0 {
+			return res, fmt.Errorf("answer %q is a second one", line)
+		}
+		answered[i/64] |= 1 << (i % 64)
+		if err := m.check(p.kinds[i], &res); err != nil {
+			return res, fmt.Errorf("answer %q to a %q: %v", line, methods[p.kinds[i]], err)
+		}
+		res.answers++
+		<-slots
+	}
+	if err := <-written; err != nil {
+		return res, fmt.Errorf("writer: %v", err)
+	}
+	// Every request is answered: end the input, and the server must
+	// close with nothing more to say (an answer to a notification would
+	// show here).
+	if err := nc.(*net.TCPConn).CloseWrite(); err != nil {
+		return res, err
+	}
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		return res, fmt.Errorf("waiting for the server to close: %v", err)
+	}
+	if len(rest) > 0 {
+		return res, fmt.Errorf("%d bytes after the last answer: %.200q", len(rest), rest)
+	}
+	return res, nil
+}
+
+// write sends the plan, taking a slot of slots before each request and
+// flushing whenever it would wait for one; at the cut it writes the
+// partial frame and closes the connection.
+func (p *plan) write(ctx context.Context, nc net.Conn, slots chan struct{}) error {
+	bw := bufio.NewWriterSize(nc, 16<<10)
+	var buf []byte
+	for i, k := range p.kinds {
+		buf = appendFrame(buf[:0], p.base+uint64(i), k)
+		if i == p.cutAt {
+			bw.Write(buf[:p.cutOff])
+			bw.Flush()
+			if p.reset {
+				nc.(*net.TCPConn).SetLinger(0)
+			}
+			nc.Close()
+			return nil
+		}
+		if k != kindNote {
+			select {
+			case slots <- struct{}{}:
+			default:
+				if err := bw.Flush(); err != nil {
+					return err
+				}
+				select {
+				case slots <- struct{}{}:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+		}
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// answer is a response as the soak reads it.
+type answer struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code int `json:"code"`
+	} `json:"error"`
+}
+
+// check says whether m is the answer a request of kind k calls for.
+func (m *answer) check(k byte, res *connResult) error {
+	code := 0
+	if m.Error != nil {
+		code = m.Error.Code
+	}
+	switch k {
+	case kindOK, kindSlow:
+		if code == -32012 {
+			res.timeouts++
+			return nil
+		}
+		if m.Error != nil || string(m.Result) != string(m.ID) {
+			return errors.New("want its id as the result")
+		}
+		return nil
+	case kindNote:
+		return errors.New("a notification was answered")
+	}
+	want := -32012 // kindOverrun
+	switch k {
+	case kindFail:
+		want = -32602
+	case kindPanic:
+		want = -32603
+	}
+	if code != want || m.Result != nil {
+		return fmt.Errorf("want error %d", want)
+	}
+	return nil
+}
