@@ -12,7 +12,9 @@
 //     handler runs twice (runs counted per id on the server); no
 //     notification is answered and each one that was sent runs once; and
 //     afterwards goroutines, descriptors and the heap are back to where
-//     they were.
+//     they were. A fifth of the same run then goes over OS pipes
+//     (transport.Server.ServeConn, as a stdio server is served), cut by
+//     closing them.
 //   - The overload test (overload_test.go) drives a server with a bounded
 //     pool at twice its measured capacity, refusing (pool.Reject) or
 //     holding back (pool.Block): accepted + refused = sent, refusals are

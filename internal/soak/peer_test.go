@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
 	"time"
 )
@@ -82,9 +83,9 @@ type connResult struct {
 // the result or code its kind calls for; and, when the connection is not
 // cut, that every request is answered and nothing else comes before the
 // server closes on the client's end of input. deadline bounds it all.
-func (p *plan) run(addr string, window int, deadline time.Time) (connResult, error) {
+func (p *plan) run(dial func(time.Time) (endpoint, error), window int, deadline time.Time) (connResult, error) {
 	var res connResult
-	nc, err := net.DialTimeout("tcp", addr, time.Until(deadline))
+	nc, err := dial(deadline)
 	if err != nil {
 		return res, err
 	}
@@ -139,7 +140,7 @@ func (p *plan) run(addr string, window int, deadline time.Time) (connResult, err
 	// Every request is answered: end the input, and the server must
 	// close with nothing more to say (an answer to a notification would
 	// show here).
-	if err := nc.(*net.TCPConn).CloseWrite(); err != nil {
+	if err := nc.CloseWrite(); err != nil {
 		return res, err
 	}
 	rest, err := io.ReadAll(br)
@@ -155,7 +156,7 @@ func (p *plan) run(addr string, window int, deadline time.Time) (connResult, err
 // write sends the plan, taking a slot of slots before each request and
 // flushing whenever it would wait for one; at the cut it writes the
 // partial frame and closes the connection.
-func (p *plan) write(ctx context.Context, nc net.Conn, slots chan struct{}) error {
+func (p *plan) write(ctx context.Context, nc endpoint, slots chan struct{}) error {
 	bw := bufio.NewWriterSize(nc, 16<<10)
 	var buf []byte
 	for i, k := range p.kinds {
@@ -163,10 +164,7 @@ func (p *plan) write(ctx context.Context, nc net.Conn, slots chan struct{}) erro
 		if i == p.cutAt {
 			bw.Write(buf[:p.cutOff])
 			bw.Flush()
-			if p.reset {
-				nc.(*net.TCPConn).SetLinger(0)
-			}
-			nc.Close()
+			nc.Cut(p.reset)
 			return nil
 		}
 		if k != kindNote {
@@ -189,6 +187,41 @@ func (p *plan) write(ctx context.Context, nc net.Conn, slots chan struct{}) erro
 	}
 	return bw.Flush()
 }
+
+// endpoint is the client's end of a connection to the soak server.
+type endpoint interface {
+	io.ReadWriteCloser
+	SetDeadline(t time.Time) error
+	// CloseWrite ends the client's input to the server.
+	CloseWrite() error
+	// Cut closes both ways at once: abruptly (a TCP reset) when reset.
+	Cut(reset bool)
+}
+
+// tcpEnd is a loopback TCP connection.
+type tcpEnd struct{ *net.TCPConn }
+
+func (e tcpEnd) Cut(reset bool) {
+	if reset {
+		e.SetLinger(0)
+	}
+	e.Close()
+}
+
+// pipeEnd is the client's end of a pair of OS pipes, as a parent has
+// them to a stdio child: it reads the server's output, writes its input.
+type pipeEnd struct{ r, w *os.File }
+
+func (e pipeEnd) Read(b []byte) (int, error)  { return e.r.Read(b) }
+func (e pipeEnd) Write(b []byte) (int, error) { return e.w.Write(b) }
+func (e pipeEnd) CloseWrite() error           { return e.w.Close() }
+func (e pipeEnd) Cut(bool)                    { e.Close() }
+
+func (e pipeEnd) SetDeadline(t time.Time) error {
+	return errors.Join(e.r.SetDeadline(t), e.w.SetDeadline(t))
+}
+
+func (e pipeEnd) Close() error { return errors.Join(e.r.Close(), e.w.Close()) }
 
 // answer is a response as the soak reads it.
 type answer struct {

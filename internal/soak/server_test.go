@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -104,6 +105,36 @@ func startServer(t testing.TB, ids int) *soakServer {
 	s.srv = transport.NewServer(&conn.Options{Router: r, HandlerTimeout: handlerTimeout})
 	go func() { s.served <- s.srv.Serve(ln) }()
 	return s
+}
+
+// dialTCP connects to the server over loopback TCP.
+func (s *soakServer) dialTCP(deadline time.Time) (endpoint, error) {
+	nc, err := net.DialTimeout("tcp", s.addr, time.Until(deadline))
+	if err != nil {
+		return nil, err
+	}
+	return tcpEnd{nc.(*net.TCPConn)}, nil
+}
+
+// dialPipes serves a new session over two OS pipes (ServeConn, as a
+// stdio server is served) and returns the client's ends.
+func (s *soakServer) dialPipes(time.Time) (endpoint, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	if _, err := s.srv.ServeConn(pipeEnd{r: inR, w: outW}); err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err // ServeConn closed the server's ends
+	}
+	return pipeEnd{r: outR, w: inW}, nil
 }
 
 // ran counts a run of the handler for id.

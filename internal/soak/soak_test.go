@@ -34,8 +34,9 @@ const connTimeout = 30 * time.Second
 const longFor = 10 * time.Minute
 
 // TestSoak_faultsAndCutsLoseNoAnswerAndLeakNothing runs the soak (see the
-// package comment) at the build's size (soakSize), MCPWIRE_SOAK=short a
-// small one, MCPWIRE_SOAK=long rounds of it for longFor.
+// package comment) at the build's size (soakSize) over loopback TCP, then
+// a fifth of it over OS pipes; MCPWIRE_SOAK=short a small one,
+// MCPWIRE_SOAK=long rounds of both for longFor.
 func TestSoak_faultsAndCutsLoseNoAnswerAndLeakNothing(t *testing.T) {
 	sz := soakSize
 	rounds, until := 1, time.Time{}
@@ -47,7 +48,13 @@ func TestSoak_faultsAndCutsLoseNoAnswerAndLeakNothing(t *testing.T) {
 	}
 	before := measure(t)
 	for round := 0; round < rounds && !t.Failed(); round++ {
-		soak(t, sz, uint64(time.Now().UnixNano()))
+		seed := uint64(time.Now().UnixNano())
+		soak(t, sz, false, seed)
+		// The same over OS pipes, as a stdio server is served: a fifth of
+		// the messages.
+		pipeSz := sz
+		pipeSz.requests /= 5
+		soak(t, pipeSz, true, seed+1)
 		if !until.IsZero() && time.Now().After(until) {
 			break
 		}
@@ -69,8 +76,8 @@ func TestSoak_faultsAndCutsLoseNoAnswerAndLeakNothing(t *testing.T) {
 
 // soak runs one round of sz against a new server, seeded with seed, and
 // checks every connection's answers and every handler's runs.
-func soak(t *testing.T, sz size, seed uint64) {
-	t.Logf("soak: %d messages from %d clients, seed %d", sz.requests, sz.clients, seed)
+func soak(t *testing.T, sz size, pipes bool, seed uint64) {
+	t.Logf("soak: %d messages from %d clients over %s, seed %d", sz.requests, sz.clients, map[bool]string{false: "TCP", true: "pipes"}[pipes], seed)
 	srv := startServer(t, sz.requests)
 
 	var (
@@ -106,7 +113,11 @@ func soak(t *testing.T, sz size, seed uint64) {
 					n += int(left)
 				}
 				p := newPlan(r, nextID.Add(uint64(n))-uint64(n), n, sz.cut)
-				res, err := p.run(srv.addr, sz.window, time.Now().Add(connTimeout))
+				dial := srv.dialTCP
+				if pipes {
+					dial = srv.dialPipes
+				}
+				res, err := p.run(dial, sz.window, time.Now().Add(connTimeout))
 				mu.Lock()
 				plans = append(plans, p)
 				totals.answers += res.answers
