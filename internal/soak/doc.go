@@ -8,7 +8,9 @@
 //     random byte offset (mid-frame included, by a close or a reset).
 //     Every request of a connection that survives is answered exactly once
 //     (a bitset of ids per connection), with a result or the documented
-//     code of its fault (-32603 for a panic, -32012 for an overrun); no
+//     code of its fault (-32603 for a panic, -32012 for an overrun; a
+//     -32012 for another when HandlerTimeout beat a stalled handler, a
+//     few in a thousand at most, counted and reported); no
 //     handler runs twice (runs counted per id on the server); no
 //     notification is answered and each one that was sent runs once; and
 //     afterwards goroutines, descriptors and the heap are back to where

@@ -71,9 +71,11 @@ func appendFrame(dst []byte, id uint64, k byte) []byte {
 // connResult is what one connection saw.
 type connResult struct {
 	answers int // answers read (on a cut connection: before the cut)
-	// timeouts counts plain and slow calls answered -32012: their
-	// handler started late enough on a loaded machine for
-	// HandlerTimeout to beat it. Allowed, and reported.
+	// timeouts counts calls other than overruns answered -32012: their
+	// handler was held up past HandlerTimeout between starting and
+	// answering (a machine so loaded that its goroutine did not run).
+	// That answer is documented and allowed; the run bounds and reports
+	// how many.
 	timeouts int
 }
 
@@ -238,18 +240,19 @@ func (m *answer) check(k byte, res *connResult) error {
 	if m.Error != nil {
 		code = m.Error.Code
 	}
+	if k == kindNote {
+		return errors.New("a notification was answered")
+	}
+	if code == -32012 && m.Result == nil && k != kindOverrun {
+		res.timeouts++
+		return nil
+	}
 	switch k {
 	case kindOK, kindSlow:
-		if code == -32012 {
-			res.timeouts++
-			return nil
-		}
 		if m.Error != nil || string(m.Result) != string(m.ID) {
 			return errors.New("want its id as the result")
 		}
 		return nil
-	case kindNote:
-		return errors.New("a notification was answered")
 	}
 	want := -32012 // kindOverrun
 	switch k {

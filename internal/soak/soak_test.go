@@ -184,13 +184,15 @@ func soak(t *testing.T, sz size, pipes bool, seed uint64) {
 	if sent != sz.requests {
 		t.Errorf("%d messages sent, want %d", sent, sz.requests)
 	}
-	// A plain or slow call may time out when the machine is so loaded
-	// that its handler starts late; a few are tolerated, not many.
+	// A call may be answered -32012 when the machine is so loaded that
+	// its handler's goroutine stalls past HandlerTimeout (seen: 1 panic
+	// in 10,000 at 500 ms, load 14 on 2 cores); a few are tolerated, not
+	// many.
 	if totals.timeouts > sz.requests/1000 {
-		t.Errorf("%d plain or slow calls answered -32012, want at most %d", totals.timeouts, sz.requests/1000)
+		t.Errorf("%d calls other than overruns answered -32012, want at most %d", totals.timeouts, sz.requests/1000)
 	}
 	t.Logf("soak: %d messages in %v (%.0f/s), %d answers, on %d connections (%d cut, %d answers before their cuts): "+
-		"%d ok, %d slow, %d errors, %d panics, %d overruns, %d notifications; %d plain calls timed out",
+		"%d ok, %d slow, %d errors, %d panics, %d overruns, %d notifications; %d other calls timed out",
 		sent, took.Round(time.Millisecond), float64(sent)/took.Seconds(), totals.answers, len(plans), cuts, cutAns,
 		byKind[kindOK], byKind[kindSlow], byKind[kindFail], byKind[kindPanic], byKind[kindOverrun], byKind[kindNote],
 		totals.timeouts)
