@@ -2,6 +2,8 @@ module github.com/mcpwire/mcpwire
 
 go 1.26.0
 
+toolchain go1.26.11
+
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/bytedance/sonic v1.15.5
