@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"unicode/utf8"
 
@@ -30,6 +31,10 @@ import (
 //   - Depth: the scanner refuses nesting deeper than MaxDepth (512 by
 //     default) with ErrTooDeep; jsontext's own bound is 10000.
 
+// escapedSurrogate matches an escape of a UTF-16 surrogate (\uD800 to
+// \uDFFF).
+var escapedSurrogate = regexp.MustCompile(`\\u[dD][89abcdefABCDEF]`)
+
 // fuzzCheckJSONText fails t when the scanner's decision on data (valid,
 // with err when not) differs from jsontext's but for the differences
 // above, and, when both accept and no object repeats a name, when the
@@ -40,7 +45,7 @@ func fuzzCheckJSONText(t *testing.T, data []byte, valid bool, err error) {
 	ref := jsontext.Value(data).IsValid(dups)
 	switch {
 	case valid && !ref:
-		if !jsontext.Value(data).IsValid(dups, jsontext.AllowInvalidUTF8(true)) || !utf8.Valid(data) {
+		if !jsontext.Value(data).IsValid(dups, jsontext.AllowInvalidUTF8(true)) || !utf8.Valid(data) || !escapedSurrogate.Match(data) {
 			t.Fatalf("the scanner accepts what jsontext refuses, and not for an escaped lone surrogate")
 		}
 		return
