@@ -2,11 +2,14 @@ module github.com/mcpwire/mcpwire
 
 go 1.26.0
 
+toolchain go1.26.11
+
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/bytedance/sonic v1.15.5
 	github.com/coder/websocket v1.8.15
 	github.com/go-analyze/charts v0.6.4
+	github.com/go-json-experiment/json v1.27.2
 	github.com/google/jsonschema-go v0.4.3
 	github.com/panjf2000/ants/v2 v2.12.1
 	github.com/prometheus/client_golang v1.25.0

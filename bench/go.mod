@@ -2,6 +2,8 @@ module github.com/mcpwire/mcpwire/bench
 
 go 1.26.0
 
+toolchain go1.26.11
+
 replace github.com/mcpwire/mcpwire => ../
 
 require (

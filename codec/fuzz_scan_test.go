@@ -11,9 +11,13 @@ import (
 )
 
 // FuzzScan checks that Scan never panics, that Valid agrees with
-// encoding/json.Valid but for the documented differences (invalid UTF-8
-// inside strings, nesting deeper than MaxDepth), and that the envelope
-// spans agree with what encoding/json reads from the same bytes.
+// encoding/json.Valid and with jsontext but for the documented differences
+// (invalid UTF-8 inside strings, nesting deeper than MaxDepth; for
+// jsontext those of fuzz_jsontext_test.go), that the canonical form of an
+// accepted text means the same value to jsontext, and that the envelope
+// spans agree with what encoding/json and jsontext read from the same
+// bytes. Seeds: the package's tables and seeds, JSONTestSuite and the
+// JSON-RPC specification's examples.
 func FuzzScan(f *testing.F) {
 	for _, c := range envelopeCases {
 		f.Add([]byte(c.in))
@@ -38,6 +42,7 @@ func FuzzScan(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	addCorpusSeeds(f)
 	s := NewScanner(nil)
 	tight := NewScanner(&Limits{MaxDepth: 3, MaxBatch: 2})
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -60,6 +65,7 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("a tighter scanner accepted what the default one refused")
 		}
 		tight.Scan(data)
+		fuzzCheckJSONText(t, data, valid, err)
 		if !valid {
 			return
 		}
@@ -157,6 +163,7 @@ func fuzzCheckMessage(t *testing.T, raw []byte, m Message) {
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		t.Fatal(err)
 	}
+	fuzzCheckSpansJSONText(t, raw, m)
 	if m.Err == errDupMember {
 		return // the map kept only the last of the duplicates
 	}

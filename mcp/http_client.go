@@ -393,6 +393,9 @@ func backoff(retry time.Duration, misses int) time.Duration {
 	if retry <= 0 {
 		retry = time.Second
 	}
+	if retry > 30*time.Second { // a server's retry is bounded too
+		return 30 * time.Second
+	}
 	for range misses {
 		if retry *= 2; retry >= 30*time.Second {
 			return 30 * time.Second

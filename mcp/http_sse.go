@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"strconv"
 	"time"
 )
@@ -159,7 +160,7 @@ func (r *sseReader) Next() (sseEvent, error) {
 			}
 		case "retry":
 			if ms, ok := digits(value); ok {
-				r.retry = time.Duration(ms) * time.Millisecond
+				r.retry = retryDelay(ms)
 			}
 		}
 	}
@@ -180,6 +181,16 @@ func digits(b []byte) (int64, bool) {
 		}
 	}
 	return n, true
+}
+
+// retryDelay returns ms milliseconds, saturating at the longest Duration (a
+// plain product wraps past about 292 years' worth, to a negative or a
+// short delay).
+func retryDelay(ms int64) time.Duration {
+	if ms > math.MaxInt64/int64(time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 // readLine returns the next line without its end, valid until the next

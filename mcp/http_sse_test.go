@@ -90,15 +90,20 @@ func TestAppendSSE_writesEveryLineAsADataField(t *testing.T) {
 	}
 }
 
-// FuzzSSEReader: the reader never panics, and what it reads, written out
-// again with appendSSE, reads back the same.
+// FuzzSSEReader: the reader never panics; what it reads, whole or a byte at
+// a time, with a large and a small bound, is what the specification's
+// algorithm (refReadSSE) reads; and what it reads, written out again with
+// appendSSE, reads back the same.
 func FuzzSSEReader(f *testing.F) {
 	for _, tc := range sseCases {
 		f.Add([]byte(tc.in))
 	}
 	f.Add([]byte("data: a\r"))
 	f.Add([]byte("\r\n\r\n:\n\n"))
+	f.Add([]byte("retry: 99999999999999\ndata: \xEF\xBB\xBF\r\r"))
 	f.Fuzz(func(t *testing.T, in []byte) {
+		checkSSERef(t, in, 1<<16)
+		checkSSERef(t, in, 64)
 		evs, _, err := readAll(t, string(in), 1<<16)
 		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errSSETooLarge) {
 			t.Fatalf("unexpected error %v", err)
