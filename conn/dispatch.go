@@ -25,12 +25,19 @@ func (c *Conn) serveMessage(frame []byte, m *codec.Message, to replyTo, reader b
 	case codec.KindRequest, codec.KindNotification:
 		return c.dispatch(frame, m, to, reader, ref)
 	case codec.KindInvalid:
+		if lostResponse(m) && c.calls.failMalformed(m) { // rare
+			c.opts.Logger.Debug("jsonrpc: malformed response fails its call", "id", string(m.ID), "err", m.Err)
+		}
 		c.answer(to, errorResponse(m.ID, c.invalid(m.Err)), reader)
 	case codec.KindResult, codec.KindError:
 		c.calls.deliver(m, c.opts.Logger)
 		c.answer(to, nil, reader)
-	default:
-		c.opts.Logger.Debug("jsonrpc: malformed response dropped", "err", m.Err)
+	default: // KindBadResponse
+		if c.calls.failMalformed(m) {
+			c.opts.Logger.Debug("jsonrpc: malformed response fails its call", "id", string(m.ID), "err", m.Err)
+		} else {
+			c.opts.Logger.Debug("jsonrpc: malformed response dropped", "err", m.Err)
+		}
 		c.answer(to, nil, reader)
 	}
 	return false

@@ -143,8 +143,10 @@ type Options struct {
 	// CallBatch, with why and the response's id as received (a view valid
 	// during the call only). Such a response is dropped either way: it
 	// never reaches another caller. A client counts them with it; it must
-	// not block. A message that looks like a response but is malformed
-	// (codec.KindBadResponse) is dropped without being told here.
+	// not block. A malformed response (codec.KindBadResponse, or an object
+	// with an id and neither method, result nor error) whose id names a
+	// call waiting fails that call at once (MalformedResponsePrefix); one
+	// that names none is dropped without being told here.
 	OnUnmatched func(why Unmatched, id []byte)
 	// OnClose, if set, is called once when the connection has ended, with
 	// the connection and the error that ended it (nil for a clean end of
