@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -184,16 +185,70 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 
 // submit hands t to the pool, and answers it when the pool refuses.
 func (c *Conn) submit(t *task, reader bool) {
-	if err := c.opts.Pool.Submit(t); err != nil {
+	if refusal := c.submitRefusal(t, reader); refusal != nil {
 		c.taskStarted()
-		refusal := c.shuttingDown
-		var oe *pool.OverloadedError
-		if errors.As(err, &oe) {
-			refusal = c.overloaded
-		}
 		t.abandon(refusal, reader)
 	}
 }
+
+// submitRefusal hands t to the pool and returns nil, or the error to answer
+// t with when the pool refuses it. The reader never waits blindly for room
+// in a full pool: with a pool that can stop waiting (SubmitContext), it
+// first lets the peer have what is done, and waits no more than it would
+// for admission (see wait): not at all while this connection's own calls
+// are unanswered, and no longer once one is made (then t is refused
+// -32000), for their responses can only come through it.
+func (c *Conn) submitRefusal(t *task, reader bool) *codec.Error {
+	var err error
+	if sc := c.submitCtx; reader && sc != nil {
+		if err = sc.SubmitContext(doneCtx, t); err == doneCtx.Err() { // full
+			err = c.submitWaiting(sc, t)
+		}
+	} else {
+		err = c.opts.Pool.Submit(t)
+	}
+	var oe *pool.OverloadedError
+	switch {
+	case err == nil:
+		return nil
+	case err == errReaderMustRead, errors.As(err, &oe):
+		return c.overloaded
+	}
+	return c.shuttingDown
+}
+
+// errReaderMustRead stops the reader's wait for room in the pool: it must
+// go on reading for the responses to this connection's own calls.
+var errReaderMustRead = errors.New("conn: the reader must go on reading")
+
+// submitWaiting is the reader's wait for room in a full pool.
+func (c *Conn) submitWaiting(sc contextSubmitter, t *task) error {
+	c.flushHeld()
+	wctx, stop, busy := c.calls.readerWait(c.ctx)
+	if busy {
+		return errReaderMustRead
+	}
+	defer stop()
+	err := sc.SubmitContext(wctx, t)
+	if err != nil && wctx.Err() != nil && c.ctx.Err() == nil {
+		return errReaderMustRead // a call was made meanwhile
+	}
+	return err
+}
+
+// contextSubmitter is an Executor whose wait for room can be cut short, as
+// *pool.Pool's: see submitRefusal.
+type contextSubmitter interface {
+	SubmitContext(ctx context.Context, t Task) error
+}
+
+// doneCtx is a context already cancelled: SubmitContext with it queues a
+// task only if it can without waiting.
+var doneCtx = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
 
 // admitHandler takes the slots the handler of m needs (acquire) and checks
 // with started that the connection is not stopping; it reports false

@@ -94,7 +94,12 @@ type Options struct {
 	// data.retryAfterMs at once) when MaxInFlight or Admission is full.
 	// Under Block the reader still refuses rather than waits while this
 	// connection's own outgoing calls are unanswered: their responses
-	// can only arrive through it.
+	// can only arrive through it. So it does when the Pool's queue is
+	// full, whatever this option says, with a Pool that can stop waiting
+	// (SubmitContext: *pool.Pool has it): it first sends the answers it
+	// holds, then waits for room while no call of this connection is
+	// unanswered, and refuses the request -32000 as soon as one is. An
+	// Executor without SubmitContext is waited for as it says.
 	Overload pool.Overload
 	// HandlerTimeout, when positive, bounds each pooled handler: a handler
 	// still running then has its context cancelled and its request
