@@ -65,7 +65,7 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, reader bool,
 		c.refuse(to, reader, isCall, e.Method, m.ID, c.shuttingDown)
 	case isCall && e.Intercept != nil && c.intercept(e, m, to, reader):
 	case e.Inline:
-		c.serveInline(e, m, to, reader)
+		c.serveInline(e.Handler, c.request(e, m, reader), m, to, reader)
 	case to.held(reader) && c.lead.leads(e):
 		return c.serveLed(m, e)
 	default:
@@ -98,8 +98,12 @@ func (c *Conn) doneRequest(reader bool) {
 
 // intercept lets e's interceptor answer the request m and reports whether
 // it did. Alone on the reader, the answer is encoded straight into the
-// held output: no allocation, no hand-off.
+// held output: no allocation, no hand-off. Under middleware
+// (e.Intercepted) the answer goes through it, as an inline handler's.
 func (c *Conn) intercept(e *router.Entry, m *codec.Message, to replyTo, reader bool) bool {
+	if e.Intercepted != nil {
+		return c.interceptGuarded(e, m, to, reader)
+	}
 	result, ok := c.interceptTimed(e, c.request(e, m, reader))
 	c.doneRequest(reader)
 	switch {
@@ -118,25 +122,41 @@ func (c *Conn) intercept(e *router.Entry, m *codec.Message, to replyTo, reader b
 	return true
 }
 
-// serveInline runs an inline handler on the dispatching goroutine. Alone on
-// the reader, its response is encoded straight into the held output.
-func (c *Conn) serveInline(e *router.Entry, m *codec.Message, to replyTo, reader bool) {
+// interceptGuarded is intercept for a method under middleware: the
+// interceptor's result is answered through e.Intercepted, the middleware
+// around it, which may refuse it as it would refuse a miss.
+func (c *Conn) interceptGuarded(e *router.Entry, m *codec.Message, to replyTo, reader bool) bool {
 	req := c.request(e, m, reader)
+	result, ok := e.Intercept.Intercept(req)
+	if !ok {
+		c.doneRequest(reader)
+		return false
+	}
+	req.Intercepted = result
+	c.serveInline(e.Intercepted, req, m, to, reader)
+	return true
+}
+
+// serveInline runs h, an inline handler (or the middleware around an
+// interceptor's answer), for req, the request m, on the dispatching
+// goroutine, and answers it. Alone on the reader, its response is encoded
+// straight into the held output.
+func (c *Conn) serveInline(h router.Handler, req *router.Request, m *codec.Message, to replyTo, reader bool) {
 	if m.Kind == codec.KindRequest && to.held(reader) {
 		start := len(c.held.B)
-		c.runInline(c.ctx, e.Handler, req, &c.held)
+		c.runInline(c.ctx, h, req, &c.held)
 		c.held.B = c.s.FrameInPlace(c.held.B, start)
 		c.heldFull()
 	} else if m.Kind == codec.KindRequest && to.b != nil {
 		out, start := to.b.inArena()
-		c.runInline(c.ctx, e.Handler, req, out)
+		c.runInline(c.ctx, h, req, out)
 		to.b.completeInArena(to.slot, start, reader)
 	} else {
 		var resp *codec.Buffer
 		if m.Kind == codec.KindRequest {
 			resp = respBufs.Get()
 		}
-		c.runInline(c.ctx, e.Handler, req, resp)
+		c.runInline(c.ctx, h, req, resp)
 		c.answer(to, resp, reader)
 	}
 	c.doneRequest(reader)
