@@ -67,6 +67,14 @@ func session(tb testing.TB, r *router.Router) func(req []byte) []byte {
 	}
 }
 
+// passThrough is a middleware that only calls the next handler: what a
+// hit costs under middleware, beyond the middleware's own work.
+func passThrough(next router.Handler) router.Handler {
+	return router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
+		return next.Handle(ctx, req)
+	})
+}
+
 // BenchmarkSession compares a cached method answered from the cache with
 // the same method uncached, end to end: the client's write, the session,
 // the handler or the cache, the encoding, the client's read.
@@ -75,13 +83,17 @@ func BenchmarkSession(b *testing.B) {
 		name  string
 		tools int
 	}{{"small", 1}, {"medium", 16}, {"large", 256}} {
-		for _, mode := range []string{"hit", "uncached"} {
+		for _, mode := range []string{"hit", "hit-middleware", "uncached"} {
 			b.Run("result="+size.name+"/"+mode, func(b *testing.B) {
 				var c *cache.Cache
-				if mode == "hit" {
+				if mode != "uncached" {
 					c = cache.New(nil)
 				}
-				roundTrip := session(b, listRouter(c, size.tools))
+				r := listRouter(c, size.tools)
+				if mode == "hit-middleware" {
+					r.Use(passThrough) // hits are answered through it
+				}
+				roundTrip := session(b, r)
 				req := listRequest(12345)
 				want := bytes.Clone(roundTrip(req)) // fills the cache
 				b.SetBytes(int64(len(want)))

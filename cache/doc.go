@@ -30,9 +30,11 @@
 // nested deeper than codec.DefaultMaxDepth are not cached.
 //
 // The key holds nothing else: not the session, not the caller. Cache only
-// methods whose result depends on nothing but their name and params, and
-// remember that a hit is answered before any middleware runs (an
-// authorisation check in middleware does not see it).
+// methods whose result depends on nothing but their name and params. A
+// hit is answered through the router's middleware
+// (router.Entry.Intercepted), so authentication, authorisation and rate
+// limits in middleware apply to hits as to misses; the cache is asked
+// first, so Hits counts a hit the middleware then refused.
 //
 // # Single flight
 //

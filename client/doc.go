@@ -42,7 +42,11 @@
 // (UnknownID), a second answer (Duplicate), an answer after its caller
 // gave up (Late), a message that is no JSON-RPC at all (Invalid), a frame
 // over the session's Limits.MaxFrameBytes (Oversized: its call, if it was
-// an answer, waits for its deadline). The session goes on.
+// an answer, waits for its deadline). The session goes on. A malformed
+// answer to a call waiting (both result and error or neither, an error
+// without an integer code, a wrong jsonrpc…) is no such drop: it fails
+// that call at once with -32603, its message beginning with
+// conn.MalformedResponsePrefix, and is never retried.
 //
 // # Batches
 //

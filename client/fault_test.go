@@ -187,7 +187,6 @@ func TestClient_badResponses_reachNoCallerAndAreCounted(t *testing.T) {
 			oversized,
 			`{"jsonrpc":"2.0","id":987654321,"result":"stolen"}`,
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"whose?"}}`,
-			`{"jsonrpc":"2.0","id":` + string(r.ID) + `,"result":"both","error":{"code":1,"message":"malformed"}}`,
 			result(r, string(r.Params)),
 			result(r, `"duplicate"`),
 		}, false
@@ -223,6 +222,49 @@ func TestClient_badResponses_reachNoCallerAndAreCounted(t *testing.T) {
 	want := client.Stats{Open: 1, Dials: 1, UnknownID: 2 * n, Duplicate: n, Invalid: 2 * n, Oversized: n}
 	if st != want {
 		t.Errorf("stats %+v, want %+v", st, want)
+	}
+}
+
+func TestClient_malformedAnswerFailsItsCallAtOnce(t *testing.T) {
+	srv := newScripted(t, func(r wireRequest) ([]string, bool) {
+		switch r.Method {
+		case "both":
+			return []string{
+				`{"jsonrpc":"2.0","id":` + string(r.ID) + `,"result":"both","error":{"code":1,"message":"malformed"}}`,
+				result(r, `"too late"`),
+			}, false
+		case "nocode":
+			return []string{`{"jsonrpc":"2.0","id":` + string(r.ID) + `,"error":{"message":"no code"}}`}, false
+		}
+		return []string{result(r, `"ok"`)}, false
+	})
+	c, err := client.Dial(context.Background(), srv.addr(), &client.Options{
+		Idempotent: []string{"both", "nocode"}, // yet a malformed answer is no retryable outcome
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, method := range []string{"both", "nocode"} {
+		// Without the fix the call waits for this deadline.
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		err := c.Call(ctx, method, nil, nil)
+		cancel()
+		var e *codec.Error
+		if !errors.As(err, &e) || e.Code != codec.CodeInternalError || !strings.HasPrefix(e.Message, conn.MalformedResponsePrefix) {
+			t.Fatalf("%s: %v, want -32603 %q…", method, err, conn.MalformedResponsePrefix)
+		}
+	}
+	// The server writes in order: once this is answered, "too late" has
+	// been read, and counted as a second answer to its call.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var got string
+	if err := c.Call(ctx, "sync", nil, &got); err != nil || got != "ok" {
+		t.Fatalf("sync: %q, %v: the client is not usable any more", got, err)
+	}
+	if st := c.Stats(); st.Retries != 0 || st.Duplicate != 1 || st.Dials != 1 {
+		t.Errorf("stats %+v, want no retry, 1 duplicate, 1 dial", st)
 	}
 }
 

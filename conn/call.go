@@ -2,7 +2,6 @@ package conn
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 
@@ -25,28 +24,14 @@ type call struct {
 // signal tells cl's caller its outcome is set.
 func (cl *call) signal() { cl.done <- struct{}{} }
 
-// wireError is an error object as received.
-type wireError struct {
-	Code    codec.Code      `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
-}
-
 // outcome returns what the response m answers: a copy of its result, or
-// its error.
+// its error (malformedResponse when the error object breaks the rules:
+// see errorOutcome).
 func outcome(m *codec.Message) (codec.Raw, error) {
 	if m.Kind == codec.KindResult {
 		return append(codec.Raw(nil), m.Result...), nil
 	}
-	var we wireError
-	if err := codec.Unmarshal(m.ErrorObj, &we); err != nil {
-		return nil, codec.NewError(codec.CodeInternalError, "malformed error response: "+err.Error())
-	}
-	e := &codec.Error{Code: we.Code, Message: we.Message}
-	if len(we.Data) > 0 {
-		e.Data = codec.Raw(we.Data)
-	}
-	return nil, e
+	return nil, errorOutcome(m.ErrorObj)
 }
 
 // ErrBadParams is returned by Call and Notify for params that do not encode

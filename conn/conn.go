@@ -47,6 +47,8 @@ type Conn struct {
 	refuseBatch atomic.Bool
 	// saturated is the Pool's Saturated method, if it has one.
 	saturated func() bool
+	// submitCtx is the Pool, if it can stop waiting for room (submit).
+	submitCtx contextSubmitter
 	calls     pendingCalls // our outgoing calls awaiting responses
 
 	overloaded   *codec.Error   // -32000 with this connection's retry hint
@@ -105,6 +107,7 @@ func newConn(opts *Options) *Conn {
 	if s, ok := o.Pool.(interface{ Saturated() bool }); ok {
 		c.saturated = s.Saturated
 	}
+	c.submitCtx, _ = o.Pool.(contextSubmitter)
 	c.calls.init(o.OnUnmatched)
 	c.lifecycle.init()
 	if o.Pool == nil {

@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -25,12 +26,19 @@ func (c *Conn) serveMessage(frame []byte, m *codec.Message, to replyTo, reader b
 	case codec.KindRequest, codec.KindNotification:
 		return c.dispatch(frame, m, to, reader, ref)
 	case codec.KindInvalid:
+		if lostResponse(m) && c.calls.failMalformed(m) { // rare
+			c.opts.Logger.Debug("jsonrpc: malformed response fails its call", "id", string(m.ID), "err", m.Err)
+		}
 		c.answer(to, errorResponse(m.ID, c.invalid(m.Err)), reader)
 	case codec.KindResult, codec.KindError:
 		c.calls.deliver(m, c.opts.Logger)
 		c.answer(to, nil, reader)
-	default:
-		c.opts.Logger.Debug("jsonrpc: malformed response dropped", "err", m.Err)
+	default: // KindBadResponse
+		if c.calls.failMalformed(m) {
+			c.opts.Logger.Debug("jsonrpc: malformed response fails its call", "id", string(m.ID), "err", m.Err)
+		} else {
+			c.opts.Logger.Debug("jsonrpc: malformed response dropped", "err", m.Err)
+		}
 		c.answer(to, nil, reader)
 	}
 	return false
@@ -57,7 +65,7 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, reader bool,
 		c.refuse(to, reader, isCall, e.Method, m.ID, c.shuttingDown)
 	case isCall && e.Intercept != nil && c.intercept(e, m, to, reader):
 	case e.Inline:
-		c.serveInline(e, m, to, reader)
+		c.serveInline(e.Handler, c.request(e, m, reader), m, to, reader)
 	case to.held(reader) && c.lead.leads(e):
 		return c.serveLed(m, e)
 	default:
@@ -90,8 +98,12 @@ func (c *Conn) doneRequest(reader bool) {
 
 // intercept lets e's interceptor answer the request m and reports whether
 // it did. Alone on the reader, the answer is encoded straight into the
-// held output: no allocation, no hand-off.
+// held output: no allocation, no hand-off. Under middleware
+// (e.Intercepted) the answer goes through it, as an inline handler's.
 func (c *Conn) intercept(e *router.Entry, m *codec.Message, to replyTo, reader bool) bool {
+	if e.Intercepted != nil {
+		return c.interceptGuarded(e, m, to, reader)
+	}
 	result, ok := c.interceptTimed(e, c.request(e, m, reader))
 	c.doneRequest(reader)
 	switch {
@@ -110,25 +122,41 @@ func (c *Conn) intercept(e *router.Entry, m *codec.Message, to replyTo, reader b
 	return true
 }
 
-// serveInline runs an inline handler on the dispatching goroutine. Alone on
-// the reader, its response is encoded straight into the held output.
-func (c *Conn) serveInline(e *router.Entry, m *codec.Message, to replyTo, reader bool) {
+// interceptGuarded is intercept for a method under middleware: the
+// interceptor's result is answered through e.Intercepted, the middleware
+// around it, which may refuse it as it would refuse a miss.
+func (c *Conn) interceptGuarded(e *router.Entry, m *codec.Message, to replyTo, reader bool) bool {
 	req := c.request(e, m, reader)
+	result, ok := e.Intercept.Intercept(req)
+	if !ok {
+		c.doneRequest(reader)
+		return false
+	}
+	req.Intercepted = result
+	c.serveInline(e.Intercepted, req, m, to, reader)
+	return true
+}
+
+// serveInline runs h, an inline handler (or the middleware around an
+// interceptor's answer), for req, the request m, on the dispatching
+// goroutine, and answers it. Alone on the reader, its response is encoded
+// straight into the held output.
+func (c *Conn) serveInline(h router.Handler, req *router.Request, m *codec.Message, to replyTo, reader bool) {
 	if m.Kind == codec.KindRequest && to.held(reader) {
 		start := len(c.held.B)
-		c.runInline(c.ctx, e.Handler, req, &c.held)
+		c.runInline(c.ctx, h, req, &c.held)
 		c.held.B = c.s.FrameInPlace(c.held.B, start)
 		c.heldFull()
 	} else if m.Kind == codec.KindRequest && to.b != nil {
 		out, start := to.b.inArena()
-		c.runInline(c.ctx, e.Handler, req, out)
+		c.runInline(c.ctx, h, req, out)
 		to.b.completeInArena(to.slot, start, reader)
 	} else {
 		var resp *codec.Buffer
 		if m.Kind == codec.KindRequest {
 			resp = respBufs.Get()
 		}
-		c.runInline(c.ctx, e.Handler, req, resp)
+		c.runInline(c.ctx, h, req, resp)
 		c.answer(to, resp, reader)
 	}
 	c.doneRequest(reader)
@@ -177,16 +205,70 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 
 // submit hands t to the pool, and answers it when the pool refuses.
 func (c *Conn) submit(t *task, reader bool) {
-	if err := c.opts.Pool.Submit(t); err != nil {
+	if refusal := c.submitRefusal(t, reader); refusal != nil {
 		c.taskStarted()
-		refusal := c.shuttingDown
-		var oe *pool.OverloadedError
-		if errors.As(err, &oe) {
-			refusal = c.overloaded
-		}
 		t.abandon(refusal, reader)
 	}
 }
+
+// submitRefusal hands t to the pool and returns nil, or the error to answer
+// t with when the pool refuses it. The reader never waits blindly for room
+// in a full pool: with a pool that can stop waiting (SubmitContext), it
+// first lets the peer have what is done, and waits no more than it would
+// for admission (see wait): not at all while this connection's own calls
+// are unanswered, and no longer once one is made (then t is refused
+// -32000), for their responses can only come through it.
+func (c *Conn) submitRefusal(t *task, reader bool) *codec.Error {
+	var err error
+	if sc := c.submitCtx; reader && sc != nil {
+		if err = sc.SubmitContext(doneCtx, t); err == doneCtx.Err() { // full
+			err = c.submitWaiting(sc, t)
+		}
+	} else {
+		err = c.opts.Pool.Submit(t)
+	}
+	var oe *pool.OverloadedError
+	switch {
+	case err == nil:
+		return nil
+	case err == errReaderMustRead, errors.As(err, &oe):
+		return c.overloaded
+	}
+	return c.shuttingDown
+}
+
+// errReaderMustRead stops the reader's wait for room in the pool: it must
+// go on reading for the responses to this connection's own calls.
+var errReaderMustRead = errors.New("conn: the reader must go on reading")
+
+// submitWaiting is the reader's wait for room in a full pool.
+func (c *Conn) submitWaiting(sc contextSubmitter, t *task) error {
+	c.flushHeld()
+	wctx, stop, busy := c.calls.readerWait(c.ctx)
+	if busy {
+		return errReaderMustRead
+	}
+	defer stop()
+	err := sc.SubmitContext(wctx, t)
+	if err != nil && wctx.Err() != nil && c.ctx.Err() == nil {
+		return errReaderMustRead // a call was made meanwhile
+	}
+	return err
+}
+
+// contextSubmitter is an Executor whose wait for room can be cut short, as
+// *pool.Pool's: see submitRefusal.
+type contextSubmitter interface {
+	SubmitContext(ctx context.Context, t Task) error
+}
+
+// doneCtx is a context already cancelled: SubmitContext with it queues a
+// task only if it can without waiting.
+var doneCtx = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
 
 // admitHandler takes the slots the handler of m needs (acquire) and checks
 // with started that the connection is not stopping; it reports false

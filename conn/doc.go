@@ -26,7 +26,9 @@
 // classifies them (codec.Scanner), then looks the method up
 // (router.Router). An interceptor registered for the method
 // (router.MethodOptions.Intercept, a response cache) may answer it right
-// there. A handler marked inline runs on the reader; any other is admitted
+// there, through the router's middleware if there is any
+// (router.Entry.Intercepted: a hit is authorised and rate limited as a
+// miss is). A handler marked inline runs on the reader; any other is admitted
 // (Options.MaxInFlight, then a shared Options.Admission) and handed to the
 // pool with a copy of its frame (the read buffer is reused for the next
 // read) — or, alone in its frame, run by the reader itself with the same
@@ -65,7 +67,10 @@
 // Work in flight is bounded by Options.MaxInFlight per session and by a
 // shared Options.Admission; when full, the session either stops reading
 // (the peer feels backpressure) or answers at once with -32000, per
-// Options.Overload. Pending output is bounded too: a writer that falls
+// Options.Overload. The reader never waits, for admission or for room in
+// a full Pool, while a call of the session is unanswered (its response
+// can only come through the reader), and sends the answers it holds
+// before it waits. Pending output is bounded too: a writer that falls
 // behind blocks whoever produces more, and so the reader; a write that
 // makes no progress for Options.WriteTimeout ends the session.
 //

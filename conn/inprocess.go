@@ -181,11 +181,16 @@ func (d *directCall) take(msg []byte) {
 	defer putScanner(d.c.opts.Limits, s)
 	msgs, isBatch, err := s.Scan(msg)
 	d.answered = true
-	if err == nil && !isBatch && (msgs[0].Kind == codec.KindResult || msgs[0].Kind == codec.KindError) {
+	switch {
+	case err != nil || isBatch:
+		d.err = malformedResponse("not one JSON-RPC message")
+	case msgs[0].Kind == codec.KindResult || msgs[0].Kind == codec.KindError:
 		d.result, d.err = outcome(&msgs[0])
-		return
+	case msgs[0].Kind == codec.KindBadResponse || lostResponse(&msgs[0]):
+		d.err = malformedResponse(malformedReason(&msgs[0]))
+	default:
+		d.err = malformedResponse("not a response")
 	}
-	d.err = codec.NewError(codec.CodeInternalError, "malformed response")
 }
 
 // Next blocks until the link closes: every message arrives through post.

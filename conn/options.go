@@ -94,7 +94,12 @@ type Options struct {
 	// data.retryAfterMs at once) when MaxInFlight or Admission is full.
 	// Under Block the reader still refuses rather than waits while this
 	// connection's own outgoing calls are unanswered: their responses
-	// can only arrive through it.
+	// can only arrive through it. So it does when the Pool's queue is
+	// full, whatever this option says, with a Pool that can stop waiting
+	// (SubmitContext: *pool.Pool has it): it first sends the answers it
+	// holds, then waits for room while no call of this connection is
+	// unanswered, and refuses the request -32000 as soon as one is. An
+	// Executor without SubmitContext is waited for as it says.
 	Overload pool.Overload
 	// HandlerTimeout, when positive, bounds each pooled handler: a handler
 	// still running then has its context cancelled and its request
@@ -143,8 +148,10 @@ type Options struct {
 	// CallBatch, with why and the response's id as received (a view valid
 	// during the call only). Such a response is dropped either way: it
 	// never reaches another caller. A client counts them with it; it must
-	// not block. A message that looks like a response but is malformed
-	// (codec.KindBadResponse) is dropped without being told here.
+	// not block. A malformed response (codec.KindBadResponse, or an object
+	// with an id and neither method, result nor error) whose id names a
+	// call waiting fails that call at once (MalformedResponsePrefix); one
+	// that names none is dropped without being told here.
 	OnUnmatched func(why Unmatched, id []byte)
 	// OnClose, if set, is called once when the connection has ended, with
 	// the connection and the error that ended it (nil for a clean end of

@@ -198,3 +198,24 @@ func (p *pendingCalls) deliver(m *codec.Message, log *slog.Logger) {
 	cl.result, cl.err = outcome(m)
 	cl.signal()
 }
+
+// failMalformed fails the call whose id the malformed response m names
+// with an error saying what was wrong (see malformed.go), and reports
+// whether there was one. A malformed response that names no call waiting
+// is not told to Options.OnUnmatched.
+func (p *pendingCalls) failMalformed(m *codec.Message) bool {
+	if m.ID == nil {
+		return false
+	}
+	id, err := strconv.ParseUint(string(m.ID), 10, 64)
+	if err != nil {
+		return false
+	}
+	cl := p.take(id)
+	if cl == nil {
+		return false
+	}
+	cl.err = malformedResponse(malformedReason(m))
+	cl.signal()
+	return true
+}

@@ -43,8 +43,8 @@
 // call. The per-call cost of each is measured by BenchmarkMiddleware.
 //
 // All of them run on the goroutine that runs the handler — a connection's
-// reader for an inline method — and none of them blocks: RateLimit refuses
-// rather than waits.
+// reader for an inline method or a cache hit — and none of them blocks:
+// RateLimit refuses rather than waits.
 //
 // # Credentials, peers and trace context
 //
@@ -67,10 +67,11 @@
 // # Security considerations
 //
 // A method's interceptor (router.MethodOptions.Intercept, and so a
-// response cache: MethodOptions.Cache) answers on the connection's reader
-// before any middleware runs: a cached method's hits skip authentication
-// and rate limiting. Do not put a method that needs authentication behind
-// a cache.
+// response cache: MethodOptions.Cache) answers through the middleware
+// (router.Entry.Intercepted): a cached method's hits are authenticated,
+// authorised and rate limited as its misses are, on the connection's
+// reader. The cache is asked first, so a refused call may still count as
+// a hit in the cache's statistics; it never gets the cached answer.
 //
 // BearerToken compares tokens in constant time (over their SHA-256
 // digests, so that the token's length does not leak either). Refusals say

@@ -180,6 +180,48 @@ func (p *Pool) Submit(t Task) error {
 		}
 		p.notFull.Wait()
 	}
+	return p.pushLocked(t)
+}
+
+// SubmitContext is Submit whose wait for room in a full queue ends with
+// ctx: it then returns ctx.Err(), and t is not queued. Room is looked for
+// before ctx is, so with a ctx already done it queues t when it can do so
+// without waiting, and never waits. Under Reject it is Submit. A
+// connection's reader submits this way, so that it can stop waiting when
+// it must go on reading (see conn.Options.Overload).
+func (p *Pool) SubmitContext(ctx context.Context, t Task) error {
+	p.mu.Lock()
+	if !p.closed && p.q.len() >= p.queueCap && !p.reject {
+		if err := ctx.Err(); err != nil {
+			p.mu.Unlock()
+			return err
+		}
+		stop := context.AfterFunc(ctx, func() {
+			p.mu.Lock()
+			p.notFull.Broadcast()
+			p.mu.Unlock()
+		})
+		defer stop() // after the unlock below: stop does not wait for the func
+		for !p.closed && p.q.len() >= p.queueCap {
+			// Woken with room, it takes it whatever ctx says: a
+			// Signal is never lost to a waiter that gives up.
+			if err := ctx.Err(); err != nil {
+				p.mu.Unlock()
+				return err
+			}
+			p.notFull.Wait()
+		}
+	}
+	if p.reject && !p.closed && p.q.len() >= p.queueCap {
+		p.mu.Unlock()
+		return p.overloaded
+	}
+	return p.pushLocked(t)
+}
+
+// pushLocked queues t, starting a drain loop if need be, and unlocks mu;
+// after Close it returns ErrClosed instead.
+func (p *Pool) pushLocked(t Task) error {
 	if p.closed {
 		p.mu.Unlock()
 		return ErrClosed

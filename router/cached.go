@@ -70,3 +70,19 @@ func (h *cached) fill(ctx context.Context, req *Request) ([]byte, error) {
 	}
 	return bytes.Clone(buf.B), nil
 }
+
+// interceptedResult is the handler at the bottom of Entry.Intercepted: it
+// returns the interceptor's result the request carries.
+type interceptedResult struct{}
+
+// errNotIntercepted answers a request that reached interceptedResult
+// without an interceptor's result: a middleware that made a new Request
+// and dropped it.
+var errNotIntercepted = codec.NewError(codec.CodeInternalError, "")
+
+func (interceptedResult) Handle(_ context.Context, req *Request) (any, error) {
+	if req.Intercepted == nil {
+		return nil, errNotIntercepted
+	}
+	return codec.Raw(req.Intercepted), nil
+}

@@ -160,3 +160,52 @@ func TestRegister_cacheSitsInsideMiddleware(t *testing.T) {
 		t.Fatalf("handler ran %d times, middleware saw %d calls, interceptor %v; want 1, 2, set", runs, seen, e.Intercept)
 	}
 }
+
+func TestEntry_Intercepted_isTheMiddlewareAroundTheInterceptorsResult(t *testing.T) {
+	r := router.New()
+	if err := r.Register("m", constHandler("x"), &router.MethodOptions{Cache: newMapCache()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register("plain", constHandler("x"), nil); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := r.Lookup([]byte("m"))
+	if e.Intercepted != nil {
+		t.Fatal("Intercepted set without middleware: a hit would pay for nothing")
+	}
+	r.Use(func(next router.Handler) router.Handler { return next }) // does nothing
+	if e, _ = r.Lookup([]byte("m")); e.Intercepted != nil {
+		t.Fatal("Intercepted set under a middleware that returns its next handler")
+	}
+	var seen []string
+	r.Use(func(next router.Handler) router.Handler {
+		return router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
+			seen = append(seen, string(req.Intercepted))
+			if string(req.Params) == `["deny"]` {
+				return nil, codec.NewError(codec.CodeForbidden, "no")
+			}
+			return next.Handle(ctx, req)
+		})
+	})
+	e, _ = r.Lookup([]byte("m"))
+	if e.Intercepted == nil {
+		t.Fatal("no Intercepted under middleware: hits would skip it")
+	}
+	if p, _ := r.Lookup([]byte("plain")); p.Intercepted != nil {
+		t.Error("Intercepted set for a method without an interceptor")
+	}
+	v, err := e.Intercepted.Handle(context.Background(), &router.Request{Method: "m", ID: []byte("1"), Intercepted: []byte(`"stored"`)})
+	if raw, ok := v.(codec.Raw); err != nil || !ok || string(raw) != `"stored"` {
+		t.Fatalf("let through: %v, %v, want the stored result as a codec.Raw", v, err)
+	}
+	_, err = e.Intercepted.Handle(context.Background(), &router.Request{Method: "m", ID: []byte("1"), Params: []byte(`["deny"]`), Intercepted: []byte(`"stored"`)})
+	if !errors.Is(err, codec.NewError(codec.CodeForbidden, "")) {
+		t.Fatalf("refused: %v, want the middleware's -32010", err)
+	}
+	if _, err := e.Intercepted.Handle(context.Background(), &router.Request{Method: "m", ID: []byte("1")}); !errors.Is(err, codec.ErrInternal) {
+		t.Fatalf("without a result: %v, want -32603", err)
+	}
+	if len(seen) != 3 || seen[0] != `"stored"` {
+		t.Errorf("middleware saw %q", seen)
+	}
+}

@@ -35,11 +35,18 @@
 // cannot be encoded fails the call (-32603) and is not stored; neither is
 // an error. Notifications go straight to the handler.
 //
-// Middleware sees every call that reaches the handler side, those that
-// wait for another call's run included, and never a hit. A cached method
-// cannot also be Inline (a miss may wait for another call's run, which
-// the reader must never do) nor have an Intercept of its own: Register
-// refuses both with ErrCacheConflict.
+// Middleware sees every call: a miss on the handler side, those that
+// wait for another call's run included, and a hit too, which is answered
+// through the middleware around the stored result (Entry.Intercepted;
+// Request.Intercepted holds the result) on the goroutine that looked it
+// up, a connection's reader — so authentication, authorisation and rate
+// limits hold for hits as for misses, and middleware must not block, as
+// for an Inline method. A hit the middleware refuses is answered with the
+// middleware's error. Without middleware a hit costs nothing more.
+//
+// A cached method cannot also be Inline (a miss may wait for another
+// call's run, which the reader must never do) nor have an Intercept of
+// its own: Register refuses both with ErrCacheConflict.
 //
 // # Typed handlers
 //

@@ -15,6 +15,11 @@ type Request struct {
 	Method string // the method name, unescaped
 	ID     []byte // raw id as received; nil for a notification
 	Params []byte // raw params array or object; nil when absent or null
+	// Intercepted is the raw result the method's interceptor answered
+	// the request with (a cache hit), while the middleware runs around
+	// it (Entry.Intercepted); nil otherwise. Middleware may read it (to
+	// log a hit, say); the result sent is what the chain returns.
+	Intercepted []byte
 }
 
 // IsNotification reports whether no response will be sent.
@@ -70,6 +75,12 @@ func (f HandlerFunc) Handle(ctx context.Context, req *Request) (any, error) { re
 // response after Intercept returns) and true. To let the request through to
 // the handler it returns false. req and its byte fields are views valid
 // only during the call. Implementations must be safe for concurrent use.
+//
+// The router's middleware applies to an intercepted request too: its
+// answer goes to the peer through the middleware (Entry.Intercepted),
+// which may refuse it (an unauthenticated caller, a rate-limited peer).
+// The interceptor itself runs first, so it must not count or act on a
+// request as answered before the middleware has let it through.
 type Interceptor interface {
 	Intercept(req *Request) (result []byte, ok bool)
 }
@@ -96,8 +107,27 @@ type Entry struct {
 	Handler   Handler // with the router's middleware applied
 	Inline    bool
 	Intercept Interceptor // nil: none; a cached method's is its cache
+	// Intercepted, for a method with an interceptor under middleware, is
+	// that middleware around a handler that returns the interceptor's
+	// result (Request.Intercepted, as a codec.Raw). A connection answers
+	// an intercepted request through it, on the goroutine that
+	// intercepted it, so that the middleware (authentication,
+	// authorisation, rate limits) applies to a cache hit as to a miss.
+	// Nil when no middleware wraps the method: a hit is answered as it is.
+	Intercepted Handler
 
 	base Handler // as registered (behind its cache, if any), before middleware
+}
+
+// wrap builds e's handlers with the middleware mw.
+func (e *Entry) wrap(mw []Middleware) {
+	e.Handler = chain(mw, e.base)
+	e.Intercepted = nil
+	if e.Intercept != nil {
+		if h := chain(mw, interceptedResult{}); h != (interceptedResult{}) {
+			e.Intercepted = h
+		}
+	}
 }
 
 // Registration errors. Compare with errors.Is.
@@ -155,7 +185,7 @@ func (r *Router) Register(method string, h Handler, opts *MethodOptions) error {
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e.Handler = chain(r.mw, e.base)
+	e.wrap(r.mw)
 	r.tab.Store(r.tab.Load().with(e))
 	return nil
 }

@@ -55,7 +55,7 @@ func (t *table) rewrap(mw []Middleware) *table {
 	if t != nil {
 		for k, e := range t.m {
 			c := *e
-			c.Handler = chain(mw, e.base)
+			c.wrap(mw)
 			m[k] = &c
 		}
 	}
