@@ -297,19 +297,18 @@ func TestClient_resilience_oversizedAnswerIsSkippedWithoutBeingBuffered(t *testi
 	}
 }
 
-// A malformed answer naming a pending call: today the call waits for its
-// deadline; conn is being changed to fail it at once with a clear error.
-// Only "ends with an error by its deadline" is asserted here, so that
-// this test holds both ways.
-// TODO(lead): once conn fails such a call at once, assert that it ends
-// well before its deadline, with that error and not the deadline's.
-func TestClient_resilience_malformedAnswerEndsItsCallByItsDeadline(t *testing.T) {
+// A malformed answer naming a pending call (both a result and an error)
+// fails that call at once with conn's malformed-response error, long
+// before its deadline, and the connection goes on.
+func TestClient_resilience_malformedAnswerFailsItsCallAtOnce(t *testing.T) {
 	c := resilient(t, newFaulty(t, "127.0.0.1:0"), nil)
-	_, took, err := call(c, "malformed", 500*time.Millisecond, "x")
-	if err == nil {
-		t.Fatal("a call answered with both a result and an error succeeded")
+	const deadline = 30 * time.Second
+	_, took, err := call(c, "malformed", deadline, "x")
+	var e *codec.Error
+	if !errors.As(err, &e) || e.Code != codec.CodeInternalError || !strings.HasPrefix(e.Message, conn.MalformedResponsePrefix) {
+		t.Fatalf("a call answered with both a result and an error: %v, want a -32603 %q error", err, conn.MalformedResponsePrefix)
 	}
-	within(t, "a call answered with a malformed response", took, 500*time.Millisecond+time.Second)
+	within(t, "a call answered with a malformed response", took, deadline/3)
 	mustAnswer(t, c, "ok", "after")
 }
 

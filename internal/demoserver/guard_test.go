@@ -125,7 +125,7 @@ func TestDemoserver_authTokenOnStreamTransports(t *testing.T) {
 				{"initialize", `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"},"_meta":{"authorization":"Bearer ` + demoToken + `"}}}`, 0, ""},
 				{"tools/call", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"message":"over ` + s.name + `"},"_meta":{"authorization":"Bearer ` + demoToken + `"}}}`, 0, `{"content":[{"type":"text","text":"over ` + s.name + `"}]}`},
 				{"tools/call without it", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}`, -32009, ""},
-				// A cache hit would skip the check: with a token, cached_sleep has none.
+				// The middleware runs on cache hits as on misses.
 				{"cached_sleep", `{"jsonrpc":"2.0","id":10,"method":"cached_sleep","params":{"ms":0,"key":"k","_meta":{"authorization":"Bearer ` + demoToken + `"}}}`, 0, ""},
 				{"cached_sleep again without it", `{"jsonrpc":"2.0","id":11,"method":"cached_sleep","params":{"ms":0,"key":"k"}}`, -32009, ""},
 			} {

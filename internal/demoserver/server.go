@@ -92,12 +92,7 @@ func newDemo(o demoOptions) (*demo, error) {
 		Conn:              o.conn,
 	})
 	if o.guard != nil {
-		d.srv.Use(o.guard.middleware()...)
-		if o.guard.authenticates() {
-			// A cache hit is answered before any middleware runs: it
-			// would skip the token check. cached_sleep goes uncached.
-			o.cache = nil
-		}
+		d.srv.Use(o.guard.middleware()...) // cache hits go through it too
 	}
 	err := errors.Join(
 		registerSpecMethods(d.srv, d.log, !o.pooled),
