@@ -138,16 +138,18 @@ func runOverload(tb testing.TB, adm pool.Admission, workers int, service time.Du
 	}
 }
 
-// With an AdaptiveLimiter (default options) as the shared Admission, twice
-// the capacity keeps the p99 latency of accepted requests within 2× of the
-// unloaded p99: the limiter refuses what would only queue. With a fixed
-// limit too large to refuse anything, the same load builds a queue and the
-// p99 grows far past it: the check can fail.
+// With an AdaptiveLimiter (default options) as the shared Admission, half
+// the capacity is refused nothing, and twice the capacity keeps the p99
+// latency of accepted requests within 2× of the unloaded p99: the limiter
+// refuses what would only queue. With a fixed limit too large to refuse
+// anything, the same load builds a queue and the p99 grows far past it:
+// the check can fail.
 //
-// The server has 20 workers and a 20ms handler. Fewer workers make the
-// limiter's allowance for queueing (QueueSize, 4 slots) a larger share of
-// the limit: with 8 workers and a 4ms handler the default options settle
-// where the p99 is 2.25× the unloaded one.
+// The server has 20 workers and a 20ms handler. With fewer, the limit
+// the load steps up from (the initial one) is a larger multiple of the
+// capacity, and the queue it lets in before it comes down a larger share
+// of the p99: with 8 workers and a 4ms handler, the p99 is 2.5× the
+// unloaded one.
 func TestConn_adaptiveLimitKeepsP99NearUnloaded(t *testing.T) {
 	const (
 		workers = 20
@@ -170,6 +172,9 @@ func TestConn_adaptiveLimitKeepsP99NearUnloaded(t *testing.T) {
 	}
 	if adaptive.unloaded != service || fixed.unloaded != service {
 		t.Errorf("p99 at half the capacity: %v and %v, want the handler's %v (no queue)", adaptive.unloaded, fixed.unloaded, service)
+	}
+	if adaptive.unloadedRejected != 0 {
+		t.Errorf("adaptive limit: %d refused at half the capacity, want none", adaptive.unloadedRejected)
 	}
 	if adaptive.loaded > 2*adaptive.unloaded {
 		t.Errorf("adaptive limit: p99 %v under load, want within 2× of the unloaded %v", adaptive.loaded, adaptive.unloaded)

@@ -81,7 +81,16 @@ func prepare(ctx context.Context, g gate, params []byte, p any) (*ServerSession,
 	if ss.c.Load() == nil { // a session from Bind learns its connection here
 		ss.setConn(conn.FromContext(ctx))
 	}
-	if params != nil && !decodedCommon(p, params) {
+	if params == nil {
+		return ss, nil
+	}
+	// A name given twice in one object is refused before anything decodes
+	// params: the schema validator and the decoder could each take a
+	// different one of the two values.
+	if at := codec.DuplicateName(params); at >= 0 {
+		return nil, codec.DuplicateNameError(params, at)
+	}
+	if !decodedCommon(p, params) {
 		if err := codec.UnmarshalExact(params, p); err != nil {
 			return nil, invalidParams("Invalid params: " + err.Error())
 		}

@@ -43,8 +43,11 @@ func (t *serverTool) listJSON(l level) []byte { return t.json[l] }
 // `default:"…"` tag (JSON, or a string field's text) becomes its
 // property's default, and the property optional. Missing arguments are
 // set to their defaults, then validated against the input schema, then
-// decoded into an In with member names matched exactly. Sessions are
-// told the list changed.
+// decoded into an In with member names matched exactly. Arguments with a
+// member name given twice in one object (at any depth) never get this
+// far: tools/call is answered -32602 naming the member and its JSON
+// Pointer, so the schema and the decoder never disagree on which value
+// counts. Sessions are told the list changed.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 	if h == nil {
 		return errors.New("mcp: AddTool with a nil handler")

@@ -8,12 +8,12 @@ import (
 )
 
 // An AdaptiveLimiter in front of a server that has 8 workers and needs 1ms
-// per call: with n calls in flight, each one takes about n/8 ms. Whatever
-// limit it starts from, the limiter settles near 1.5 × 8 + 4, where the
-// queueing in the server stays within the tolerance.
+// per call: with n > 8 calls in flight, each one takes n/8 ms. Whatever
+// limit it starts from, the limiter settles at 9: the server's capacity,
+// and one call queued (the allowance, QueueSize) so that no worker idles.
 func Example_adaptiveLimiter() {
 	serverLatency := func(inFlight int) time.Duration {
-		return time.Duration((inFlight+7)/8) * time.Millisecond
+		return time.Duration(max(inFlight, 8)) * time.Millisecond / 8
 	}
 	// A caller takes a slot (Acquire waits for one, TryAcquire does not),
 	// runs the work, and gives the slot back with how long the work ran:
@@ -41,6 +41,6 @@ func Example_adaptiveLimiter() {
 		fmt.Printf("from %d to %d\n", start, l.Limit())
 	}
 	// Output:
-	// from 2 to 15
-	// from 100 to 15
+	// from 2 to 9
+	// from 100 to 9
 }

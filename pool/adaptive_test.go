@@ -12,9 +12,31 @@ import (
 	"github.com/mcpwire/mcpwire/pool"
 )
 
-// noProbe is a ProbeInterval long enough that no probe but the first (after
-// the first window) happens in a test.
+// noProbe is a ProbeInterval long enough that no probe but the first (at
+// the end of slow start) happens in a test.
 const noProbe = 1 << 30
+
+// endSlowStart takes a new limiter out of slow start with its baseline at
+// base: rounds at base until the first window sets the baseline (and, in
+// slow start, doubles the limit), rounds at twice base until a window
+// ends slow start and starts the first probe (the limit falls), and
+// rounds at base until the probe ends (the limit is restored).
+func endSlowStart(t *testing.T, l *pool.AdaptiveLimiter, base time.Duration) {
+	t.Helper()
+	until := func(lat time.Duration, done func(int) bool) {
+		t.Helper()
+		for range 100 {
+			before := l.Limit()
+			if drive(l, 1, lat, nil); done(before) {
+				return
+			}
+		}
+		t.Fatalf("slow start did not end: limit %d", l.Limit())
+	}
+	until(base, func(before int) bool { return l.Limit() > before })
+	until(2*base, func(before int) bool { return l.Limit() < before })
+	until(base, func(before int) bool { return l.Limit() > before })
+}
 
 // drive runs rounds of a saturating load: each round takes every free slot,
 // then releases them all with latency lat. check, if not nil, runs after
@@ -63,6 +85,8 @@ func TestAdaptiveLimiter_badOptionsPanic(t *testing.T) {
 		"Tolerance below 1":        {Tolerance: 0.9},
 		"Smoothing above 1":        {Smoothing: 1.5},
 		"negative QueueSize":       {QueueSize: -4},
+		"negative Headroom":        {Headroom: -0.1},
+		"Headroom of a half":       {Headroom: 0.5},
 		"negative InitialLimit":    {InitialLimit: -1},
 		"negative MaxLimit":        {MaxLimit: -1},
 		"negative Tolerance":       {Tolerance: -1},
@@ -98,6 +122,7 @@ func TestAdaptiveLimiter_optionsAreCopied(t *testing.T) {
 func TestAdaptiveLimiter_followsLatency(t *testing.T) {
 	const base = 10 * time.Millisecond
 	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{ProbeInterval: noProbe})
+	endSlowStart(t, l, base)
 	start := l.Limit()
 
 	drive(l, 100, base, nil)
@@ -113,7 +138,7 @@ func TestAdaptiveLimiter_followsLatency(t *testing.T) {
 	}
 	// It settles where the gradient's cut balances the queue allowance
 	// (0.5 x limit + QueueSize = limit), not at the minimum.
-	if fallen < 2*pool.DefaultQueueSize-1 {
+	if fallen < 2*pool.DefaultQueueSize {
 		t.Fatalf("limit fell to %d, below the balance of the queue allowance", fallen)
 	}
 
@@ -130,7 +155,7 @@ func TestAdaptiveLimiter_followsLatency(t *testing.T) {
 // the baseline does not shrink the limit.
 func TestAdaptiveLimiter_toleratesModestSlowdown(t *testing.T) {
 	const base = 10 * time.Millisecond
-	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{ProbeInterval: noProbe})
+	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{ProbeInterval: noProbe, Tolerance: 1.5})
 	drive(l, 20, base, nil)
 	before := l.Limit()
 	drive(l, 50, base*14/10, func() {
@@ -213,7 +238,8 @@ func TestAdaptiveLimiter_zeroLatencyIsNoSample(t *testing.T) {
 // baseline and the limit recovers although latency stays high.
 func TestAdaptiveLimiter_probeRelearnsBaseline(t *testing.T) {
 	const base = 10 * time.Millisecond
-	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{ProbeInterval: 1024})
+	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{ProbeInterval: 256})
+	endSlowStart(t, l, base)
 	drive(l, 100, base, nil)
 	grown := l.Limit()
 	low := grown
@@ -231,7 +257,14 @@ func TestAdaptiveLimiter_probeRelearnsBaseline(t *testing.T) {
 // TestAdaptiveLimiter_probeCutsAndRestores: a probe lowers the limit for a
 // window, then restores it.
 func TestAdaptiveLimiter_probeCutsAndRestores(t *testing.T) {
-	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{InitialLimit: 40, MaxLimit: 40, Window: 8, ProbeInterval: 64})
+	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{InitialLimit: 20, MaxLimit: 40, Window: 8, ProbeInterval: 64})
+	endSlowStart(t, l, time.Millisecond)
+	for i := 0; l.Limit() < 40; i++ { // back at the top, where only probes move it
+		if i == 1000 {
+			t.Fatalf("limit %d after slow start, not back at 40", l.Limit())
+		}
+		drive(l, 1, time.Millisecond, nil)
+	}
 	var cuts, restores int
 	prev := l.Limit()
 	drive(l, 200, time.Millisecond, func() {
@@ -239,7 +272,7 @@ func TestAdaptiveLimiter_probeCutsAndRestores(t *testing.T) {
 		switch {
 		case n < prev:
 			cuts++
-			if n > prev/pool.DefaultQueueSize { // a quarter: probeDivisor
+			if n > prev/4 { // a quarter: probeDivisor
 				t.Fatalf("probe cut the limit from %d to %d only", prev, n)
 			}
 		case n > prev:
@@ -355,19 +388,25 @@ func TestAdaptiveLimiter_releaseWakesWaitersInOrder(t *testing.T) {
 }
 
 // stepLimiter returns a limiter that updates on every sample and moves all
-// the way to its target (Window 1, Smoothing 1), past its first window and
-// first probe at a latency of base, so that its baseline is base and its
-// limit is initial + queue.
+// the way to its target (Window 1, Smoothing 1, an allowance of queue
+// slots whatever the limit), past its slow start and first probe, so that
+// its baseline is base and its limit is initial/2 + queue (initial even).
 func stepLimiter(t *testing.T, initial, maxLimit, queue int, base time.Duration) *pool.AdaptiveLimiter {
 	t.Helper()
 	l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{
-		InitialLimit: initial, MaxLimit: maxLimit, Window: 1, Smoothing: 1, QueueSize: queue, ProbeInterval: noProbe,
+		InitialLimit: initial, MaxLimit: maxLimit, Window: 1, Smoothing: 1, QueueSize: queue, Headroom: 1e-9, ProbeInterval: noProbe,
 	})
-	// The first window sets the baseline and raises the limit by queue;
-	// the first probe cuts it, and the probe's window restores it.
-	drive(l, 2, base, nil)
-	if want := min(initial+queue, maxLimit); l.Limit() != want {
-		t.Fatalf("Limit %d after the first window and probe, want %d", l.Limit(), want)
+	// The first window sets the baseline and, in slow start, finds the
+	// limit full: that arms slow start (the other releases of the round
+	// are ignored as work admitted before); a window at twice the baseline
+	// ends slow start, halves the limit and adds queue, then starts the
+	// first probe, which cuts the limit; the probe's window, at the
+	// baseline, restores it.
+	drive(l, 1, base, nil)
+	drive(l, 1, 2*base, nil)
+	drive(l, 1, base, nil)
+	if want := initial/2 + queue; l.Limit() != want {
+		t.Fatalf("Limit %d after slow start and the first probe, want %d", l.Limit(), want)
 	}
 	return l
 }
@@ -377,7 +416,7 @@ func stepLimiter(t *testing.T, initial, maxLimit, queue int, base time.Duration)
 func TestAdaptiveLimiter_raisedLimitWakesWaiters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const base = 10 * time.Millisecond
-		l := stepLimiter(t, 1, 10, 2, base)
+		l := stepLimiter(t, 2, 10, 2, base)
 		w := queueBehindFull(l, 4) // 3 slots held
 		// Gradient 1: the limit goes from 3 to 5, one slot freed, two added.
 		l.Release(base)
@@ -404,7 +443,7 @@ func TestAdaptiveLimiter_raisedLimitWakesWaiters(t *testing.T) {
 func TestAdaptiveLimiter_loweredLimitRevokesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const base = 10 * time.Millisecond
-		l := stepLimiter(t, 10, 10, 1, base)
+		l := stepLimiter(t, 18, 18, 1, base)
 		w := queueBehindFull(l, 1) // 10 slots held
 		l.Release(10 * base)       // gradient 0.5: target 10 x 0.5 + 1 = 6
 		if l.Limit() != 6 || l.InUse() != 9 {
@@ -515,7 +554,7 @@ func TestAdaptiveLimiter_concurrentBound(t *testing.T) {
 
 func BenchmarkAdaptiveLimiter(b *testing.B) {
 	b.Run("uncontended", func(b *testing.B) {
-		l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{InitialLimit: 1})
+		l := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{InitialLimit: 1, MaxLimit: 1})
 		b.ReportAllocs()
 		for b.Loop() {
 			if !l.TryAcquire() {

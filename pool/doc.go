@@ -48,15 +48,18 @@
 // it: a gradient controller in the spirit of Netflix's concurrency-limits.
 // Every AdaptiveOptions.Window latencies fed to Release (those of work that
 // ran with at least half the limit in use; the others say nothing about
-// the limit), it compares their mean with a baseline: within
-// AdaptiveOptions.Tolerance of it the limit grows by a small allowance for
-// queueing, beyond it the limit shrinks in proportion, smoothed, and always
-// within [MinLimit, MaxLimit]. The baseline is measured by periodic probes
-// that briefly cut the limit to a quarter, so that it is the latency of a
-// lightly loaded server and does not drift up under a sustained overload.
-// The limiter adapts only on the samples it is given (no timer, no
-// goroutine), waiters are served first come, first served, and a lowered
-// limit revokes no slot. Limit and InUse are snapshots for metrics.
+// the limit), it compares their mean with a baseline: at the baseline the
+// limit grows by a small allowance for queueing (AdaptiveOptions.QueueSize
+// or Headroom), beyond it the limit is cut in proportion, so that under a
+// sustained overload it holds about the server's capacity plus that
+// allowance (11% by default), always within [MinLimit, MaxLimit]. A slow
+// start multiplies a limit the load reaches by 1.5 a round trip until
+// latency first rises. The baseline is measured by probes that briefly cut
+// the limit to a quarter, so that it is the latency of a lightly loaded
+// server and does not drift up under a sustained overload. The limiter
+// adapts only on the samples it is given (no timer, no goroutine),
+// waiters are served first come, first served, and a lowered limit
+// revokes no slot. Limit and InUse are snapshots for metrics.
 //
 // This package imports nothing of the project.
 package pool

@@ -59,8 +59,12 @@
 //     after unescaping, as JSON Schema validation matches them, and unlike
 //     encoding/json, which folds case: {"MINUEND":1} does not fill a field
 //     named minuend, at any depth. Unknown names (those that differ only by
-//     case included) are ignored, as encoding/json does; a repeated name
-//     keeps its last value;
+//     case included) are ignored, as encoding/json does. A name given
+//     twice in one object, at any depth, after unescaping ("a" and
+//     "\u0061" are one name), is refused before decoding: -32602 "Invalid
+//     params: duplicated member" with data {"member": "x", "pointer":
+//     "/params/a/0/x"} (codec.DuplicateName), as the envelope refuses its
+//     own duplicates; sonic alone would keep the last value;
 //   - params an array: decoded into a slice or array P element by element, or
 //     into a struct P by position: element i goes to the i-th field in
 //     declaration order (exported fields and those promoted from embedded

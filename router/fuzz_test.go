@@ -28,7 +28,8 @@ type fuzzParams struct {
 }
 
 // FuzzFunc feeds valid params to a typed handler: it never panics, answers
-// either a P or a -32602 *codec.Error, and gives the same answer with
+// either a P or a -32602 *codec.Error (for a duplicated name exactly when
+// there is one), and gives the same answer with
 // unfold forced on (the path of platforms where sonic folds case) as
 // without.
 func FuzzFunc(f *testing.F) {
@@ -45,6 +46,9 @@ func FuzzFunc(f *testing.F) {
 		`{"n\u0061me":"\u0041","p":{"\u0078":0}}`,
 		`{"name":"a","p":{"x":1},"p":{"y":1}}`,
 		`{"multi":["a",2]}`,
+		`{"name":"a","\u006eame":"b"}`,
+		`{"map":{"k":{"x":1},"k":{"x":2}}}`,
+		`["a",1,{"x":1,"x":2}]`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -61,6 +65,9 @@ func FuzzFunc(f *testing.F) {
 		var e *codec.Error
 		if err != nil && (!errors.As(err, &e) || e.Code != codec.CodeInvalidParams) {
 			t.Fatalf("%s: error %v, want a -32602 *codec.Error", params, err)
+		}
+		if dup := codec.DuplicateName(params) >= 0; dup != (e != nil && e.Message == "Invalid params: duplicated member") {
+			t.Fatalf("%s: duplicated name %v, error %v", params, dup, err)
 		}
 		if !reflect.DeepEqual(got, ugot) || (err == nil) != (uerr == nil) || err != nil && err.Error() != uerr.Error() {
 			t.Fatalf("%s: %+v, %v; with unfold %+v, %v", params, got, err, ugot, uerr)

@@ -152,8 +152,13 @@ func (pl *plan) init(t reflect.Type) {
 	_ = decoder.Pretouch(t)
 }
 
-// decode decodes params into ptr, a *P, with dec.
+// decode decodes params into ptr, a *P, with dec. Params with a member
+// name given twice in one object are refused first: sonic would keep the
+// last value, silently.
 func (pl *plan) decode(dec *codec.ExactDecoder, params []byte, ptr any) error {
+	if at := codec.DuplicateName(params); at >= 0 {
+		return codec.DuplicateNameError(params, at)
+	}
 	positional := pl.st != nil && codec.KindOf(params) == codec.ValueArray
 	if pl.fold {
 		if u := unfold(params, pl.typ, pl.fields, positional); u != nil {

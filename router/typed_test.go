@@ -89,7 +89,6 @@ func TestFunc_decodes(t *testing.T) {
 		{"named", echo[subtractParams](), `{"minuend":42,"subtrahend":23}`, subtractParams{42, 23}},
 		{"named/reordered", echo[subtractParams](), `{"subtrahend":23,"minuend":42}`, subtractParams{42, 23}},
 		{"named/unknown ignored", echo[subtractParams](), `{"minuend":1,"subtrahend":0,"other":[1,{"a":2}]}`, subtractParams{Minuend: 1}},
-		{"named/repeated keeps last", echo[subtractParams](), `{"minuend":1,"minuend":2,"subtrahend":3}`, subtractParams{2, 3}},
 		{"named/escaped key", echo[subtractParams](), `{"m\u0069nuend":0,"subtrahend":5}`, subtractParams{Subtrahend: 5}},
 		{"named/zero values", echo[subtractParams](), `{"minuend":0,"subtrahend":0}`, subtractParams{}},
 		{"named/null is present", echo[subtractParams](), `{"minuend":null,"subtrahend":2}`, subtractParams{Subtrahend: 2}},
