@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/internal/unsafex"
 )
 
 // FastHTTPHandler serves JSON-RPC 2.0 over plain HTTP POST on
@@ -35,17 +36,19 @@ import (
 // away is noticed when its answer is written, not before: the handlers
 // run to the end.
 type FastHTTPHandler struct {
-	b   conn.Binder
-	log *slog.Logger
+	b      conn.Binder
+	log    *slog.Logger
+	policy HostPolicy
 }
 
 // NewFastHTTPHandler returns a handler serving each POST as a session
 // whose options b chooses (an *conn.Options gives every session the same
-// ones; nil: defaults). opts may be nil; only its Logger is used.
+// ones; nil: defaults). opts may be nil; only its Logger and HostPolicy
+// are used.
 func NewFastHTTPHandler(b conn.Binder, opts *HTTPOptions) *FastHTTPHandler {
 	h := &FastHTTPHandler{b: orDefaultBinder(b)}
 	if opts != nil {
-		h.log = opts.Logger
+		h.log, h.policy = opts.Logger, opts.HostPolicy
 	}
 	h.log = orDiscard(h.log)
 	return h
@@ -53,6 +56,10 @@ func NewFastHTTPHandler(b conn.Binder, opts *HTTPOptions) *FastHTTPHandler {
 
 // ServeFastHTTP is a fasthttp.RequestHandler.
 func (h *FastHTTPHandler) ServeFastHTTP(rc *fasthttp.RequestCtx) {
+	if msg := h.refusal(rc); msg != "" {
+		writeFast(rc, codec.AppendError(nil, nil, codec.NewError(codec.CodeForbidden, msg)), httpStatus{status: http.StatusForbidden, retryAfter: -1})
+		return
+	}
 	if !rc.IsPost() {
 		rc.Response.Header.Set("Allow", "POST")
 		fastError(rc, http.StatusMethodNotAllowed, msgMethodNotAllowed)
@@ -79,6 +86,18 @@ func (h *FastHTTPHandler) ServeFastHTTP(rc *fasthttp.RequestCtx) {
 	if !serveBody(rc, &opts, body, func(msg []byte, st httpStatus) { writeFast(rc, msg, st) }) {
 		rc.SetStatusCode(http.StatusNoContent)
 	}
+}
+
+// refusal applies the handler's HostPolicy to rc, as HostPolicy.Allow does
+// on net/http: "" when allowed, else the refusal's message. Host and
+// Origin are read in place: refusal keeps neither.
+func (h *FastHTTPHandler) refusal(rc *fasthttp.RequestCtx) string {
+	host := unsafex.String(rc.Host())
+	origin := unsafex.String(rc.Request.Header.Peek("Origin"))
+	if h.policy.allowedAnywhere(host, origin) {
+		return ""
+	}
+	return h.policy.refusal(host, origin, rc.LocalAddr())
 }
 
 // writeFast sets msg as the response with st's status and headers, as
