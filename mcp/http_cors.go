@@ -9,13 +9,14 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // CORSOptions let web pages of other origins call an HTTP endpoint from a
 // browser (Cross-Origin Resource Sharing): HTTPOptions.CORS.
 //
 // A listed origin is allowed by the DNS-rebinding guard too, as if it were
-// in HTTPOptions.AllowedOrigins; the Host check stays as it is. Any other
+// in HTTPOptions.HostPolicy.AllowedOrigins; the Host check stays as it is. Any other
 // Origin is still refused with 403, preflight included. A preflight
 // (OPTIONS with Access-Control-Request-Method) from a listed origin is
 // answered 204 with the methods of the endpoint (GET, POST, DELETE; GET
@@ -81,13 +82,14 @@ func newCORS(o *CORSOptions, methods ...string) *cors {
 	return c
 }
 
-// guardOrigins are the origins the DNS-rebinding guard allows: those of
-// HTTPOptions.AllowedOrigins and of its CORS.
-func (o *HTTPOptions) guardOrigins() []string {
-	if o.CORS == nil {
-		return o.AllowedOrigins
+// hostPolicy is the HostPolicy of the handlers: o's, with the origins of
+// its CORS allowed too.
+func (o *HTTPOptions) hostPolicy() transport.HostPolicy {
+	p := o.HostPolicy
+	if o.CORS != nil {
+		p.AllowedOrigins = append(slices.Clone(p.AllowedOrigins), o.CORS.AllowedOrigins...)
 	}
-	return append(slices.Clone(o.AllowedOrigins), o.CORS.AllowedOrigins...)
+	return p
 }
 
 // listed reports whether origin is one the page of which may call: listed
@@ -104,11 +106,11 @@ func (c *cors) listed(origin string) (ok, exact bool) {
 // admit runs the DNS-rebinding guard and CORS in front of an endpoint's
 // methods, and reports whether the request is still to be served: false
 // when it has been answered (refused, or a preflight).
-func admit(g guard, c *cors, w http.ResponseWriter, r *http.Request) bool {
+func admit(g transport.HostPolicy, c *cors, w http.ResponseWriter, r *http.Request) bool {
 	if c != nil {
 		w.Header().Add("Vary", "Origin")
 	}
-	if !g.allow(w, r) {
+	if !g.Allow(w, r) {
 		return false
 	}
 	return c == nil || !c.serve(w, r)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // StreamableHTTPHandler serves a Server over MCP's Streamable HTTP
@@ -26,7 +27,7 @@ type StreamableHTTPHandler struct {
 	store  SessionStore
 	log    *slog.Logger
 	limits codec.Limits // of the scanner that classifies bodies
-	guard  guard
+	guard  transport.HostPolicy
 	cors   *cors // nil: none
 
 	scanners sync.Pool
@@ -50,7 +51,7 @@ func NewStreamableHTTPHandler(srv *Server, opts *HTTPOptions) *StreamableHTTPHan
 		store:    o.SessionStore,
 		log:      srv.log,
 		limits:   lim,
-		guard:    guard{o.AllowedHosts, o.guardOrigins()},
+		guard:    o.hostPolicy(),
 		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost, http.MethodDelete),
 		sessions: map[string]*httpSession{},
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // SSEHandler serves a Server over the HTTP+SSE transport of protocol
@@ -30,7 +31,7 @@ import (
 type SSEHandler struct {
 	srv   *Server
 	opts  HTTPOptions
-	guard guard
+	guard transport.HostPolicy
 	cors  *cors // nil: none
 
 	mu       sync.Mutex
@@ -46,7 +47,7 @@ func NewSSEHandler(srv *Server, opts *HTTPOptions) *SSEHandler {
 	return &SSEHandler{
 		srv:      srv,
 		opts:     o,
-		guard:    guard{o.AllowedHosts, o.guardOrigins()},
+		guard:    o.hostPolicy(),
 		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost),
 		sessions: map[string]*legacySession{},
 	}

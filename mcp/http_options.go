@@ -3,6 +3,8 @@ package mcp
 import (
 	"net/http"
 	"time"
+
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // Defaults of HTTPOptions.
@@ -50,17 +52,13 @@ type HTTPOptions struct {
 	EventStore EventStore
 	// SessionStore records the sessions (nil: a MemorySessionStore).
 	SessionStore SessionStore
-	// AllowedHosts are Host header values accepted besides localhost and
-	// loopback addresses: a host name, or host:port to accept that port
-	// only; "*" accepts any. Host is checked, against DNS rebinding, on
-	// connections to a loopback address, and on every connection once
-	// this list is set.
-	AllowedHosts []string
-	// AllowedOrigins are Origin header values accepted ("https://app.example.com",
-	// "*" for any) besides the request's own origin (an Origin whose host
-	// is the Host header) and, on connections to a loopback address,
-	// loopback origins. Any other Origin is refused with 403.
-	AllowedOrigins []string
+	// HostPolicy checks each request's Host and Origin before anything
+	// else, against DNS rebinding: the rule every HTTP endpoint of the
+	// engine applies (transport.HostPolicy; the zero value: on for a
+	// server reached on a loopback address). The origins of CORS are
+	// allowed as if listed in its AllowedOrigins. A refusal is answered
+	// 403 with -32010.
+	HostPolicy transport.HostPolicy
 	// CORS, if set, lets web pages of the origins it lists call the
 	// endpoint from a browser: it answers preflights and adds the CORS
 	// headers (see CORSOptions). Its origins pass the Origin check above
