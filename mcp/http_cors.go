@@ -24,9 +24,11 @@ import (
 // (Content-Type, Authorization, Mcp-Session-Id, MCP-Protocol-Version,
 // Last-Event-ID, and AllowedHeaders), MaxAge, and, when asked by Chromium's
 // Private Network Access, Access-Control-Allow-Private-Network. Every
-// answer to a listed origin carries Access-Control-Allow-Origin and
-// exposes Mcp-Session-Id and MCP-Protocol-Version to the page's script;
-// every answer carries Vary: Origin.
+// answer to a listed origin, errors included, carries
+// Access-Control-Allow-Origin and exposes Mcp-Session-Id,
+// MCP-Protocol-Version, WWW-Authenticate and Retry-After to the page's
+// script; every answer carries Vary: Origin. Put authentication in
+// HTTPOptions.Middleware, inside CORS, so that its refusals carry them too.
 type CORSOptions struct {
 	// AllowedOrigins are the origins whose pages may call the endpoint,
 	// as browsers send them ("https://app.example.com",
@@ -50,8 +52,9 @@ type CORSOptions struct {
 // corsHeaders are the request headers MCP's HTTP transports use.
 var corsHeaders = []string{"Content-Type", "Authorization", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"}
 
-// corsExposed are the response headers a page's script may read.
-const corsExposed = "Mcp-Session-Id, MCP-Protocol-Version"
+// corsExposed are the response headers a page's script may read: those
+// of MCP, and those of the refusals (401, 429, 503) it must act on.
+const corsExposed = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After"
 
 // cors answers browsers' cross-origin requests for one endpoint.
 type cors struct {

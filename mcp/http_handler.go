@@ -28,7 +28,8 @@ type StreamableHTTPHandler struct {
 	log    *slog.Logger
 	limits codec.Limits // of the scanner that classifies bodies
 	guard  transport.HostPolicy
-	cors   *cors // nil: none
+	inner  http.Handler // serveMethods behind HTTPOptions.Middleware
+	cors   *cors        // nil: none
 
 	scanners sync.Pool
 	bodies   codec.BufferPool
@@ -44,7 +45,7 @@ func NewStreamableHTTPHandler(srv *Server, opts *HTTPOptions) *StreamableHTTPHan
 	lim := srv.conn.Limits.WithDefaults()
 	o := opts.withDefaults(lim.MaxFrameBytes)
 	lim.MaxFrameBytes = max(lim.MaxFrameBytes, o.MaxBodyBytes)
-	return &StreamableHTTPHandler{
+	h := &StreamableHTTPHandler{
 		srv:      srv,
 		opts:     o,
 		events:   o.EventStore,
@@ -55,6 +56,8 @@ func NewStreamableHTTPHandler(srv *Server, opts *HTTPOptions) *StreamableHTTPHan
 		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost, http.MethodDelete),
 		sessions: map[string]*httpSession{},
 	}
+	h.inner = o.wrap(http.HandlerFunc(h.serveMethods))
+	return h
 }
 
 // Header names of the transport.
@@ -69,6 +72,11 @@ func (h *StreamableHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request
 	if !admit(h.guard, h.cors, w, r) {
 		return
 	}
+	h.inner.ServeHTTP(w, r)
+}
+
+// serveMethods serves a request admitted, behind HTTPOptions.Middleware.
+func (h *StreamableHTTPHandler) serveMethods(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodPost:
 		h.post(w, r)

@@ -32,7 +32,8 @@ type SSEHandler struct {
 	srv   *Server
 	opts  HTTPOptions
 	guard transport.HostPolicy
-	cors  *cors // nil: none
+	inner http.Handler // serveMethods behind HTTPOptions.Middleware
+	cors  *cors        // nil: none
 
 	mu       sync.Mutex
 	sessions map[string]*legacySession
@@ -44,13 +45,15 @@ type SSEHandler struct {
 func NewSSEHandler(srv *Server, opts *HTTPOptions) *SSEHandler {
 	lim := srv.conn.Limits.WithDefaults()
 	o := opts.withDefaults(lim.MaxFrameBytes)
-	return &SSEHandler{
+	h := &SSEHandler{
 		srv:      srv,
 		opts:     o,
 		guard:    o.hostPolicy(),
 		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost),
 		sessions: map[string]*legacySession{},
 	}
+	h.inner = o.wrap(http.HandlerFunc(h.serveMethods))
+	return h
 }
 
 // ServeHTTP implements http.Handler.
@@ -58,6 +61,11 @@ func (h *SSEHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !admit(h.guard, h.cors, w, r) {
 		return
 	}
+	h.inner.ServeHTTP(w, r)
+}
+
+// serveMethods serves a request admitted, behind HTTPOptions.Middleware.
+func (h *SSEHandler) serveMethods(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
 		h.open(w, r)

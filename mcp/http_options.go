@@ -64,6 +64,22 @@ type HTTPOptions struct {
 	// headers (see CORSOptions). Its origins pass the Origin check above
 	// too. Nil: no CORS headers, and OPTIONS is 405.
 	CORS *CORSOptions
+	// Middleware, if set, wraps the endpoint's methods: it sees each
+	// request the HostPolicy and CORS let through, after CORS has
+	// answered preflights and set its headers. Authentication belongs
+	// here (middleware.HTTPAuth, say), not around the handler: a
+	// browser's preflight, which never carries credentials, is then
+	// answered, and a refusal (401 and its WWW-Authenticate) carries the
+	// CORS headers the page needs to read it.
+	Middleware func(next http.Handler) http.Handler
+}
+
+// wrap returns next behind o.Middleware, if any.
+func (o *HTTPOptions) wrap(next http.Handler) http.Handler {
+	if o.Middleware == nil {
+		return next
+	}
+	return o.Middleware(next)
 }
 
 func (o *HTTPOptions) withDefaults(maxFrame int) HTTPOptions {

@@ -126,7 +126,7 @@ func fastError(rc *fasthttp.RequestCtx, status int, msg string) {
 }
 
 // NewFastHTTPServer returns a fasthttp.Server serving h with the bounds
-// NewHTTPServer sets on net/http: DefaultHTTPReadTimeout,
+// NewHTTPServer sets on net/http (and multipart bodies left unparsed): DefaultHTTPReadTimeout,
 // DefaultHTTPWriteTimeout and DefaultHTTPIdleTimeout; a header of up to 8
 // KiB (ReadBufferSize); and bodies bounded at the default frame limit
 // (codec.DefaultMaxFrameBytes) plus one byte, so that a larger one is
@@ -143,7 +143,10 @@ func NewFastHTTPServer(h fasthttp.RequestHandler) *fasthttp.Server {
 		ReadBufferSize:     8 << 10,
 		MaxRequestBodySize: codec.DefaultMaxFrameBytes + 1,
 		NoDefaultDate:      true,
-		ErrorHandler:       fastRequestError,
+		// A multipart body (a form a page can send without a preflight)
+		// reaches the handler unparsed, to be refused 415 as on net/http.
+		DisablePreParseMultipartForm: true,
+		ErrorHandler:                 fastRequestError,
 	}
 }
 

@@ -37,18 +37,20 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	if err != nil {
 		return err
 	}
-	var hopts *mcp.HTTPOptions
+	// With -auth-token, every request to them needs it (401 otherwise):
+	// /mcp and /sse behind their host check and CORS (so that preflights
+	// are answered and refusals carry CORS headers), the WebSocket upgrade
+	// here, /rpc's calls through the sessions' middleware (the header is
+	// in their context).
+	hopts := &mcp.HTTPOptions{Middleware: g.http}
 	if cfg.cors != nil {
-		hopts = &mcp.HTTPOptions{CORS: &mcp.CORSOptions{AllowedOrigins: cfg.cors}}
+		hopts.CORS = &mcp.CORSOptions{AllowedOrigins: cfg.cors}
 	}
 	streamable := mcp.NewStreamableHTTPHandler(srv, hopts)
 	legacy := mcp.NewSSEHandler(srv, hopts)
 	mux := http.NewServeMux()
-	// With -auth-token, every request to them needs it (401 otherwise):
-	// /mcp, /sse and the WebSocket upgrade here, /rpc's calls through the
-	// sessions' middleware (the header is in their context).
-	mux.Handle("/mcp", g.http(streamable))
-	mux.Handle("/sse", g.http(legacy))
+	mux.Handle("/mcp", streamable)
+	mux.Handle("/sse", legacy)
 	mux.Handle("/rpc", transport.NewHTTPHandler(d, &transport.HTTPOptions{
 		ReadTimeout:  transport.DefaultHTTPReadTimeout,
 		WriteTimeout: transport.DefaultHTTPWriteTimeout,
