@@ -194,15 +194,19 @@
 //     delay and gets the rest, the answer included.
 //   - MCP-Protocol-Version, when present, must be a supported version
 //     (any of them, not only the negotiated one), else 400.
-//   - DNS rebinding: on connections to a loopback address the Host must
-//     be a loopback name (localhost, 127.0.0.1, [::1]), and an Origin a
-//     loopback or the request's own one, else 403; HTTPOptions widens
-//     both lists.
+//   - DNS rebinding: first of all, the rule every HTTP endpoint of the
+//     engine applies (transport.HostPolicy, HTTPOptions.HostPolicy): on
+//     connections to a loopback address the Host must be a loopback name
+//     (localhost, 127.0.0.1, [::1]) or listed, and an Origin a loopback,
+//     the request's own or a listed one, else 403 with -32010.
 //   - CORS (HTTPOptions.CORS): pages of the listed origins may call from a
 //     browser; preflights (OPTIONS) are answered 204 with the endpoint's
-//     methods and MCP's request headers, answers expose Mcp-Session-Id
-//     and MCP-Protocol-Version, and a listed origin passes the Origin
-//     check. Without it OPTIONS is 405.
+//     methods and MCP's request headers, answers (errors included) expose
+//     Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate and
+//     Retry-After, and a listed origin passes the Origin check. Without it
+//     OPTIONS is 405. Authentication given as HTTPOptions.Middleware runs
+//     after CORS: preflights are answered without credentials, and its
+//     refusals carry the CORS headers.
 //
 // Every error status comes with a JSON-RPC error response without id in
 // its body. Statuses are 200, 202, 204, 400, 403, 404, 405, 406, 409,

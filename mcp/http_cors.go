@@ -9,13 +9,14 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // CORSOptions let web pages of other origins call an HTTP endpoint from a
 // browser (Cross-Origin Resource Sharing): HTTPOptions.CORS.
 //
 // A listed origin is allowed by the DNS-rebinding guard too, as if it were
-// in HTTPOptions.AllowedOrigins; the Host check stays as it is. Any other
+// in HTTPOptions.HostPolicy.AllowedOrigins; the Host check stays as it is. Any other
 // Origin is still refused with 403, preflight included. A preflight
 // (OPTIONS with Access-Control-Request-Method) from a listed origin is
 // answered 204 with the methods of the endpoint (GET, POST, DELETE; GET
@@ -23,9 +24,11 @@ import (
 // (Content-Type, Authorization, Mcp-Session-Id, MCP-Protocol-Version,
 // Last-Event-ID, and AllowedHeaders), MaxAge, and, when asked by Chromium's
 // Private Network Access, Access-Control-Allow-Private-Network. Every
-// answer to a listed origin carries Access-Control-Allow-Origin and
-// exposes Mcp-Session-Id and MCP-Protocol-Version to the page's script;
-// every answer carries Vary: Origin.
+// answer to a listed origin, errors included, carries
+// Access-Control-Allow-Origin and exposes Mcp-Session-Id,
+// MCP-Protocol-Version, WWW-Authenticate and Retry-After to the page's
+// script; every answer carries Vary: Origin. Put authentication in
+// HTTPOptions.Middleware, inside CORS, so that its refusals carry them too.
 type CORSOptions struct {
 	// AllowedOrigins are the origins whose pages may call the endpoint,
 	// as browsers send them ("https://app.example.com",
@@ -49,8 +52,9 @@ type CORSOptions struct {
 // corsHeaders are the request headers MCP's HTTP transports use.
 var corsHeaders = []string{"Content-Type", "Authorization", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"}
 
-// corsExposed are the response headers a page's script may read.
-const corsExposed = "Mcp-Session-Id, MCP-Protocol-Version"
+// corsExposed are the response headers a page's script may read: those
+// of MCP, and those of the refusals (401, 429, 503) it must act on.
+const corsExposed = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After"
 
 // cors answers browsers' cross-origin requests for one endpoint.
 type cors struct {
@@ -81,13 +85,14 @@ func newCORS(o *CORSOptions, methods ...string) *cors {
 	return c
 }
 
-// guardOrigins are the origins the DNS-rebinding guard allows: those of
-// HTTPOptions.AllowedOrigins and of its CORS.
-func (o *HTTPOptions) guardOrigins() []string {
-	if o.CORS == nil {
-		return o.AllowedOrigins
+// hostPolicy is the HostPolicy of the handlers: o's, with the origins of
+// its CORS allowed too.
+func (o *HTTPOptions) hostPolicy() transport.HostPolicy {
+	p := o.HostPolicy
+	if o.CORS != nil {
+		p.AllowedOrigins = append(slices.Clone(p.AllowedOrigins), o.CORS.AllowedOrigins...)
 	}
-	return append(slices.Clone(o.AllowedOrigins), o.CORS.AllowedOrigins...)
+	return p
 }
 
 // listed reports whether origin is one the page of which may call: listed
@@ -104,11 +109,11 @@ func (c *cors) listed(origin string) (ok, exact bool) {
 // admit runs the DNS-rebinding guard and CORS in front of an endpoint's
 // methods, and reports whether the request is still to be served: false
 // when it has been answered (refused, or a preflight).
-func admit(g guard, c *cors, w http.ResponseWriter, r *http.Request) bool {
+func admit(g transport.HostPolicy, c *cors, w http.ResponseWriter, r *http.Request) bool {
 	if c != nil {
 		w.Header().Add("Vary", "Origin")
 	}
-	if !g.allow(w, r) {
+	if !g.Allow(w, r) {
 		return false
 	}
 	return c == nil || !c.serve(w, r)

@@ -67,7 +67,7 @@ func TestCORS_streamableHTTP(t *testing.T) {
 	wantHeaders(t, resp,
 		"Access-Control-Allow-Origin", appOrigin,
 		"Access-Control-Allow-Credentials", "true",
-		"Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version",
+		"Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After",
 		"Vary", "Origin")
 	p.session, p.version = resp.Header.Get("Mcp-Session-Id"), "2025-11-25"
 	for _, m := range []string{http.MethodGet, http.MethodDelete} {
@@ -150,5 +150,53 @@ func TestCORS_legacySSE(t *testing.T) {
 	}
 	if resp := p.do(http.MethodGet, "", "Origin", evilOrigin); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("GET from %s: %d", evilOrigin, resp.StatusCode)
+	}
+}
+
+// TestCORS_authenticationInside: authentication given as
+// HTTPOptions.Middleware runs inside CORS, on both endpoints: a preflight,
+// which carries no credentials, is answered 204; a request without the
+// token is refused 401 with the CORS headers a page needs to read the
+// refusal and its WWW-Authenticate; one with the token is served.
+func TestCORS_authenticationInside(t *testing.T) {
+	auth := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer s3cret" {
+				w.Header().Set("WWW-Authenticate", "Bearer")
+				http.Error(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32009,"message":"Unauthorized"}}`, http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	opts := &mcp.HTTPOptions{CORS: &mcp.CORSOptions{AllowedOrigins: []string{appOrigin}}, Middleware: auth}
+	streamable, _ := serveHTTP(t, echoServer(t), opts)
+	legacy := mcp.NewSSEHandler(echoServer(t), opts)
+	ls := httptest.NewServer(legacy)
+	t.Cleanup(func() { legacy.Close(); ls.Close() })
+	for name, url := range map[string]string{"mcp": streamable.URL, "sse": ls.URL} {
+		t.Run(name, func(t *testing.T) {
+			p := newRawHTTP(t, url)
+			resp := preflight(p, appOrigin, "POST")
+			if resp.StatusCode != http.StatusNoContent {
+				t.Fatalf("preflight: %d", resp.StatusCode)
+			}
+			wantHeaders(t, resp, "Access-Control-Allow-Origin", appOrigin)
+			resp = p.do(http.MethodPost, initBody, "Origin", appOrigin, "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Fatalf("no token: %d", resp.StatusCode)
+			}
+			wantHeaders(t, resp, "Access-Control-Allow-Origin", appOrigin,
+				"Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After",
+				"WWW-Authenticate", "Bearer")
+		})
+	}
+	// With the token, the page is served.
+	p := newRawHTTP(t, streamable.URL)
+	resp := p.do(http.MethodPost, initBody, "Origin", appOrigin, "Authorization", "Bearer s3cret", "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("with the token: %d", resp.StatusCode)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // StreamableHTTPHandler serves a Server over MCP's Streamable HTTP
@@ -25,8 +26,9 @@ type StreamableHTTPHandler struct {
 	events EventStore
 	store  SessionStore
 	log    *slog.Logger
-	guard  guard
-	cors   *cors // nil: none
+	guard  transport.HostPolicy
+	inner  http.Handler // serveMethods behind HTTPOptions.Middleware
+	cors   *cors        // nil: none
 
 	scan   bodyScanner
 	bodies codec.BufferPool
@@ -42,17 +44,19 @@ func NewStreamableHTTPHandler(srv *Server, opts *HTTPOptions) *StreamableHTTPHan
 	lim := srv.conn.Limits.WithDefaults()
 	o := opts.withDefaults(lim.MaxFrameBytes)
 	lim.MaxFrameBytes = max(lim.MaxFrameBytes, o.MaxBodyBytes)
-	return &StreamableHTTPHandler{
+	h := &StreamableHTTPHandler{
 		srv:      srv,
 		opts:     o,
 		events:   o.EventStore,
 		store:    o.SessionStore,
 		log:      srv.log,
 		scan:     bodyScanner{limits: lim},
-		guard:    guard{o.AllowedHosts, o.guardOrigins()},
+		guard:    o.hostPolicy(),
 		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost, http.MethodDelete),
 		sessions: map[string]*httpSession{},
 	}
+	h.inner = o.wrap(http.HandlerFunc(h.serveMethods))
+	return h
 }
 
 // Header names of the transport.
@@ -68,6 +72,11 @@ func (h *StreamableHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request
 	if !admit(h.guard, h.cors, w, r) {
 		return
 	}
+	h.inner.ServeHTTP(w, r)
+}
+
+// serveMethods serves a request admitted, behind HTTPOptions.Middleware.
+func (h *StreamableHTTPHandler) serveMethods(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodPost:
 		h.post(w, r)

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // SSEHandler serves a Server over the HTTP+SSE transport of protocol
@@ -35,8 +36,9 @@ import (
 type SSEHandler struct {
 	srv   *Server
 	opts  HTTPOptions
-	guard guard
-	cors  *cors // nil: none
+	guard transport.HostPolicy
+	inner http.Handler // serveMethods behind HTTPOptions.Middleware
+	cors  *cors        // nil: none
 	scan  bodyScanner
 
 	mu       sync.Mutex
@@ -49,14 +51,16 @@ type SSEHandler struct {
 func NewSSEHandler(srv *Server, opts *HTTPOptions) *SSEHandler {
 	lim := srv.conn.Limits.WithDefaults()
 	o := opts.withDefaults(lim.MaxFrameBytes)
-	return &SSEHandler{
+	h := &SSEHandler{
 		srv:      srv,
 		opts:     o,
-		guard:    guard{o.AllowedHosts, o.guardOrigins()},
+		guard:    o.hostPolicy(),
 		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost),
 		scan:     bodyScanner{limits: lim},
 		sessions: map[string]*legacySession{},
 	}
+	h.inner = o.wrap(http.HandlerFunc(h.serveMethods))
+	return h
 }
 
 // ServeHTTP implements http.Handler.
@@ -65,6 +69,11 @@ func (h *SSEHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !admit(h.guard, h.cors, w, r) {
 		return
 	}
+	h.inner.ServeHTTP(w, r)
+}
+
+// serveMethods serves a request admitted, behind HTTPOptions.Middleware.
+func (h *SSEHandler) serveMethods(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
 		h.open(w, r)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // Defaults of HTTPOptions.
@@ -88,22 +89,34 @@ type HTTPOptions struct {
 	EventStore EventStore
 	// SessionStore records the sessions (nil: a MemorySessionStore).
 	SessionStore SessionStore
-	// AllowedHosts are Host header values accepted besides localhost and
-	// loopback addresses: a host name, or host:port to accept that port
-	// only; "*" accepts any. Host is checked, against DNS rebinding, on
-	// connections to a loopback address, and on every connection once
-	// this list is set.
-	AllowedHosts []string
-	// AllowedOrigins are Origin header values accepted ("https://app.example.com",
-	// "*" for any) besides the request's own origin (an Origin whose host
-	// is the Host header) and, on connections to a loopback address,
-	// loopback origins. Any other Origin is refused with 403.
-	AllowedOrigins []string
+	// HostPolicy checks each request's Host and Origin before anything
+	// else, against DNS rebinding: the rule every HTTP endpoint of the
+	// engine applies (transport.HostPolicy; the zero value: on for a
+	// server reached on a loopback address). The origins of CORS are
+	// allowed as if listed in its AllowedOrigins. A refusal is answered
+	// 403 with -32010.
+	HostPolicy transport.HostPolicy
 	// CORS, if set, lets web pages of the origins it lists call the
 	// endpoint from a browser: it answers preflights and adds the CORS
 	// headers (see CORSOptions). Its origins pass the Origin check above
 	// too. Nil: no CORS headers, and OPTIONS is 405.
 	CORS *CORSOptions
+	// Middleware, if set, wraps the endpoint's methods: it sees each
+	// request the HostPolicy and CORS let through, after CORS has
+	// answered preflights and set its headers. Authentication belongs
+	// here (middleware.HTTPAuth, say), not around the handler: a
+	// browser's preflight, which never carries credentials, is then
+	// answered, and a refusal (401 and its WWW-Authenticate) carries the
+	// CORS headers the page needs to read it.
+	Middleware func(next http.Handler) http.Handler
+}
+
+// wrap returns next behind o.Middleware, if any.
+func (o *HTTPOptions) wrap(next http.Handler) http.Handler {
+	if o.Middleware == nil {
+		return next
+	}
+	return o.Middleware(next)
 }
 
 func (o *HTTPOptions) withDefaults(maxFrame int) HTTPOptions {

@@ -198,7 +198,7 @@ func TestNewHTTPServer_keepsHealthyConnections(t *testing.T) {
 	nc.SetDeadline(time.Now().Add(10 * time.Second))
 	br := bufio.NewReader(nc)
 	for range 2 {
-		io.WriteString(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+		io.WriteString(nc, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}")
 		res, err := http.ReadResponse(br, nil)
 		if err != nil || res.StatusCode != http.StatusTeapot || res.Close {
 			t.Fatalf("%v %v", res, err)

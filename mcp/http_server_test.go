@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 func TestHTTP_initializeStartsASession(t *testing.T) {
@@ -420,8 +421,10 @@ func TestHTTP_dnsRebindingIsRefusedOnLoopback(t *testing.T) {
 
 func TestHTTP_allowListsWidenTheChecks(t *testing.T) {
 	ts, _ := serveHTTP(t, echoServer(t), &mcp.HTTPOptions{
-		AllowedHosts:   []string{"mcp.example.com"},
-		AllowedOrigins: []string{"https://app.example.com"},
+		HostPolicy: transport.HostPolicy{
+			AllowedHosts:   []string{"mcp.example.com"},
+			AllowedOrigins: []string{"https://app.example.com"},
+		},
 	})
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`
 	p := newRawHTTP(t, ts.URL)

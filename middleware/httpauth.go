@@ -18,11 +18,23 @@ import (
 // *codec.Error of authn's with -32010 gives 403). An accepted request
 // reaches next with the principal in its context (PrincipalFromContext).
 // A nil authn returns next as it is.
+//
+// A CORS preflight (OPTIONS with Origin and Access-Control-Request-Method)
+// reaches next unauthenticated, with no principal: browsers never send
+// credentials with one, so refusing it would keep every page from calling.
+// next must answer it without serving it (mcp's handlers do, from their
+// CORS options). With mcp's handlers, put HTTPAuth in
+// mcp.HTTPOptions.Middleware rather than around them: its refusals then
+// carry the CORS headers a page needs to read them.
 func HTTPAuth(authn Authenticator, next http.Handler) http.Handler {
 	if authn == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isPreflight(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		cred := r.Header.Get("Authorization")
 		who, err := authn.Authenticate(r.Context(), cred)
 		if err != nil {
@@ -49,4 +61,9 @@ func refuse(w http.ResponseWriter, e *codec.Error, gaveCredential bool) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	w.Write(body)
+}
+
+// isPreflight reports whether r is a CORS preflight request.
+func isPreflight(r *http.Request) bool {
+	return r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
 }

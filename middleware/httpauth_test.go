@@ -60,3 +60,34 @@ func TestHTTPAuth(t *testing.T) {
 		t.Errorf("HTTPAuth(nil, next) answered %d", w.Code)
 	}
 }
+
+// TestHTTPAuth_preflight: a CORS preflight, which browsers send without
+// credentials, reaches next unauthenticated (no principal); an OPTIONS that
+// is no preflight is authenticated as any request.
+func TestHTTPAuth_preflight(t *testing.T) {
+	h := middleware.HTTPAuth(middleware.BearerToken(token), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := middleware.PrincipalFromContext(r.Context()); ok {
+			t.Error("a preflight has a principal")
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	for _, tc := range []struct {
+		name   string
+		hdr    []string
+		status int
+	}{
+		{"preflight", []string{"Origin", "https://app.example.com", "Access-Control-Request-Method", "POST"}, 204},
+		{"no request method", []string{"Origin", "https://app.example.com"}, 401},
+		{"no origin", []string{"Access-Control-Request-Method", "POST"}, 401},
+	} {
+		req := httptest.NewRequest(http.MethodOptions, "/mcp", nil)
+		for i := 0; i < len(tc.hdr); i += 2 {
+			req.Header.Set(tc.hdr[i], tc.hdr[i+1])
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != tc.status {
+			t.Errorf("%s: %d, want %d", tc.name, w.Code, tc.status)
+		}
+	}
+}

@@ -17,7 +17,10 @@
 // for each session's options, with a conn.Peer of Transport "http" or
 // "ws" and the remote address, and put the request's header in the
 // context the session's handlers see (HeaderFromContext), for credentials
-// and trace context.
+// and trace context. Before anything else, each checks the request's Host
+// and Origin against DNS rebinding by one rule, HostPolicy (a field of
+// HTTPOptions and WebSocketOptions; mcp's HTTP handlers apply it too),
+// refusing with 403 and -32010.
 //
 //   - HTTP POST: one message or batch per body, one session per request.
 //     405 for a method other than POST, 415 without Content-Type

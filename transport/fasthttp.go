@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/internal/unsafex"
 )
 
 // FastHTTPHandler serves JSON-RPC 2.0 over plain HTTP POST on
@@ -36,18 +37,20 @@ import (
 // away is noticed when its answer is written, not before: the handlers
 // run to the end, or until Shutdown abandons them.
 type FastHTTPHandler struct {
-	b    conn.Binder
-	log  *slog.Logger
-	live bodySessions
+	b      conn.Binder
+	log    *slog.Logger
+	policy HostPolicy
+	live   bodySessions
 }
 
 // NewFastHTTPHandler returns a handler serving each POST as a session
 // whose options b chooses (an *conn.Options gives every session the same
-// ones; nil: defaults). opts may be nil; only its Logger is used.
+// ones; nil: defaults). opts may be nil; only its Logger and HostPolicy
+// are used.
 func NewFastHTTPHandler(b conn.Binder, opts *HTTPOptions) *FastHTTPHandler {
 	h := &FastHTTPHandler{b: orDefaultBinder(b)}
 	if opts != nil {
-		h.log = opts.Logger
+		h.log, h.policy = opts.Logger, opts.HostPolicy
 	}
 	h.log = orDiscard(h.log)
 	return h
@@ -55,6 +58,10 @@ func NewFastHTTPHandler(b conn.Binder, opts *HTTPOptions) *FastHTTPHandler {
 
 // ServeFastHTTP is a fasthttp.RequestHandler.
 func (h *FastHTTPHandler) ServeFastHTTP(rc *fasthttp.RequestCtx) {
+	if msg := h.refusal(rc); msg != "" {
+		writeFast(rc, codec.AppendError(nil, nil, codec.NewError(codec.CodeForbidden, msg)), httpStatus{Code: http.StatusForbidden, RetryAfter: -1})
+		return
+	}
 	if !rc.IsPost() {
 		rc.Response.Header.Set("Allow", "POST")
 		fastError(rc, http.StatusMethodNotAllowed, msgMethodNotAllowed)
@@ -112,6 +119,18 @@ func (h *FastHTTPHandler) Shutdown(ctx context.Context) error {
 	return h.live.shutdown(ctx)
 }
 
+// refusal applies the handler's HostPolicy to rc, as HostPolicy.Allow does
+// on net/http: "" when allowed, else the refusal's message. Host and
+// Origin are read in place: refusal keeps neither.
+func (h *FastHTTPHandler) refusal(rc *fasthttp.RequestCtx) string {
+	host := unsafex.String(rc.Host())
+	origin := unsafex.String(rc.Request.Header.Peek("Origin"))
+	if h.policy.allowedAnywhere(host, origin) {
+		return ""
+	}
+	return h.policy.refusal(host, origin, rc.LocalAddr())
+}
+
 // writeFast sets msg as the response with st's status and headers, as
 // answer.writeAs does on net/http. fasthttp copies msg.
 func writeFast(rc *fasthttp.RequestCtx, msg []byte, st httpStatus) {
@@ -138,7 +157,7 @@ func fastError(rc *fasthttp.RequestCtx, status int, msg string) {
 }
 
 // NewFastHTTPServer returns a fasthttp.Server serving h with the bounds
-// NewHTTPServer sets on net/http: DefaultHTTPReadTimeout,
+// NewHTTPServer sets on net/http (and multipart bodies left unparsed): DefaultHTTPReadTimeout,
 // DefaultHTTPWriteTimeout and DefaultHTTPIdleTimeout; a header of up to 8
 // KiB (ReadBufferSize); and bodies bounded at the default frame limit
 // (codec.DefaultMaxFrameBytes) plus one byte, so that a larger one is
@@ -155,7 +174,10 @@ func NewFastHTTPServer(h fasthttp.RequestHandler) *fasthttp.Server {
 		ReadBufferSize:     8 << 10,
 		MaxRequestBodySize: codec.DefaultMaxFrameBytes + 1,
 		NoDefaultDate:      true,
-		ErrorHandler:       fastRequestError,
+		// A multipart body (a form a page can send without a preflight)
+		// reaches the handler unparsed, to be refused 415 as on net/http.
+		DisablePreParseMultipartForm: true,
+		ErrorHandler:                 fastRequestError,
 	}
 }
 

@@ -103,13 +103,16 @@ type serveRPC func(t *testing.T, b conn.Binder) string
 func serveNetHTTP(t *testing.T, b conn.Binder) string { return startRPC(t, b, nil, nil).URL + "/rpc" }
 
 // serveFastHTTP serves b with FastHTTPHandler on NewFastHTTPServer.
-func serveFastHTTP(t *testing.T, b conn.Binder) string {
+func serveFastHTTP(t *testing.T, b conn.Binder) string { return serveFastHTTPWith(t, b, nil) }
+
+// serveFastHTTPWith is serveFastHTTP with the handler's options.
+func serveFastHTTPWith(t *testing.T, b conn.Binder, opts *transport.HTTPOptions) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := transport.NewFastHTTPServer(transport.NewFastHTTPHandler(b, nil).ServeFastHTTP)
+	srv := transport.NewFastHTTPServer(transport.NewFastHTTPHandler(b, opts).ServeFastHTTP)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	t.Cleanup(func() {

@@ -27,12 +27,19 @@ type HTTPOptions struct {
 	// Logger receives refused sessions and failed body reads, at debug
 	// level (nil: discard).
 	Logger *slog.Logger
+	// HostPolicy checks each request's Host and Origin before anything
+	// else, against DNS rebinding (the zero value: on for a server
+	// reached on a loopback address; see HostPolicy). A refusal is
+	// answered 403 with -32010.
+	HostPolicy HostPolicy
 }
 
 // HTTPHandler serves JSON-RPC 2.0 over plain HTTP POST: each request's
 // body holds one message or a batch, and the response's body the answer.
 // Mount it on a mux at the path of the user's choice (e.g. /rpc).
 //
+//   - Host and Origin are checked first (HTTPOptions.HostPolicy): a
+//     request refused is answered 403 with -32010.
 //   - POST only: any other method is answered 405 with Allow: POST.
 //   - Content-Type must be application/json (parameters such as charset
 //     allowed), else 415.
@@ -103,6 +110,9 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Before any answer: net/http reads what is left of the body when it
 	// answers, and without a deadline a stalled body would hold it.
 	httpjson.BoundBody(w, r, h.opts.ReadTimeout)
+	if !h.opts.HostPolicy.Allow(w, r) {
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.Header()["Allow"] = allowPost
 		httpjson.Error(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, msgMethodNotAllowed)

@@ -92,11 +92,11 @@ func TestHTTPHandler_stalledBodyIsCutAndTheConnectionClosed(t *testing.T) {
 		name, req string
 		status    int
 	}{
-		{"content-length", "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"", 400},
-		{"chunked", "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"jso\r\n", 400},
+		{"content-length", "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"", 400},
+		{"chunked", "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"jso\r\n", 400},
 		// Answered without reading the body: net/http's own drain of it
 		// must give up too.
-		{"answered-unread", "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n{", 415},
+		{"answered-unread", "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n{", 415},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
@@ -119,8 +119,8 @@ func TestHTTPHandler_stalledBodyIsCutAndTheConnectionClosed(t *testing.T) {
 // answered 400 and nothing after it is read as a request.
 func TestHTTPHandler_badChunkClosesTheConnection(t *testing.T) {
 	addr := startNoReadTimeout(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, &transport.HTTPOptions{ReadTimeout: 5 * time.Second}))
-	req := "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n" +
-		"POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+	req := "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n" +
+		"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
 	res, body, nc := rawExchange(t, addr, req)
 	if res.StatusCode != 400 || !strings.Contains(body, `"code":-32600`) || strings.Contains(body, "chunk") {
 		t.Fatalf("%d %s", res.StatusCode, body)
@@ -135,7 +135,7 @@ func TestHTTPHandler_contentLengthWithTransferEncodingCloses(t *testing.T) {
 	forEachHTTPHandler(t, func(t *testing.T, serve serveRPC) {
 		addr := strings.TrimSuffix(strings.TrimPrefix(serve(t, &conn.Options{Router: rpcRouter(nil)}), "http://"), "/rpc")
 		body := `{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`
-		req := "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		req := "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n" +
 			strconv.FormatInt(int64(len(body)), 16) + "\r\n" + body + "\r\n0\r\n\r\n"
 		res, got, nc := rawExchange(t, addr, req)
 		if res.StatusCode >= 500 {

@@ -295,7 +295,7 @@ func TestWebSocketHandler_refusals(t *testing.T) {
 		t.Fatalf("refused bind: %v", err)
 	}
 	// An Origin that is not the server's own nor listed is refused.
-	s = startRPC(t, &conn.Options{}, nil, &transport.WebSocketOptions{OriginPatterns: []string{"app.example.com"}})
+	s = startRPC(t, &conn.Options{}, nil, &transport.WebSocketOptions{HostPolicy: transport.HostPolicy{AllowedOrigins: []string{"https://app.example.com"}}})
 	for origin, ok := range map[string]bool{"https://evil.example.com": false, "https://app.example.com": true} {
 		ws, _, err := websocket.Dial(context.Background(), s.wsURL(), &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {origin}}})
 		if (err == nil) != ok {

@@ -93,8 +93,9 @@ func (g *guard) authorizer() middleware.Authorizer {
 }
 
 // http wraps an HTTP endpoint whose sessions outlive a request (/mcp,
-// /sse) in the token check: 401 with WWW-Authenticate before the request
-// reaches it.
+// /sse, as their mcp.HTTPOptions.Middleware; /ws) in the token check: 401
+// with WWW-Authenticate before the request reaches it. CORS preflights
+// pass unauthenticated (middleware.HTTPAuth).
 func (g *guard) http(h http.Handler) http.Handler {
 	if !g.authenticates() {
 		return h

@@ -41,18 +41,21 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	if err != nil {
 		return err
 	}
+	// With -auth-token, every request to them needs it (401 otherwise):
+	// /mcp and /sse behind their host check and CORS (so that preflights
+	// are answered and refusals carry CORS headers), the WebSocket upgrade
+	// here, /rpc's calls through the sessions' middleware (the header is
+	// in their context).
 	hopts := sessionOptions(cfg)
+	hopts.Middleware = g.http
 	if cfg.cors != nil {
 		hopts.CORS = &mcp.CORSOptions{AllowedOrigins: cfg.cors}
 	}
 	streamable := mcp.NewStreamableHTTPHandler(srv, hopts)
 	legacy := mcp.NewSSEHandler(srv, hopts)
 	mux := http.NewServeMux()
-	// With -auth-token, every request to them needs it (401 otherwise):
-	// /mcp, /sse and the WebSocket upgrade here, /rpc's calls through the
-	// sessions' middleware (the header is in their context).
-	mux.Handle("/mcp", g.http(streamable))
-	mux.Handle("/sse", g.http(legacy))
+	mux.Handle("/mcp", streamable)
+	mux.Handle("/sse", legacy)
 	rpc := transport.NewHTTPHandler(d, &transport.HTTPOptions{
 		ReadTimeout:  cfg.readTimeout,
 		WriteTimeout: transport.DefaultHTTPWriteTimeout,
