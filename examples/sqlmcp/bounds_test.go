@@ -46,7 +46,7 @@ type hugeValue struct {
 // Tool errors of the bounds.
 const (
 	tooLong  = "longer than 16 MiB"
-	tooMuch  = "more than the 64 MiB"
+	tooMuch  = "more than the 64 MiB of memory"
 	timedOut = "ran longer than the timeout"
 )
 

@@ -37,8 +37,8 @@ func boundError(ctx context.Context, err error) error {
 			return fmt.Errorf("sqlite error %d: the statement made or read a value longer than %d MiB, the longest this server allows; "+
 				"select a part of it (substr) or its length (length) instead", se.Code(), sqliteMaxValueBytes>>20)
 		case sqlite3.SQLITE_NOMEM:
-			return fmt.Errorf("sqlite error %d: the statement needed more than the %d MiB of memory this server gives SQLite; "+
-				"select fewer or shorter values, or fewer rows at once", se.Code(), sqliteHeapLimitBytes>>20)
+			return fmt.Errorf("sqlite error %d: the statement, with those running beside it, needed more than the %d MiB of memory "+
+				"this server gives SQLite; select fewer or shorter values, or fewer rows at once", se.Code(), sqliteHeapLimitBytes>>20)
 		}
 	}
 	return nil
