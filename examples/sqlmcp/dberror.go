@@ -50,6 +50,9 @@ func (db *database) dbError(ctx context.Context, err error) error {
 	case errors.Is(ctx.Err(), context.Canceled):
 		return errors.New("the request was cancelled")
 	}
+	if be := boundError(ctx, err); be != nil {
+		return be
+	}
 	return db.t.scrubErr(errors.New(describeDriverError(db.d.name, err)))
 }
 

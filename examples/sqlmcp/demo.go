@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"modernc.org/sqlite"
 )
 
 // The demo database: a small shop (customers, products, orders, and a
@@ -148,7 +146,7 @@ func demoPath(ctx context.Context) (string, error) {
 	tmp := f.Name()
 	f.Close()
 	defer os.Remove(tmp)
-	c, err := sqlite.NewConnector(sqliteURI(tmp, "mode=rw", "_pragma=foreign_keys(1)"))
+	c, err := sqliteConnector(tmp, "mode=rw", "_pragma=foreign_keys(1)")
 	if err != nil {
 		return "", err
 	}

@@ -28,6 +28,10 @@ type dialect struct {
 	// setTimeout, if not nil, makes the server itself stop a statement of
 	// tx that runs longer than d (the context stops the client's wait).
 	setTimeout func(ctx context.Context, tx *sql.Tx, d time.Duration) error
+	// limitConn, if not nil, bounds what a statement may make on c (the
+	// length of a value): run on the connection before each statement a
+	// tool was given.
+	limitConn func(c *sql.Conn) error
 
 	// tablesSQL lists the tables and views: name, kind ("table"/"view"
 	// or the catalogue's own words, which hold TABLE or VIEW).

@@ -157,5 +157,9 @@ func mysqlConfig(u *url.URL) (*mysql.Config, error) {
 	cfg.MultiStatements = false
 	cfg.InterpolateParams = false
 	cfg.ParseTime = true
+	// Uncompressed, so that boundedConn sees the packets (mysqlbound.go).
+	if err := cfg.Apply(mysql.EnableCompression(false)); err != nil {
+		return nil, fmt.Errorf("-dsn mysql: %w", err)
+	}
 	return cfg, nil
 }

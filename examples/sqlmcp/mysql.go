@@ -49,7 +49,13 @@ WHERE table_schema = DATABASE() AND table_name = ? ORDER BY index_name, seq_in_i
 }
 
 // openMySQL opens the read-only pool and, if write, the writing one.
+// Without TLS, their connections read no row longer than maxMessageBytes
+// (mysqlbound.go).
 func openMySQL(cfg *mysql.Config, write bool) (ro, rw *sql.DB, err error) {
+	if cfg.TLS == nil && (cfg.TLSConfig == "" || cfg.TLSConfig == "false") && cfg.DialFunc == nil {
+		cfg = cfg.Clone()
+		cfg.DialFunc = dialBounded
+	}
 	base, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, nil, err

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"database/sql"
+	"io"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -53,10 +55,24 @@ ORDER BY 1, k.ord`,
 }
 
 // openPostgres opens the read-only pool and, if write, the writing one.
+// Their connections read no message longer than maxMessageBytes.
 func openPostgres(cfg *pgx.ConnConfig, write bool) (ro, rw *sql.DB) {
-	ro = sql.OpenDB(setupConnector{stdlib.GetConnector(*cfg), execSetup(postgresDialect.readOnlySession)})
+	c := *cfg
+	c.BuildFrontend = boundedFrontend
+	ro = sql.OpenDB(setupConnector{stdlib.GetConnector(c), execSetup(postgresDialect.readOnlySession)})
 	if write {
-		rw = stdlib.OpenDB(*cfg)
+		rw = stdlib.OpenDB(c)
 	}
 	return ro, rw
+}
+
+// boundedFrontend is pgx's reader of the server's messages, refusing a
+// message (a row of a result, most often) longer than maxMessageBytes
+// from its header, before reading it: pgx would otherwise take up to a
+// gigabyte for one row. The connection is closed then, which ends the
+// statement in the server too.
+func boundedFrontend(r io.Reader, w io.Writer) *pgproto3.Frontend {
+	f := pgproto3.NewFrontend(r, w)
+	f.SetMaxBodyLen(maxMessageBytes)
+	return f
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 )
 
@@ -39,17 +40,63 @@ func (db *database) query(ctx context.Context, stmt string, params []any, maxRow
 // statement is stopped past the cap, so memory stays bounded whatever the
 // result's size. The transaction is rolled back, whatever the statement
 // did.
+//
+// The timeout holds for the answer even where the database cannot stop
+// at once: a step SQLite cannot interrupt (a row of many values, each a
+// function call), a driver still reading a row. Past the timeout and
+// abandonGrace, read answers the timeout and leaves the statement to end
+// in the background, on its own connection, which goes back to the pool
+// then (the interrupt or cancellation is already on its way, and every
+// bound on its memory holds). Only reads are left so: a write is waited
+// for, as its commit may still happen.
 func (db *database) read(ctx context.Context, stmt string, params []any, maxRows int) (*queryResult, error) {
 	start := time.Now()
 	args, err := bindParams(params)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, db.timeout)
+	ctx, cancel := context.WithTimeout(noteRefusals(ctx), db.timeout)
 	defer cancel()
-	c, err := db.ro.Conn(ctx)
+	type answer struct {
+		res *queryResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := db.readOn(ctx, cancel, start, stmt, args, maxRows)
+		done <- answer{res, err}
+	}()
+	select {
+	case a := <-done:
+		return a.res, a.err
+	case <-ctx.Done():
+	}
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Stopped at the row cap, or the request cancelled: the
+		// statement ends now.
+		a := <-done
+		return a.res, a.err
+	}
+	grace := time.NewTimer(db.timeout / abandonGrace)
+	defer grace.Stop()
+	select {
+	case a := <-done:
+		return a.res, a.err
+	case <-grace.C:
+		return nil, &timeoutError{db.timeout}
+	}
+}
+
+// abandonGrace: read waits the timeout's 1/abandonGrace more for the
+// statement to answer its interrupt before it answers for it.
+const abandonGrace = 50
+
+// readOn is read's work, under ctx (cancel stops the statement past the
+// row cap).
+func (db *database) readOn(ctx context.Context, cancel context.CancelFunc, start time.Time, stmt string, args []any, maxRows int) (*queryResult, error) {
+	c, err := db.conn(ctx, db.ro)
 	if err != nil {
-		return nil, db.dbError(ctx, err)
+		return nil, err
 	}
 	defer c.Close()
 	if s := db.d.readOnlySession; s != "" {
@@ -75,9 +122,10 @@ func (db *database) read(ctx context.Context, stmt string, params []any, maxRows
 	for i, t := range types {
 		res.Columns[i] = t.Name()
 	}
-	cells := make([]any, len(types))
+	cells := make([]cell, len(types))
 	dest := make([]any, len(types))
 	for i := range cells {
+		cells[i].ct = types[i]
 		dest[i] = &cells[i]
 	}
 	for rows.Next() {
@@ -93,7 +141,7 @@ func (db *database) read(ctx context.Context, stmt string, params []any, maxRows
 		}
 		row := make([]any, len(cells))
 		for i, c := range cells {
-			row[i] = cellValue(c, types[i])
+			row[i] = c.v
 		}
 		res.Rows = append(res.Rows, row)
 	}
@@ -117,9 +165,14 @@ func (db *database) execute(ctx context.Context, stmt string, params []any) (*ex
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, db.timeout)
+	ctx, cancel := context.WithTimeout(noteRefusals(ctx), db.timeout)
 	defer cancel()
-	tx, err := db.begin(ctx, db.rw, nil)
+	c, err := db.conn(ctx, db.rw)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	tx, err := db.begin(ctx, c, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +189,22 @@ func (db *database) execute(ctx context.Context, stmt string, params []any) (*ex
 		return nil, db.dbError(ctx, err)
 	}
 	return &executeResult{RowsAffected: n, ElapsedMS: millis(time.Since(start))}, nil
+}
+
+// conn takes a connection of pool p for one statement a tool was given,
+// bounded as the dialect bounds such statements.
+func (db *database) conn(ctx context.Context, p *sql.DB) (*sql.Conn, error) {
+	c, err := p.Conn(ctx)
+	if err != nil {
+		return nil, db.dbError(ctx, err)
+	}
+	if db.d.limitConn != nil {
+		if err := db.d.limitConn(c); err != nil {
+			c.Close()
+			return nil, db.dbError(ctx, err)
+		}
+	}
+	return c, nil
 }
 
 // beginner is a pool or one of its connections.

@@ -17,13 +17,15 @@ import (
 // lets a statement read and nothing else: no ATTACH (which would open or
 // create another file), no temporary tables, no PRAGMA that sets
 // anything, no ANALYZE. A timeout interrupts the statement through the
-// context (sqlite3_interrupt).
+// context (sqlite3_interrupt). A value and the memory of all statements
+// are bounded (sqlitebounds.go).
 
 var sqliteDialect = &dialect{
 	name:         "sqlite",
 	lex:          lexOptions{brackets: true},
 	placeholders: "? (or ?1, ?2, …)",
 	param:        func(int) string { return "?" },
+	limitConn:    limitSQLiteConn,
 
 	tablesSQL: `SELECT name, type FROM sqlite_schema
 WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\_%' ESCAPE '\'
@@ -45,7 +47,7 @@ func sqliteURI(path string, params ...string) string {
 
 // openSQLite opens the read-only pool and, if write, the writing one.
 func openSQLite(path string, write bool) (ro, rw *sql.DB, err error) {
-	base, err := sqlite.NewConnector(sqliteURI(path, "mode=ro", "_pragma=busy_timeout(5000)", "_query_only=1"))
+	base, err := sqliteConnector(path, "mode=ro", "_pragma=busy_timeout(5000)", "_query_only=1")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -53,7 +55,7 @@ func openSQLite(path string, write bool) (ro, rw *sql.DB, err error) {
 	if !write {
 		return ro, nil, nil
 	}
-	wc, err := sqlite.NewConnector(sqliteURI(path, "mode=rw", "_pragma=busy_timeout(5000)", "_pragma=foreign_keys(1)"))
+	wc, err := sqliteConnector(path, "mode=rw", "_pragma=busy_timeout(5000)", "_pragma=foreign_keys(1)")
 	if err != nil {
 		ro.Close()
 		return nil, nil, err

@@ -67,14 +67,33 @@ func cellValue(v any, ct *sql.ColumnType) any {
 		}
 		return x.Format(time.RFC3339Nano)
 	case []byte:
+		// Only a value's head is shown: a long one is cut before it is
+		// copied or encoded, so it costs no more than its head.
 		if !utf8.Valid(x) {
-			return cut(`\x` + hex.EncodeToString(x))
+			return cut(`\x` + hex.EncodeToString(x[:min(len(x), maxCellBytes/2)]))
+		}
+		if len(x) > maxCellBytes+utf8.UTFMax {
+			return cut(string(x[:maxCellBytes+utf8.UTFMax]))
 		}
 		return textValue(string(x), ct)
 	case string:
 		return textValue(x, ct)
 	}
 	return cut(fmt.Sprint(v))
+}
+
+// cell is one value of a row, scanned straight into its JSON value:
+// database/sql hands a Scanner the driver's value without copying it, so
+// a long value is cut before anything else holds a copy.
+type cell struct {
+	ct *sql.ColumnType
+	v  any
+}
+
+// Scan sets c's value from src, the driver's, which it does not keep.
+func (c *cell) Scan(src any) error {
+	c.v = cellValue(src, c.ct)
+	return nil
 }
 
 // textValue is s, or the number it spells when its column is numeric
