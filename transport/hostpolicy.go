@@ -120,32 +120,38 @@ func (p HostPolicy) refusal(host, origin string, local net.Addr) string {
 	if p.Disabled {
 		return ""
 	}
-	loopback := -1 // not looked up yet
-	onLoopback := func() bool {
-		if loopback < 0 {
-			loopback = 0
-			if isLoopbackAddr(local) {
-				loopback = 1
-			}
-		}
-		return loopback == 1
-	}
-	if !p.hostAllowed(host, onLoopback) {
+	l := lazyLocal{addr: local} // on the stack: a closure here cost two allocations
+	if !p.hostAllowed(host, &l) {
 		return msgHostNotAllowed
 	}
-	if origin != "" && !p.originAllowed(host, origin, onLoopback) {
+	if origin != "" && !p.originAllowed(host, origin, &l) {
 		return msgOriginNotAllowed
 	}
 	return ""
 }
 
+// lazyLocal is a request's local address, asked whether it is a loopback
+// one only when the rule needs it, and at most once.
+type lazyLocal struct {
+	addr            net.Addr
+	known, loopback bool
+}
+
+// onLoopback reports whether the address is a loopback one.
+func (l *lazyLocal) onLoopback() bool {
+	if !l.known {
+		l.known, l.loopback = true, isLoopbackAddr(l.addr)
+	}
+	return l.loopback
+}
+
 // hostAllowed checks a Host header.
-func (p HostPolicy) hostAllowed(host string, onLoopback func() bool) bool {
+func (p HostPolicy) hostAllowed(host string, local *lazyLocal) bool {
 	if isLoopbackHost(host) {
 		return true
 	}
 	if len(p.AllowedHosts) == 0 {
-		return !onLoopback()
+		return !local.onLoopback()
 	}
 	name, _ := splitHostPort(host)
 	for _, a := range p.AllowedHosts {
@@ -157,7 +163,7 @@ func (p HostPolicy) hostAllowed(host string, onLoopback func() bool) bool {
 }
 
 // originAllowed checks an Origin header of a request whose Host passed.
-func (p HostPolicy) originAllowed(host, origin string, onLoopback func() bool) bool {
+func (p HostPolicy) originAllowed(host, origin string, local *lazyLocal) bool {
 	for _, a := range p.AllowedOrigins {
 		if a == "*" || strings.EqualFold(a, origin) {
 			return true
@@ -170,7 +176,7 @@ func (p HostPolicy) originAllowed(host, origin string, onLoopback func() bool) b
 	if host != "" && strings.EqualFold(hp, host) {
 		return true // the request's own origin
 	}
-	return isLoopbackHost(hp) && onLoopback()
+	return isLoopbackHost(hp) && local.onLoopback()
 }
 
 // originHost returns the host[:port] of a serialised http or https origin
@@ -219,14 +225,12 @@ func isLoopbackName(name string) bool {
 	if strings.EqualFold(name, "localhost") {
 		return true
 	}
-	if name == "" || name[0] < '0' || (name[0] > '9' && name[0] != ':' && !isHex(name[0])) {
-		return false // no address: spare ParseAddr its error
+	if name == "" || !('0' <= name[0] && name[0] <= '9') && !strings.Contains(name, ":") {
+		return false // no IPv4 (a digit first) nor IPv6 (colons) address: spare ParseAddr its error
 	}
 	ip, err := netip.ParseAddr(name)
 	return err == nil && ip.Unmap().IsLoopback()
 }
-
-func isHex(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'f' }
 
 // splitHostPort splits host[:port], an IPv6 host in brackets, without
 // allocating; the brackets are dropped. A host with colons and no
