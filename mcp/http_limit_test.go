@@ -141,24 +141,31 @@ func TestHTTP_sessionsPerAuthenticatedPrincipalAreBounded(t *testing.T) {
 	refusedSession(t, newRawHTTP(t, ts.URL).post(initializeBody, "Authorization", "Bearer alice"), "maxSessionsPerPrincipal", 1)
 }
 
+// awaitFreePlace initializes a session at url every poll until one is
+// accepted, each refused one refused for maxSessions 1; it fails the test
+// with why if none is within 10s.
+func awaitFreePlace(t *testing.T, url string, poll time.Duration, why string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp := newRawHTTP(t, url).post(initializeBody)
+		if resp.StatusCode == http.StatusOK {
+			resp.Body.Close()
+			return
+		}
+		refusedSession(t, resp, "maxSessions", 1)
+		if time.Now().After(deadline) {
+			t.Fatal(why)
+		}
+		time.Sleep(poll)
+	}
+}
+
 func TestHTTP_expiredSessionFreesItsPlace(t *testing.T) {
 	ts, _ := serveHTTP(t, echoServer(t), &mcp.HTTPOptions{MaxSessions: 1, SessionTimeout: 100 * time.Millisecond})
 	p := newRawHTTP(t, ts.URL)
 	openSession(t, p)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		q := newRawHTTP(t, ts.URL)
-		resp := q.post(initializeBody)
-		if resp.StatusCode == http.StatusOK {
-			resp.Body.Close()
-			break
-		}
-		refusedSession(t, resp, "maxSessions", 1)
-		if time.Now().After(deadline) {
-			t.Fatal("the idle session never expired")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	awaitFreePlace(t, ts.URL, 50*time.Millisecond, "the idle session never expired")
 	if resp := p.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("the expired session: %d", resp.StatusCode)
 	} else {
@@ -207,19 +214,7 @@ func TestSSEHandler_sessionsCountWithStreamableHTTPOnes(t *testing.T) {
 	refusedSession(t, newRawHTTP(t, ts.URL+"/mcp").post(initializeBody), "maxSessions", 1)
 	refusedSession(t, newRawHTTP(t, ts.URL+"/sse").do(http.MethodGet, ""), "maxSessions", 1)
 	get.Body.Close() // its stream gone, the session ends and frees its place
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		resp := newRawHTTP(t, ts.URL+"/mcp").post(initializeBody)
-		if resp.StatusCode == http.StatusOK {
-			resp.Body.Close()
-			break
-		}
-		refusedSession(t, resp, "maxSessions", 1)
-		if time.Now().After(deadline) {
-			t.Fatal("the HTTP+SSE session kept its place")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	awaitFreePlace(t, ts.URL+"/mcp", 20*time.Millisecond, "the HTTP+SSE session kept its place")
 	refusedSession(t, newRawHTTP(t, ts.URL+"/sse").do(http.MethodGet, ""), "maxSessions", 1)
 }
 
@@ -233,8 +228,9 @@ func legacySend(t *testing.T, p *rawHTTP, body string) {
 	}
 }
 
-// streamEnds waits until r's stream ends.
-func streamEnds(t *testing.T, r *mcp.SSEReader) time.Duration {
+// streamEnds waits until r's stream ends and returns how long that took;
+// it fails the test with why if the stream lasts 10s.
+func streamEnds(t *testing.T, r *mcp.SSEReader, why string) time.Duration {
 	t.Helper()
 	start := time.Now()
 	ended := make(chan error, 1)
@@ -250,7 +246,7 @@ func streamEnds(t *testing.T, r *mcp.SSEReader) time.Duration {
 	case <-ended:
 		return time.Since(start)
 	case <-time.After(10 * time.Second):
-		t.Fatal("the HTTP+SSE session never expired")
+		t.Fatal(why)
 		return 0
 	}
 }
@@ -285,7 +281,7 @@ func TestSSEHandler_idleSessionsExpire(t *testing.T) {
 	if ev := nextEvent(t, r); !strings.Contains(ev.data, `"text":"done"`) {
 		t.Fatalf("slow answered %+v", ev)
 	}
-	if d := streamEnds(t, r); d < idle/2 {
+	if d := streamEnds(t, r, "the HTTP+SSE session never expired"); d < idle/2 {
 		t.Fatalf("the stream ended %v after the answer, before the idle timeout", d)
 	}
 	resp := post.post(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
@@ -294,19 +290,7 @@ func TestSSEHandler_idleSessionsExpire(t *testing.T) {
 	}
 	errorBody(t, resp)
 	// Its place is free.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		resp := newRawHTTP(t, ts.URL+"/mcp").post(initializeBody)
-		if resp.StatusCode == http.StatusOK {
-			resp.Body.Close()
-			break
-		}
-		refusedSession(t, resp, "maxSessions", 1)
-		if time.Now().After(deadline) {
-			t.Fatal("the expired HTTP+SSE session kept its place")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	awaitFreePlace(t, ts.URL+"/mcp", 20*time.Millisecond, "the expired HTTP+SSE session kept its place")
 }
 
 // MaxSessionEvents sets how many events the default store keeps per

@@ -4,16 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/rawhttp"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/router"
 )
@@ -85,48 +84,24 @@ func TestHTTP_singleErrorAnswerHasItsStatus(t *testing.T) {
 	}
 }
 
-// readsServer serves h like mcp.NewHTTPServer's server would be set: a
-// header timeout, no ReadTimeout; it returns the address.
-func readsServer(t *testing.T, h http.Handler) string {
-	t.Helper()
-	s := httptest.NewUnstartedServer(h)
-	s.Config.ReadHeaderTimeout = 10 * time.Second
-	s.Config.IdleTimeout = time.Minute
-	s.Start()
-	t.Cleanup(s.Close)
-	return strings.TrimPrefix(s.URL, "http://")
-}
-
 // readsExchange sends req on a new connection and returns the answer's
 // status and body; the connection must then be closed by the server within
 // 5s.
 func readsExchange(t *testing.T, addr, req string) (int, string) {
 	t.Helper()
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(nc, req); err != nil {
-		t.Fatal(err)
-	}
-	br := bufio.NewReader(nc)
-	res, err := http.ReadResponse(br, nil)
-	if err != nil {
+	c := rawhttp.Send(t, addr, req, 10*time.Second)
+	defer c.Close()
+	res, err := c.ReadResponse()
+	if res == nil {
 		t.Fatalf("no answer: %v", err)
 	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
-	_, err = br.ReadByte()
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		t.Fatalf("the connection is still open 5s after the answer %d %s", res.StatusCode, b)
-	} else if err == nil {
-		t.Fatalf("more bytes after the answer %d %s", res.StatusCode, b)
+	switch c.WaitClose(5 * time.Second) {
+	case rawhttp.ErrOpen:
+		t.Fatalf("the connection is still open 5s after the answer %d %s", res.Status, res.Body)
+	case rawhttp.ErrMore:
+		t.Fatalf("more bytes after the answer %d %s", res.Status, res.Body)
 	}
-	return res.StatusCode, string(b)
+	return res.Status, res.Body
 }
 
 // TestHTTP_stalledBodyIsCut: on a server without ReadTimeout, a POST
@@ -145,7 +120,7 @@ func TestHTTP_stalledBodyIsCut(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", streamable)
 	mux.Handle("/sse", legacy)
-	addr := readsServer(t, mux)
+	addr := rawhttp.Serve(t, mux) // no ReadTimeout, as mcp.NewHTTPServer's server
 	const head = "Host: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
 	for _, tc := range []struct {
 		name, req string

@@ -223,20 +223,7 @@ func TestKeepAlive_serverPingsOnTheGETStreamAndClosesASilentClient(t *testing.T)
 		answerPing(t, p, nextData(t, r))
 	}
 	// The client stops answering: the session ends, and its stream.
-	ended := make(chan error, 1)
-	go func() {
-		for {
-			if _, _, _, err := r.Next(); err != nil {
-				ended <- err
-				return
-			}
-		}
-	}()
-	select {
-	case <-ended:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the GET stream outlived the silent client's session")
-	}
+	streamEnds(t, r, "the GET stream outlived the silent client's session")
 	resp := p.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	if resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("the session was not closed: %d", resp.StatusCode)

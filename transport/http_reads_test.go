@@ -1,12 +1,10 @@
 package transport_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -16,67 +14,34 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/rawhttp"
 	"github.com/mcpwire/mcpwire/router"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
-// A server like one that also holds event streams: a header timeout, an
-// idle timeout, no server-wide ReadTimeout. The handler's own ReadTimeout
-// must bound every read of a body.
-func startNoReadTimeout(t *testing.T, h http.Handler) string {
-	t.Helper()
-	s := httptest.NewUnstartedServer(h)
-	s.Config.ReadHeaderTimeout = 10 * time.Second
-	s.Config.IdleTimeout = time.Minute
-	s.Start()
-	t.Cleanup(s.Close)
-	return strings.TrimPrefix(s.URL, "http://")
-}
-
 // rawExchange sends req on a new connection to addr and returns the
-// response read (nil if none came before the connection ended) and the
-// connection, whose read deadline is set to 10s from now.
-func rawExchange(t *testing.T, addr, req string) (*http.Response, string, net.Conn) {
+// response read (failing t if none came before the connection ended) and
+// the connection, whose deadline is 10s from now; the test closes it
+// when it ends.
+func rawExchange(t *testing.T, addr, req string) (*rawhttp.Response, *rawhttp.Conn) {
 	t.Helper()
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	nc.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(nc, req); err != nil {
-		t.Fatal(err)
-	}
-	br := bufio.NewReader(nc)
-	res, err := http.ReadResponse(br, nil)
-	if err != nil {
+	c := rawhttp.Send(t, addr, req, 10*time.Second)
+	t.Cleanup(func() { c.Close() })
+	res, err := c.ReadResponse()
+	if res == nil {
 		t.Fatalf("no response: %v", err)
 	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	// What follows on the connection must be its end.
-	nc = &bufConn{Conn: nc, r: br}
-	return res, string(body), nc
+	return res, c
 }
 
-type bufConn struct {
-	net.Conn
-	r *bufio.Reader
-}
-
-func (c *bufConn) Read(p []byte) (int, error) { return c.r.Read(p) }
-
-// closedWithin reports whether the server closes nc within d.
-func closedWithin(t *testing.T, nc net.Conn, d time.Duration) {
+// closedWithin fails t unless the server closes c within d.
+func closedWithin(t *testing.T, c *rawhttp.Conn, d time.Duration) {
 	t.Helper()
-	nc.SetReadDeadline(time.Now().Add(d))
-	n, err := nc.Read(make([]byte, 1))
-	var ne net.Error
-	switch {
-	case errors.As(err, &ne) && ne.Timeout():
+	switch c.WaitClose(d) {
+	case rawhttp.ErrOpen:
 		t.Fatalf("the connection is still open %v after the answer", d)
-	case err == nil:
-		t.Fatalf("read %d more bytes, want the connection closed", n)
+	case rawhttp.ErrMore:
+		t.Fatal("read more bytes, want the connection closed")
 	}
 }
 
@@ -87,7 +52,7 @@ func closedWithin(t *testing.T, nc net.Conn, d time.Duration) {
 // connection is closed (it used to stay open forever: the deadline was
 // cleared before net/http read the rest of the body).
 func TestHTTPHandler_stalledBodyIsCutAndTheConnectionClosed(t *testing.T) {
-	addr := startNoReadTimeout(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, &transport.HTTPOptions{ReadTimeout: 300 * time.Millisecond}))
+	addr := rawhttp.Serve(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, &transport.HTTPOptions{ReadTimeout: 300 * time.Millisecond}))
 	for _, tc := range []struct {
 		name, req string
 		status    int
@@ -100,14 +65,14 @@ func TestHTTPHandler_stalledBodyIsCutAndTheConnectionClosed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			res, body, nc := rawExchange(t, addr, tc.req)
-			if res.StatusCode != tc.status {
-				t.Fatalf("status %d, want %d: %s", res.StatusCode, tc.status, body)
+			res, c := rawExchange(t, addr, tc.req)
+			if res.Status != tc.status {
+				t.Fatalf("status %d, want %d: %s", res.Status, tc.status, res.Body)
 			}
-			if strings.Contains(body, "127.0.0.1") || strings.Contains(body, "timeout") || strings.Contains(body, "i/o") {
-				t.Fatalf("the answer tells the error: %s", body)
+			if strings.Contains(res.Body, "127.0.0.1") || strings.Contains(res.Body, "timeout") || strings.Contains(res.Body, "i/o") {
+				t.Fatalf("the answer tells the error: %s", res.Body)
 			}
-			closedWithin(t, nc, 5*time.Second)
+			closedWithin(t, c, 5*time.Second)
 			if took := time.Since(start); took > 5*time.Second {
 				t.Fatalf("took %v", took)
 			}
@@ -118,14 +83,14 @@ func TestHTTPHandler_stalledBodyIsCutAndTheConnectionClosed(t *testing.T) {
 // TestHTTPHandler_badChunkClosesTheConnection: a malformed chunk size is
 // answered 400 and nothing after it is read as a request.
 func TestHTTPHandler_badChunkClosesTheConnection(t *testing.T) {
-	addr := startNoReadTimeout(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, &transport.HTTPOptions{ReadTimeout: 5 * time.Second}))
+	addr := rawhttp.Serve(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, &transport.HTTPOptions{ReadTimeout: 5 * time.Second}))
 	req := "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n" +
 		"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
-	res, body, nc := rawExchange(t, addr, req)
-	if res.StatusCode != 400 || !strings.Contains(body, `"code":-32600`) || strings.Contains(body, "chunk") {
-		t.Fatalf("%d %s", res.StatusCode, body)
+	res, c := rawExchange(t, addr, req)
+	if res.Status != 400 || !strings.Contains(res.Body, `"code":-32600`) || strings.Contains(res.Body, "chunk") {
+		t.Fatalf("%d %s", res.Status, res.Body)
 	}
-	closedWithin(t, nc, 5*time.Second)
+	closedWithin(t, c, 5*time.Second)
 }
 
 // TestHTTPHandler_contentLengthWithTransferEncodingCloses: RFC 9112 §6.1:
@@ -137,11 +102,11 @@ func TestHTTPHandler_contentLengthWithTransferEncodingCloses(t *testing.T) {
 		body := `{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`
 		req := "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n" +
 			strconv.FormatInt(int64(len(body)), 16) + "\r\n" + body + "\r\n0\r\n\r\n"
-		res, got, nc := rawExchange(t, addr, req)
-		if res.StatusCode >= 500 {
-			t.Fatalf("%d %s", res.StatusCode, got)
+		res, c := rawExchange(t, addr, req)
+		if res.Status >= 500 {
+			t.Fatalf("%d %s", res.Status, res.Body)
 		}
-		closedWithin(t, nc, 5*time.Second)
+		closedWithin(t, c, 5*time.Second)
 	})
 }
 

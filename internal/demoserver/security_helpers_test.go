@@ -1,24 +1,26 @@
 package demoserver
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/rawhttp"
 )
 
-// The shared machinery of the HTTP security tables (security_test.go and
-// any other file of hostile rows): the demo server's HTTP endpoints as a
-// list, the servers a row can ask for, a request written byte for byte on
-// a TCP connection of its own, and the expectations a row states per
-// endpoint. A row is {name, server, build, want}: build writes the
-// request for one endpoint (nil: the endpoint does not apply), want maps
-// an endpoint's name (or "*" for the others) to what its answer must be.
+// The shared machinery of the HTTP security tables (security_test.go's
+// hostile headers, security_reads_test.go's hostile framing): the demo
+// server's HTTP endpoints as a list, the servers a row can ask for, the
+// natural request of each endpoint, a request written byte for byte on a
+// TCP connection of its own (package rawhttp), and the expectations a row
+// states per endpoint. A row of security_test.go is {name, server, build,
+// want}: build writes the request for one endpoint (nil: the endpoint
+// does not apply), want maps an endpoint's name (or "*" for the others) to
+// what its answer must be.
 
 // Names of the demo server's HTTP endpoints.
 const (
@@ -90,6 +92,22 @@ func newSecurityServers(t *testing.T) *securityServers {
 	return &securityServers{t: t, m: map[string]*securityServer{}}
 }
 
+// securityArgs returns the demo server's arguments for HTTP on loopback
+// with -fast-rpc, then extra.
+func securityArgs(extra ...string) []string {
+	return append([]string{"-listen", "http://127.0.0.1:0", "-fast-rpc", "127.0.0.1:0"}, extra...)
+}
+
+// newSecurityServer returns the server whose net/http URL is url and whose
+// fasthttp URL is fastRPC (as the demo server logs them: addr=…,
+// fastrpc=…/rpc).
+func newSecurityServer(url, fastRPC string) *securityServer {
+	return &securityServer{
+		http: strings.TrimPrefix(url, "http://"),
+		fast: strings.TrimSuffix(strings.TrimPrefix(fastRPC, "http://"), "/rpc"),
+	}
+}
+
 // get returns the server of kind, starting it the first time.
 func (ss *securityServers) get(kind string) *securityServer {
 	ss.mu.Lock()
@@ -98,17 +116,13 @@ func (ss *securityServers) get(kind string) *securityServer {
 		return s
 	}
 	t := ss.t
-	args := append([]string{"-listen", "http://127.0.0.1:0", "-fast-rpc", "127.0.0.1:0"}, serverArgs[kind]...)
-	_, found, logs := startLogging(t, build(t), []string{"addr", "fastrpc"}, args...)
+	_, found, logs := startLogging(t, build(t), []string{"addr", "fastrpc"}, securityArgs(serverArgs[kind]...)...)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("demoserver %s's stderr:\n%s", kind, logs)
 		}
 	})
-	s := &securityServer{
-		http: strings.TrimPrefix(found["addr"], "http://"),
-		fast: strings.TrimSuffix(strings.TrimPrefix(found["fastrpc"], "http://"), "/rpc"),
-	}
+	s := newSecurityServer(found["addr"], found["fastrpc"])
 	ss.m[kind] = s
 	return s
 }
@@ -141,13 +155,22 @@ func (r rawRequest) with(kv ...string) rawRequest {
 	return r
 }
 
-// bytes renders r, with Content-Length for its body.
-func (r rawRequest) bytes() string {
+// head renders r's request line and header lines, each ending in CRLF,
+// without the blank line that ends the header: rows that frame a body
+// their own way go on from there.
+func (r rawRequest) head() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\n", r.method, r.target)
 	for i := 0; i+1 < len(r.header); i += 2 {
 		fmt.Fprintf(&b, "%s: %s\r\n", r.header[i], r.header[i+1])
 	}
+	return b.String()
+}
+
+// bytes renders r, with Content-Length for its body.
+func (r rawRequest) bytes() string {
+	var b strings.Builder
+	b.WriteString(r.head())
 	if r.body != "" || r.method == http.MethodPost {
 		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(r.body))
 	}
@@ -156,55 +179,34 @@ func (r rawRequest) bytes() string {
 	return b.String()
 }
 
-// rawAnswer is what a server answered a raw request: its status line and
-// header, and up to the first 4 KiB of its body (a stream's first events).
-type rawAnswer struct {
-	status int
-	header http.Header
-	body   string
-}
-
 // sendRaw writes req to addr on a connection of its own and reads the
-// answer's status and header (and the start of its body), within a
-// generous deadline; a server that answers nothing fails the test.
-func sendRaw(t *testing.T, addr string, req rawRequest) rawAnswer {
+// answer's status and header, and its body unless it is a stream, within
+// a generous deadline; a server that answers nothing fails the test.
+func sendRaw(t *testing.T, addr string, req rawRequest) *rawhttp.Response {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(20 * time.Second))
-	if _, err := io.WriteString(c, req.bytes()); err != nil {
-		t.Fatal(err)
-	}
-	res, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
+	c := rawhttp.Send(t, addr, req.bytes(), 20*time.Second)
+	defer c.Close() // ends a stream left unread
+	c.SkipStreams = true
+	a, err := c.ReadResponse()
+	if a == nil {
 		t.Fatalf("%s %s: no answer: %v", req.method, req.target, err)
-	}
-	// The body is not closed: Close would read a stream to its end. The
-	// connection's Close ends it.
-	a := rawAnswer{status: res.StatusCode, header: res.Header}
-	if res.StatusCode != http.StatusSwitchingProtocols && !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		b, _ := io.ReadAll(io.LimitReader(res.Body, 4<<10))
-		a.body = string(b)
 	}
 	return a
 }
 
 // expect judges an answer: "" when it is as wanted, else what is wrong.
-type expect func(a rawAnswer) string
+type expect func(a *rawhttp.Response) string
 
 // status wants the status code st, and a JSON-RPC error body with each of
 // codes (its "code":N) for an error status.
 func status(st int, codes ...int) expect {
-	return func(a rawAnswer) string {
-		if a.status != st {
-			return fmt.Sprintf("status %d, want %d", a.status, st)
+	return func(a *rawhttp.Response) string {
+		if a.Status != st {
+			return fmt.Sprintf("status %d, want %d", a.Status, st)
 		}
 		for _, c := range codes {
-			if !strings.Contains(a.body, fmt.Sprintf(`"code":%d`, c)) {
-				return fmt.Sprintf("body %q, want code %d", a.body, c)
+			if !strings.Contains(a.Body, fmt.Sprintf(`"code":%d`, c)) {
+				return fmt.Sprintf("body %q, want code %d", a.Body, c)
 			}
 		}
 		return ""
@@ -214,28 +216,28 @@ func status(st int, codes ...int) expect {
 // forbidden wants 403 with -32010 and a message naming what (host or
 // origin).
 func forbidden(what string) expect {
-	return func(a rawAnswer) string {
+	return func(a *rawhttp.Response) string {
 		if msg := status(http.StatusForbidden, -32010)(a); msg != "" {
 			return msg
 		}
-		if !strings.Contains(a.body, what+" not allowed") {
-			return fmt.Sprintf("body %q does not name the %s", a.body, what)
+		if !strings.Contains(a.Body, what+" not allowed") {
+			return fmt.Sprintf("body %q does not name the %s", a.Body, what)
 		}
 		return ""
 	}
 }
 
 // clientError wants a 4xx status: refused, whatever the reason.
-func clientError(a rawAnswer) string {
-	if a.status < 400 || a.status > 499 {
-		return fmt.Sprintf("status %d, want a refusal (4xx)", a.status)
+func clientError(a *rawhttp.Response) string {
+	if a.Status < 400 || a.Status > 499 {
+		return fmt.Sprintf("status %d, want a refusal (4xx)", a.Status)
 	}
 	return ""
 }
 
 // and wants every expectation of es.
 func and(es ...expect) expect {
-	return func(a rawAnswer) string {
+	return func(a *rawhttp.Response) string {
 		for _, e := range es {
 			if msg := e(a); msg != "" {
 				return msg
@@ -248,8 +250,8 @@ func and(es ...expect) expect {
 // header wants header name to contain each of values (case-insensitive;
 // "" for absent).
 func header(name string, values ...string) expect {
-	return func(a rawAnswer) string {
-		got := strings.Join(a.header.Values(name), ", ")
+	return func(a *rawhttp.Response) string {
+		got := strings.Join(a.Header.Values(name), ", ")
 		for _, v := range values {
 			if v == "" && got != "" || !strings.Contains(strings.ToLower(got), strings.ToLower(v)) {
 				return fmt.Sprintf("%s: %q, want %q", name, got, v)

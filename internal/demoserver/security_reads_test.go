@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/rawhttp"
 	"github.com/mcpwire/mcpwire/internal/testproc"
 )
 
@@ -35,23 +34,14 @@ const (
 	readsCut     = 5 * time.Second
 )
 
-// readsEndpoint is one HTTP endpoint of the demo server.
-type readsEndpoint struct {
-	name   string
-	addr   string // HOST:PORT
-	method string
-	target string // the request target
-	head   string // the header lines it needs, each ending in CRLF
-}
-
 // readsServer starts the demo server in this process on HTTP loopback
-// with -fast-rpc and args, and returns its endpoints (an /sse session
-// opened for the /sse one, until the test ends) and its logs.
-func readsServer(t *testing.T, args ...string) (*Server, []readsEndpoint, *testproc.LockedBuffer) {
+// with -fast-rpc, -read-timeout readsTimeout and args, and returns it, its
+// endpoints' addresses, the request line and header of each endpoint's
+// requests (readsRequests) and its logs.
+func readsServer(t *testing.T, args ...string) (*Server, *securityServer, map[string]rawRequest, *testproc.LockedBuffer) {
 	t.Helper()
 	logs := new(testproc.LockedBuffer)
-	args = append([]string{"-listen", "http://127.0.0.1:0", "-fast-rpc", "127.0.0.1:0", "-read-timeout", readsTimeout.String()}, args...)
-	s, err := Start(args, logs)
+	s, err := Start(securityArgs(append([]string{"-read-timeout", readsTimeout.String()}, args...)...), logs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,20 +51,35 @@ func readsServer(t *testing.T, args ...string) (*Server, []readsEndpoint, *testp
 			t.Logf("the server's log:\n%s", logs)
 		}
 	})
-	base := strings.TrimPrefix(s.URL(), "http://")
 	_, fast, _ := strings.Cut(logs.String(), " fastrpc=http://")
 	fast, _, _ = strings.Cut(fast, "/rpc")
 	if fast == "" {
 		t.Fatalf("no fastrpc=URL logged:\n%s", logs)
 	}
-	json := "Host: " + base + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
-	return s, []readsEndpoint{
-		{"mcp", base, "POST", "/mcp", json},
-		{"sse", base, "POST", readsSSESession(t, base), json},
-		{"rpc", base, "POST", "/rpc", json},
-		{"ws", base, "GET", "/ws", "Host: " + base + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"},
-		{"fastrpc", fast, "POST", "/rpc", "Host: " + fast + "\r\nContent-Type: application/json\r\n"},
-	}, logs
+	ss := newSecurityServer(s.URL(), fast)
+	return s, ss, readsRequests(t, ss), logs
+}
+
+// readsRequests returns, for every endpoint of s, the request line and
+// header the reads rows frame their bodies after: the natural request's,
+// a POST to a session opened until the test ends for /sse, with Accept on
+// /rpc as on /mcp.
+func readsRequests(t *testing.T, s *securityServer) map[string]rawRequest {
+	t.Helper()
+	reqs := map[string]rawRequest{}
+	for _, ep := range endpoints {
+		r := natural(s, ep)
+		switch ep {
+		case epSSE:
+			r = natural(s, epMCP)
+			r.target = readsSSESession(t, s.addr(ep))
+		case epRPC:
+			r = r.with("Accept", "application/json, text/event-stream")
+		}
+		r.body = ""
+		reqs[ep] = r
+	}
+	return reqs
 }
 
 // readsSSESession opens a legacy /sse stream on base and returns the
@@ -119,41 +124,29 @@ type readsResult struct {
 func readsExchange(t *testing.T, addr, req string) readsResult {
 	t.Helper()
 	start := time.Now()
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	nc.SetDeadline(start.Add(readsTimeout + readsCut))
-	if _, err := io.WriteString(nc, req); err != nil {
-		t.Fatal(err)
-	}
+	deadline := start.Add(readsTimeout + readsCut)
+	c := rawhttp.Send(t, addr, req, readsTimeout+readsCut)
+	defer c.Close()
 	var r readsResult
-	br := bufio.NewReader(nc)
 	for {
-		if _, err := br.Peek(1); err != nil {
-			var ne net.Error
-			r.closed = !(errors.As(err, &ne) && ne.Timeout())
+		if err := c.WaitClose(time.Until(deadline)); err != rawhttp.ErrMore {
+			r.closed = err == nil
 			break
 		}
-		res, err := http.ReadResponse(br, nil)
-		if err != nil {
+		res, err := c.ReadResponse()
+		if res == nil {
 			t.Fatalf("%s: not an HTTP answer after %v: %v", addr, r.statuses, err)
 		}
-		b, err := io.ReadAll(res.Body)
-		res.Body.Close()
 		if err != nil {
 			r.closed = true
 			break
 		}
-		r.statuses = append(r.statuses, res.StatusCode)
-		r.bodies = append(r.bodies, string(b))
-		if res.StatusCode == http.StatusSwitchingProtocols {
+		r.statuses = append(r.statuses, res.Status)
+		r.bodies = append(r.bodies, res.Body)
+		if res.Status == http.StatusSwitchingProtocols {
 			// A WebSocket now: what the body held is taken for frames,
 			// which must end the connection too.
-			_, err := io.Copy(io.Discard, br)
-			var ne net.Error
-			r.closed = !(errors.As(err, &ne) && ne.Timeout())
+			r.closed = c.Drain(time.Until(deadline)) == nil
 			break
 		}
 	}
@@ -161,12 +154,13 @@ func readsExchange(t *testing.T, addr, req string) readsResult {
 	return r
 }
 
-// readsRow is a hostile request: its bytes for an endpoint, and what the
-// answers must be (each of statuses; none at all is fine when answered
-// is false).
+// readsRow is a hostile request: its bytes for an endpoint, given the
+// request line and header of the endpoint's requests (r, without a body)
+// and its host:port, and what the answers must be (each of statuses; none
+// at all is fine when answered is false).
 type readsRow struct {
 	name     string
-	req      func(e readsEndpoint) string
+	req      func(r rawRequest, host string) string
 	answered bool
 	ok       func(status int) bool
 }
@@ -177,31 +171,31 @@ func is4xx(status int) bool { return status >= 400 && status < 500 }
 var readsRows = []readsRow{
 	{
 		name: "stalled-headers",
-		req: func(e readsEndpoint) string {
-			return e.method + " " + e.target + " HTTP/1.1\r\nHost: " + e.addr + "\r\nContent-"
+		req: func(r rawRequest, host string) string {
+			return r.method + " " + r.target + " HTTP/1.1\r\nHost: " + host + "\r\nContent-"
 		},
 		ok: func(s int) bool { return s == http.StatusRequestTimeout || s == http.StatusBadRequest },
 	},
 	{
 		name: "stalled-body",
-		req: func(e readsEndpoint) string {
-			return e.method + " " + e.target + " HTTP/1.1\r\n" + e.head + "Content-Length: 100\r\n\r\n{\"jsonrpc\":\"2.0\","
+		req: func(r rawRequest, host string) string {
+			return r.head() + "Content-Length: 100\r\n\r\n{\"jsonrpc\":\"2.0\","
 		},
 		answered: true,
 		ok:       is4xx,
 	},
 	{
 		name: "stalled-chunked-body",
-		req: func(e readsEndpoint) string {
-			return e.method + " " + e.target + " HTTP/1.1\r\n" + e.head + "Transfer-Encoding: chunked\r\n\r\n10\r\n{\"jsonrpc\""
+		req: func(r rawRequest, host string) string {
+			return r.head() + "Transfer-Encoding: chunked\r\n\r\n10\r\n{\"jsonrpc\""
 		},
 		answered: true,
 		ok:       is4xx,
 	},
 	{
 		name: "oversized-body",
-		req: func(e readsEndpoint) string {
-			return e.method + " " + e.target + " HTTP/1.1\r\n" + e.head + "Content-Length: 1073741824\r\n\r\n{\"jsonrpc\":\"2.0\","
+		req: func(r rawRequest, host string) string {
+			return r.head() + "Content-Length: 1073741824\r\n\r\n{\"jsonrpc\":\"2.0\","
 		},
 		answered: true,
 		ok:       is4xx,
@@ -210,20 +204,20 @@ var readsRows = []readsRow{
 		// RFC 9112 §6.1: answered by Transfer-Encoding, then closed; the
 		// request hidden after the chunked body is never served.
 		name: "content-length-and-chunked",
-		req: func(e readsEndpoint) string {
+		req: func(r rawRequest, host string) string {
 			body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
-			return e.method + " " + e.target + " HTTP/1.1\r\n" + e.head + "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n" +
+			return r.head() + "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n" +
 				strconv.FormatInt(int64(len(body)), 16) + "\r\n" + body + "\r\n0\r\n\r\n" +
-				"GET /smuggled HTTP/1.1\r\nHost: " + e.addr + "\r\n\r\n"
+				"GET /smuggled HTTP/1.1\r\nHost: " + host + "\r\n\r\n"
 		},
 		answered: true,
 		ok:       func(s int) bool { return s != http.StatusNotFound && s < 500 },
 	},
 	{
 		name: "bad-chunk-size",
-		req: func(e readsEndpoint) string {
-			return e.method + " " + e.target + " HTTP/1.1\r\n" + e.head + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n" +
-				"GET /smuggled HTTP/1.1\r\nHost: " + e.addr + "\r\n\r\n"
+		req: func(r rawRequest, host string) string {
+			return r.head() + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n" +
+				"GET /smuggled HTTP/1.1\r\nHost: " + host + "\r\n\r\n"
 		},
 		answered: true,
 		ok:       is4xx,
@@ -238,17 +232,19 @@ var readsLeaks = []string{"127.0.0.1", "i/o timeout", "read tcp", "EOF", "invali
 // every endpoint, and checks that the server's goroutines and descriptors
 // come back to what they were.
 func TestSecurityReads_hostileFramingOnEveryEndpoint(t *testing.T) {
-	_, eps, _ := readsServer(t)
-	for _, e := range eps { // warm up: what the first request starts is the baseline's
-		readsExchange(t, e.addr, e.method+" "+e.target+" HTTP/1.1\r\n"+e.head+"Content-Length: 2\r\nConnection: close\r\n\r\n{}")
+	_, s, reqs, _ := readsServer(t)
+	for _, ep := range endpoints { // warm up: what the first request starts is the baseline's
+		r := reqs[ep]
+		r.body = "{}"
+		readsExchange(t, s.addr(ep), r.bytes())
 	}
 	goroutines, fds := runtime.NumGoroutine(), readsFDs(t)
 	t.Run("rows", func(t *testing.T) { // returns once its parallel rows have
 		for _, row := range readsRows {
-			for _, e := range eps {
-				t.Run(row.name+"/"+e.name, func(t *testing.T) {
+			for _, ep := range endpoints {
+				t.Run(row.name+"/"+ep, func(t *testing.T) {
 					t.Parallel()
-					r := readsExchange(t, e.addr, row.req(e))
+					r := readsExchange(t, s.addr(ep), row.req(reqs[ep], s.addr(ep)))
 					if !r.closed {
 						t.Fatalf("the connection is still open %v after it was sent (answers %v)", r.took, r.statuses)
 					}
@@ -305,7 +301,7 @@ func readsFDs(t *testing.T) int {
 // shutdown's grace is over is answered -32004 (with its id) and status
 // 503, not cut off with the connection.
 func TestSecurityReads_shutdownAnswersRPCWorkCutOff(t *testing.T) {
-	s, eps, logs := readsServer(t, "-shutdown-timeout", "300ms", "-metrics", "127.0.0.1:0")
+	s, ss, _, logs := readsServer(t, "-shutdown-timeout", "300ms", "-metrics", "127.0.0.1:0")
 	_, metricsURL, _ := strings.Cut(logs.String(), " metrics=")
 	metricsURL, _, _ = strings.Cut(metricsURL, "\n")
 	hc := &http.Client{Transport: &http.Transport{}, Timeout: 20 * time.Second}
@@ -316,18 +312,18 @@ func TestSecurityReads_shutdownAnswersRPCWorkCutOff(t *testing.T) {
 		body   []byte
 		err    error
 	}
-	rpcs := []readsEndpoint{eps[2], eps[4]}
+	rpcs := []string{epRPC, epFastRPC}
 	got := make(chan answer, len(rpcs))
-	for _, e := range rpcs {
+	for _, ep := range rpcs {
 		go func() {
-			res, err := hc.Post("http://"+e.addr+"/rpc", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":"cut","method":"sleep","params":{"ms":10000}}`))
+			res, err := hc.Post("http://"+ss.addr(ep)+"/rpc", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":"cut","method":"sleep","params":{"ms":10000}}`))
 			if err != nil {
-				got <- answer{name: e.name, err: err}
+				got <- answer{name: ep, err: err}
 				return
 			}
 			b, err := io.ReadAll(res.Body)
 			res.Body.Close()
-			got <- answer{e.name, res.StatusCode, b, err}
+			got <- answer{ep, res.StatusCode, b, err}
 		}()
 	}
 	// Shut down once both handlers run.

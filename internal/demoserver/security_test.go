@@ -141,15 +141,15 @@ func withSession(deleted bool, kv ...string) func(*testing.T, *securityServer, s
 			return rawRequest{}, false
 		}
 		a := sendRaw(t, s.addr(ep), natural(s, ep))
-		id := a.header.Get("Mcp-Session-Id")
-		if a.status != http.StatusOK || id == "" {
-			t.Fatalf("initialize: %d, session %q", a.status, id)
+		id := a.Header.Get("Mcp-Session-Id")
+		if a.Status != http.StatusOK || id == "" {
+			t.Fatalf("initialize: %d, session %q", a.Status, id)
 		}
 		if deleted {
 			del := natural(s, ep).with("Mcp-Session-Id", id, "Content-Type", "")
 			del.method, del.body = http.MethodDelete, ""
-			if a := sendRaw(t, s.addr(ep), del); a.status != http.StatusOK && a.status != http.StatusNoContent {
-				t.Fatalf("DELETE: %d %s", a.status, a.body)
+			if a := sendRaw(t, s.addr(ep), del); a.Status != http.StatusOK && a.Status != http.StatusNoContent {
+				t.Fatalf("DELETE: %d %s", a.Status, a.Body)
 			}
 		}
 		r := natural(s, ep).with(append([]string{"Mcp-Session-Id", id}, kv...)...)
