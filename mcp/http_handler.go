@@ -138,6 +138,12 @@ func (h *StreamableHTTPHandler) lookup(r *http.Request, id string, quiet bool) (
 	h.mu.Lock()
 	s, closed := h.sessions[id], h.closed
 	h.mu.Unlock()
+	if s != nil && s.connEnded() {
+		// Closed by the application, and the server has not told us
+		// yet: end it here, as sessionEnded is about to.
+		s.sessionEnded()
+		return nil, ErrSessionNotFound
+	}
 	if s != nil && quiet {
 		return s, nil
 	}

@@ -156,10 +156,11 @@ func (s *httpSession) close(why endReason) {
 		streams = append(streams, st)
 	}
 	s.mu.Unlock()
-	s.h.forget(s)
-	s.slot.release()
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
+	// The store first, then the handler's map: a request that no longer
+	// finds the session in the map must not find it in the store either,
+	// or it would revive a session deleted everywhere.
 	switch why {
 	case endDeleted:
 		s.h.logStoreErr(s.h.store.Delete(ctx, s.id))
@@ -169,6 +170,8 @@ func (s *httpSession) close(why endReason) {
 			s.h.logStoreErr(s.h.events.Forget(ctx, s.id))
 		}
 	}
+	s.h.forget(s)
+	s.slot.release()
 	s.cancel()
 	_ = s.ss.Close()
 	for _, st := range streams {
@@ -196,6 +199,17 @@ func (s *httpSession) sessionEnded() {
 		s.close(endClosed)
 	} else {
 		s.close(endDeleted)
+	}
+}
+
+// connEnded reports whether the session's connection has ended (the
+// application closed it), whether or not sessionEnded has run yet.
+func (s *httpSession) connEnded() bool {
+	select {
+	case <-s.c.Done():
+		return true
+	default:
+		return false
 	}
 }
 
