@@ -1,39 +1,31 @@
 package client
 
 import (
-	"container/list"
-	"sync"
-	"time"
+	"context"
 
+	"github.com/mcpwire/mcpwire/cache"
 	"github.com/mcpwire/mcpwire/codec"
 )
 
-// resultCache keeps results of the methods it names for a TTL, bounded by
-// entries and bytes, the least recently used going first. It is safe for
-// concurrent use.
+// resultCache keeps the results of the methods it names in a cache.Cache
+// (the one the server side uses: bounded by entries and bytes, S3-FIFO
+// eviction), for a TTL. Identical concurrent calls of a cached method
+// share one call to the server (cache.Method.Do). Safe for concurrent use.
 type resultCache struct {
-	methods    map[string]bool
-	ttl        time.Duration
-	maxEntries int
-	maxBytes   int
-
-	mu    sync.Mutex
-	m     map[string]*list.Element // key → element of lru holding a *cacheEntry
-	lru   list.List                // front: most recently used
-	bytes int                      // of the keys and results held
+	methods map[string]bool
+	m       *cache.Method
 }
 
-type cacheEntry struct {
-	key     string
-	result  codec.Raw
-	expires time.Time
-}
-
+// newResultCache returns the cache CacheOptions o (defaults applied)
+// describe.
 func newResultCache(o *CacheOptions) *resultCache {
 	rc := &resultCache{
-		methods: make(map[string]bool, len(o.Methods)), ttl: o.TTL,
-		maxEntries: o.MaxEntries, maxBytes: o.MaxBytes,
-		m: make(map[string]*list.Element),
+		methods: make(map[string]bool, len(o.Methods)),
+		m: cache.New(&cache.Options{
+			MaxEntries:    o.MaxEntries,
+			MaxBytes:      int64(o.MaxBytes),
+			MaxEntryBytes: int64(o.MaxBytes), // only a result larger than all of it is not kept
+		}).Method(o.TTL),
 	}
 	for _, m := range o.Methods {
 		rc.methods[m] = true
@@ -41,59 +33,18 @@ func newResultCache(o *CacheOptions) *resultCache {
 	return rc
 }
 
-// key returns the cache key of a call of method with params (raw JSON, nil
-// for none), and whether method is cached at all.
-func (rc *resultCache) key(method string, params codec.Raw) (string, bool) {
-	if rc == nil || !rc.methods[method] {
-		return "", false
-	}
-	k := append([]byte(method), 0)
-	if params != nil {
-		var err error
-		if k, err = codec.AppendCanonical(k, params); err != nil {
-			return "", false // not valid JSON: the server will say so
-		}
-	}
-	return string(k), true
-}
+// caches reports whether calls of method go through the cache.
+func (rc *resultCache) caches(method string) bool { return rc != nil && rc.methods[method] }
 
-// get returns the result kept for key: read-only, shared.
-func (rc *resultCache) get(key string) (codec.Raw, bool) {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	el, ok := rc.m[key]
-	if !ok {
-		return nil, false
+// do returns the result of method with params (raw JSON, nil for none):
+// the stored one, counted as a hit in st, or the one call returns, which
+// identical calls made meanwhile share (a miss). The result is read-only.
+func (rc *resultCache) do(ctx context.Context, st *counters, method string, params codec.Raw, call func() (codec.Raw, error)) (codec.Raw, error) {
+	if raw, ok := rc.m.Lookup(method, params); ok {
+		st.cacheHits.Add(1)
+		return raw, nil
 	}
-	e := el.Value.(*cacheEntry)
-	if !time.Now().Before(e.expires) {
-		rc.removeLocked(el)
-		return nil, false
-	}
-	rc.lru.MoveToFront(el)
-	return e.result, true
-}
-
-// put keeps result (which the cache then owns) for key.
-func (rc *resultCache) put(key string, result codec.Raw) {
-	size := len(key) + len(result)
-	if size > rc.maxBytes {
-		return
-	}
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	if el, ok := rc.m[key]; ok {
-		rc.removeLocked(el)
-	}
-	rc.m[key] = rc.lru.PushFront(&cacheEntry{key: key, result: result, expires: time.Now().Add(rc.ttl)})
-	rc.bytes += size
-	for len(rc.m) > rc.maxEntries || rc.bytes > rc.maxBytes {
-		rc.removeLocked(rc.lru.Back())
-	}
-}
-
-func (rc *resultCache) removeLocked(el *list.Element) {
-	e := rc.lru.Remove(el).(*cacheEntry)
-	delete(rc.m, e.key)
-	rc.bytes -= len(e.key) + len(e.result)
+	st.cacheMisses.Add(1)
+	raw, err := rc.m.Do(ctx, method, params, func() ([]byte, error) { return call() })
+	return raw, err
 }

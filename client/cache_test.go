@@ -93,3 +93,59 @@ func TestClient_cacheKeepsResultsForTheirTTL(t *testing.T) {
 		}
 	})
 }
+
+// Identical calls of a cached method made while the first is on its way
+// share its answer: the server runs the method once.
+func TestClient_cacheSharesOneCallAmongIdenticalOnes(t *testing.T) {
+	var runs atomic.Int64
+	release := make(chan struct{})
+	r := router.New()
+	slow := router.HandlerFunc(func(ctx context.Context, _ *router.Request) (any, error) {
+		n := runs.Add(1)
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return n, nil
+	})
+	if err := r.Register("get", slow, nil); err != nil {
+		t.Fatal(err)
+	}
+	dial, stop := inProcess(r)
+	defer stop()
+	c := client.New(dial, &client.Options{Cache: &client.CacheOptions{Methods: []string{"get"}}})
+	defer c.Close()
+	const n = 16
+	results := make(chan int64, n)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			var got int64
+			err := c.Call(context.Background(), "get", []int{1}, &got)
+			errs <- err
+			results <- got
+		}()
+	}
+	// Every call has asked the cache (a miss each) before the first
+	// answer comes.
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Stats().CacheMisses < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("stats %+v: the calls did not all reach the cache", c.Stats())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+		if got := <-results; got != 1 {
+			t.Errorf("a call got run %d, want the shared run 1", got)
+		}
+	}
+	if runs.Load() != 1 {
+		t.Fatalf("the method ran %d times for %d identical calls", runs.Load(), n)
+	}
+}

@@ -66,21 +66,15 @@ func (c *Client) call(ctx context.Context, method string, params any, opts []Cal
 		return nil, err
 	}
 	defer release()
-	key, cached := c.cache.key(method, ps)
-	if cached {
-		if raw, ok := c.cache.get(key); ok {
-			c.st.cacheHits.Add(1)
-			return raw, nil
-		}
-		c.st.cacheMisses.Add(1)
+	call := func() (codec.Raw, error) {
+		return retry(c, ctx, co.idempotent, func(ctx context.Context) (codec.Raw, error) {
+			return c.attempt(ctx, method, ps)
+		})
 	}
-	raw, err := retry(c, ctx, co.idempotent, func(ctx context.Context) (codec.Raw, error) {
-		return c.attempt(ctx, method, ps)
-	})
-	if err == nil && cached {
-		c.cache.put(key, raw)
+	if c.cache.caches(method) {
+		return c.cache.do(ctx, &c.st, method, ps, call)
 	}
-	return raw, err
+	return call()
 }
 
 // attempt sends one call on the session pick chooses.

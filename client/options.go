@@ -115,8 +115,10 @@ func (b Backoff) withDefaults(base, max time.Duration) Backoff {
 // methods it names are kept for TTL, keyed by method and canonical params
 // (white space, member order and escapes do not matter), and a call that
 // finds one is answered from memory without reaching a server. Errors are
-// never kept. The cache is bounded by entries and by bytes, the least
-// recently used entry going first.
+// never kept. Identical calls made while one is on its way to the server
+// share its answer. The cache is package cache's, bounded by entries and
+// by bytes (S3-FIFO eviction: an entry used since it came in outlives one
+// that was not).
 type CacheOptions struct {
 	// Methods whose results are kept.
 	Methods []string
@@ -124,8 +126,9 @@ type CacheOptions struct {
 	TTL time.Duration
 	// MaxEntries bounds the results kept (default 1024).
 	MaxEntries int
-	// MaxBytes bounds the bytes of the results and their keys (default 8
-	// MiB); a result larger than that alone is not kept.
+	// MaxBytes bounds the bytes of the results, their keys and a fixed
+	// overhead each (cache.EntryOverhead) (default 8 MiB); a result larger
+	// than that alone is not kept.
 	MaxBytes int
 }
 

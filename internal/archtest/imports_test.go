@@ -72,11 +72,12 @@ var until = map[string][]string{
 	// (codec.CodeOverloaded, codec.CodeRequestTimeout: the one table of
 	// codes is codec's) and data.retryAfterMs (codec.Error), frames its
 	// dialed byte streams (codec.Framing, codec.Limits), tells an
-	// oversized frame (codec.ErrFrameTooLarge), encodes params once for
-	// every attempt (codec.AppendValue) and keys its cache by canonical
-	// params (codec.AppendCanonical). It goes once DESIGN.md §2's client
-	// row lists codec, as transport's and mcp's do.
-	"client": {"codec"},
+	// oversized frame (codec.ErrFrameTooLarge) and encodes params once for
+	// every attempt (codec.AppendValue). Its result cache is package
+	// cache's Cache: one cache in the project, not a second of its own.
+	// These edges go once DESIGN.md §2's client row lists codec, as
+	// transport's and mcp's do, and cache.
+	"client": {"codec", "cache"},
 	// The load generator reads every answer itself, to match it to its
 	// request by id and count what is lost, duplicated or unknown: it
 	// scans them with codec.Scanner (codec.SkipValue on its fast path),
