@@ -78,7 +78,7 @@ func TestClient_cacheKeepsResultsForTheirTTL(t *testing.T) {
 				t.Fatalf("failing call ran %d times, want %d", runs.Load(), want)
 			}
 		}
-		// Two entries at most, the least recently used out first.
+		// Two entries at most: the one used since it came in stays.
 		call("get", []int{1}) // run 7; {"a":1,"b":2} is now the older
 		call("get", []int{2}) // run 8: evicts {"a":1,"b":2}
 		if n := call("get", []int{1}); n != 7 {
