@@ -3,6 +3,7 @@ package conn
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"runtime/debug"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -20,7 +21,9 @@ func (c *Conn) run(ctx context.Context, h router.Handler, req *router.Request, o
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			c.opts.Logger.Error("jsonrpc: handler panic", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
+			if l := c.opts.Logger; l.Enabled(ctx, slog.LevelError) { // the stack is costly: only for a logger that keeps it
+				l.Error("jsonrpc: handler panic", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
+			}
 			if start >= 0 {
 				out.B = codec.AppendError(out.B[:start], req.ID, codec.ErrInternal)
 				code = codec.CodeInternalError
