@@ -158,7 +158,10 @@
 //   - POST carries one message, or a batch under 2025-03-26, with
 //     Content-Type application/json (415 otherwise) and an Accept that
 //     takes JSON or an event stream (406 otherwise; a request without
-//     Accept takes both); a body over HTTPOptions.MaxBodyBytes is 413, one that is not
+//     Accept takes both); a body over HTTPOptions.MaxBodyBytes is 413 (the
+//     rest of it is read and dropped, within bounds, before the connection
+//     closes, so that a client that writes it whole before it reads gets
+//     the answer), one that is not
 //     JSON 400 with a -32700 error. Notifications and responses only are
 //     answered 202 with no body. A body holding requests is answered with
 //     an event stream (text/event-stream): a priming event (an id and no

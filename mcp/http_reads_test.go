@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +180,38 @@ func TestNewHTTPServer_keepsHealthyConnections(t *testing.T) {
 			t.Fatalf("%v %v", res, err)
 		}
 		res.Body.Close()
+	}
+}
+
+// TestHTTP_413ReachesAClientThatWritesItsWholeBodyFirst: on /mcp and on
+// the legacy /sse, a client that writes a 20 MiB body, over a 1 MiB
+// MaxBodyBytes, before it reads anything reads the whole 413 with its
+// JSON-RPC error, then the connection's end (httpjson.Linger). Without
+// the drain its write or read failed with a reset.
+func TestHTTP_413ReachesAClientThatWritesItsWholeBodyFirst(t *testing.T) {
+	opts := &mcp.HTTPOptions{MaxBodyBytes: 1 << 20}
+	streamable := mcp.NewStreamableHTTPHandler(echoServer(t), opts)
+	t.Cleanup(func() { streamable.Close() })
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", streamable)
+	addr := rawhttp.Serve(t, mux)
+	body := strings.Repeat("x", 20<<20)
+	head := "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+	for name, req := range map[string]string{
+		"content-length": head + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body,
+		"chunked":        head + "Transfer-Encoding: chunked\r\n\r\n" + strconv.FormatInt(int64(len(body)), 16) + "\r\n" + body + "\r\n0\r\n\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := rawhttp.Send(t, addr, req, 10*time.Second)
+			defer c.Close()
+			res, err := c.ReadResponse()
+			if err != nil || res.Status != http.StatusRequestEntityTooLarge ||
+				!strings.HasPrefix(res.Body, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`) || !strings.HasSuffix(res.Body, "}}") {
+				t.Fatalf("%+v %v", res, err)
+			}
+			if c.WaitClose(5*time.Second) != nil {
+				t.Fatal("the connection is not closed after the 413")
+			}
+		})
 	}
 }

@@ -31,7 +31,11 @@
 //     a retry hint (503), the last two with Retry-After, or abandoned by
 //     Shutdown (-32004, 503). A body that fails to come whole within
 //     the read timeout is answered 400 and its connection closed, as is
-//     a chunked request's (RFC 9112 §6.1). See HTTPHandler.
+//     a chunked request's (RFC 9112 §6.1). The connection of a 413 closes
+//     after the rest of the body is read and dropped, within bounds
+//     (httpjson's lingering close), so that a client that writes its
+//     whole body before it reads gets the 413 rather than a reset; on
+//     fasthttp it closes at once. See HTTPHandler.
 //   - HTTP POST on fasthttp: FastHTTPHandler (with NewFastHTTPServer) serves
 //     the same sessions with the same statuses and answers on
 //     github.com/valyala/fasthttp, for an endpoint that carries only

@@ -186,6 +186,12 @@ func NewFastHTTPServer(h fasthttp.RequestHandler) *fasthttp.Server {
 // MaxRequestBodySize, 400 otherwise, whose message never carries the
 // error's text. The connection ends with the answer: what follows a
 // request that could not be read is not taken for another.
+//
+// fasthttp refuses a Content-Length over MaxRequestBodySize before it
+// reads any of the body, and has no lingering close: it closes the
+// connection after the answer with the body unread, so a client that
+// writes its whole body before it reads may see a reset rather than the
+// 413 (HTTPHandler drains the body first: httpjson.Linger).
 func fastRequestError(rc *fasthttp.RequestCtx, err error) {
 	rc.SetConnectionClose()
 	if errors.Is(err, fasthttp.ErrBodyTooLarge) {

@@ -177,10 +177,6 @@ func serveBody(ctx context.Context, opts *conn.Options, body []byte, reply func(
 // answering the request itself when it cannot (413, 400; the connection
 // then ends with the answer: httpjson.ReadBody).
 func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request, buf *codec.Buffer, max int) ([]byte, bool) {
-	if r.ContentLength > int64(max) {
-		tooLarge(w)
-		return nil, false
-	}
 	var err error
 	buf.B, err = httpjson.ReadBody(w, r, buf.B, max, 0, msgTooLarge) // bounded in ServeHTTP
 	if err != nil {
@@ -188,13 +184,6 @@ func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request, buf *code
 		return nil, false
 	}
 	return buf.B, true
-}
-
-// tooLarge answers 413; the rest of the body is not read, so the
-// connection cannot serve another request.
-func tooLarge(w http.ResponseWriter) {
-	w.Header().Set("Connection", "close")
-	httpjson.Error(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, msgTooLarge)
 }
 
 // answer writes a POST's answer with the status its content calls for.

@@ -179,3 +179,37 @@ func TestHTTPHandler_shutdownAnswersWorkCutOff(t *testing.T) {
 		t.Fatalf("after Shutdown: %d %s", res.StatusCode, body)
 	}
 }
+
+// TestHTTPHandler_413ReachesAClientThatWritesItsWholeBodyFirst: a client
+// that writes a 20 MiB body, over a 1 MiB limit, before it reads
+// anything (as urllib and requests do) reads the whole 413 with its
+// JSON-RPC error, then the connection's end: the server drains the body
+// after its answer (httpjson.Linger). Without the drain the client's
+// write or read failed with a reset.
+func TestHTTPHandler_413ReachesAClientThatWritesItsWholeBodyFirst(t *testing.T) {
+	addr := rawhttp.Serve(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil), Limits: &codec.Limits{MaxFrameBytes: 1 << 20}},
+		&transport.HTTPOptions{ReadTimeout: 5 * time.Second}))
+	for name, req := range oversized("/rpc", "") {
+		t.Run(name, func(t *testing.T) {
+			c := rawhttp.Send(t, addr, req, 10*time.Second)
+			defer c.Close()
+			res, err := c.ReadResponse()
+			if err != nil || res.Status != http.StatusRequestEntityTooLarge ||
+				res.Body != `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"`+"Request Entity Too Large: the body exceeds the frame limit"+`"}}` {
+				t.Fatalf("%+v %v", res, err)
+			}
+			closedWithin(t, c, 5*time.Second)
+		})
+	}
+}
+
+// oversized returns POSTs to path with a 20 MiB body, with a
+// Content-Length and chunked, with the extra header lines head.
+func oversized(path, head string) map[string]string {
+	body := strings.Repeat("x", 20<<20)
+	start := "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + head
+	return map[string]string{
+		"content-length": start + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body,
+		"chunked":        start + "Transfer-Encoding: chunked\r\n\r\n" + strconv.FormatInt(int64(len(body)), 16) + "\r\n" + body + "\r\n0\r\n\r\n",
+	}
+}

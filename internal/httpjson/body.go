@@ -2,7 +2,9 @@ package httpjson
 
 import (
 	"errors"
+	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -25,6 +27,13 @@ import (
 //     so net/http's drain fails at once and the connection is not reused:
 //     what follows a half-read body on the wire is never taken for a
 //     request.
+//
+// A 413 is the exception: net/http reads at most 256 KiB of a body a
+// handler left, and none of a request answered with Connection: close,
+// before it closes (after a short wait for the peer to read), and
+// closing a socket with unread data resets it. So
+// ReadBody's 413 lingers (Linger): it reads and drops the rest of the
+// body within LingerBytes and LingerTime before the connection closes.
 
 // BoundBody sets the read deadline of r's connection to now+d when r has
 // a body (a Content-Length other than 0, or a chunked one), so that every
@@ -96,9 +105,12 @@ const (
 // Content-Length says so is not read at all), 400 for any other
 // failure (a timeout, a peer gone, a malformed chunk), whose message
 // never carries the error's text — and left the read deadline in the
-// past, so the rest of the body is not read and the connection ends with
-// the answer. On success the read deadline is cleared: the body is read,
-// and the wait for a next request is the server's IdleTimeout's.
+// past, so the connection ends with the answer. After a 413 the rest of
+// the body is first read and dropped within Linger's bounds, so that a
+// client that writes its whole body before it reads gets the 413, not a
+// reset; after a 400 it is not read. On success the read deadline is
+// cleared: the body is read, and the wait for a next request is the
+// server's IdleTimeout's.
 func ReadBody(w http.ResponseWriter, r *http.Request, buf []byte, max int, d time.Duration, tooLarge string) ([]byte, error) {
 	BoundBody(w, r, d)
 	var err error
@@ -116,6 +128,7 @@ func ReadBody(w http.ResponseWriter, r *http.Request, buf []byte, max int, d tim
 			tooLarge = msgBodyTooLarge
 		}
 		ErrorClose(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, tooLarge)
+		Linger(w, r)
 		return buf, err
 	}
 	ErrorClose(w, http.StatusBadRequest, codec.CodeInvalidRequest, msgBodyRead)
@@ -130,4 +143,46 @@ func ErrorClose(w http.ResponseWriter, status int, code codec.Code, msg string) 
 	setReadDeadline(w, time.Unix(1, 0))
 	w.Header()["Connection"] = connectionClose
 	Error(w, status, code, msg)
+}
+
+// Bounds of Linger's drain of a body left unread after an answer. Time is
+// the bound that holds a connection and its goroutine; bytes stop a fast
+// peer from keeping a core busy for that time. LingerBytes is twice the
+// default frame limit, so that a client whose body is refused under the
+// defaults, or under a lower limit, commonly still reads the answer.
+const (
+	LingerBytes = 2 * codec.DefaultMaxFrameBytes
+	LingerTime  = 3 * time.Second
+)
+
+// Linger is the lingering close of an answer that leaves r's body unread
+// and ends the connection (Connection: close, as ErrorClose sets): it
+// flushes the answer, then reads and drops the rest of the body, at most
+// LingerBytes within LingerTime, and puts the read deadline in the past.
+// A client that writes its whole body before it reads anything
+// (urllib, requests) then finds the answer in its receive buffer when the
+// connection closes, rather than a reset: the kernel resets a connection
+// closed with unread data, and a client may lose what it had not read.
+// When the body ends within the bounds, the connection closes cleanly;
+// otherwise net/http closes it with its own short wait for the peer to
+// read (closeWriteAndWait).
+//
+// It reads nothing when the request announced a body longer than
+// LingerBytes (the drain could not reach its end) or asked for 100
+// Continue (the client sends no body after a final answer), and nothing
+// of a connection that cannot take a read deadline, where the time bound
+// would not hold. It must be called by the handler, before it returns,
+// after the answer is written; it blocks for up to LingerTime.
+func Linger(w http.ResponseWriter, r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength > LingerBytes ||
+		strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		return
+	}
+	rc := http.NewResponseController(w)
+	if rc.Flush() != nil || rc.SetReadDeadline(time.Now().Add(LingerTime)) != nil {
+		setReadDeadline(w, time.Unix(1, 0))
+		return
+	}
+	_, _ = io.CopyN(io.Discard, r.Body, LingerBytes)
+	_ = rc.SetReadDeadline(time.Unix(1, 0)) // net/http reads no more of it
 }
