@@ -245,8 +245,8 @@ func splitHostPort(hp string) (host, port string) {
 		if rest == "" {
 			return host, ""
 		}
-		if rest[0] != ':' {
-			return "", ""
+		if rest[0] != ':' || strings.ContainsAny(rest[1:], ":[]") {
+			return "", "" // "[::1]x", "[127.0.0.1]::": no host, as net.SplitHostPort says
 		}
 		return host, rest[1:]
 	}

@@ -40,6 +40,9 @@ func TestHostPolicy_Check(t *testing.T) {
 		{"rebinding host and its own origin", transport.HostPolicy{}, "evil.example:8080", "http://evil.example:8080", loopback4, "host"},
 		{"rebinding host on ipv6", transport.HostPolicy{}, "evil.example", "", loopback6, "host"},
 		{"no host on loopback", transport.HostPolicy{}, "", "", loopback4, "host"},
+		// Found by FuzzHostPolicy: after the brackets, a port with colons
+		// (net.SplitHostPort: too many colons) leaves no host.
+		{"bracketed loopback, port with colons", transport.HostPolicy{}, "[127.0.0.1]::", "", loopback6, "host"},
 		{"unknown local address", transport.HostPolicy{}, "evil.example", "", nil, ""},
 		{"foreign origin", transport.HostPolicy{}, "localhost:8080", "https://evil.example", loopback4, "origin"},
 		{"null origin", transport.HostPolicy{}, "localhost:8080", "null", loopback4, "origin"},
