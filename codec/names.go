@@ -81,33 +81,29 @@ func (f *dupFinder) value(i int) (int, int) {
 		return len(d), -1 // not valid JSON: stop
 	}
 	switch d[i] {
-	case '{':
+	case '{', '[':
 		if f.depth++; f.depth > maxDupDepth {
 			return len(d), -1
 		}
-		i, at := f.object(i)
-		f.depth--
-		return i, at
-	case '[':
-		if f.depth++; f.depth > maxDupDepth {
-			return len(d), -1
+		var at int
+		if d[i] == '{' {
+			i, at = f.object(i)
+		} else {
+			i, at = f.array(i)
 		}
-		i, at := f.array(i)
 		f.depth--
 		return i, at
 	case '"':
 		end, _ := stringSpan(d, i)
 		return end, -1
-	default: // a number or a literal: it ends at a delimiter
-		if j := intEnd(d, i); j >= 0 {
+	default: // a number or a literal
+		if j := intEnd(d, i); j >= 0 { // the common case, inlined
 			return j, -1
 		}
-		for i++; i < len(d); i++ {
-			if c := d[i]; c == ',' || c == '}' || c == ']' || c <= ' ' {
-				break
-			}
+		if j, err := SkipValue(d, i); err == nil {
+			return j, -1
 		}
-		return i, -1
+		return len(d), -1 // not valid JSON: stop
 	}
 }
 
