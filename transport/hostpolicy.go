@@ -54,7 +54,8 @@ const (
 type HostPolicy struct {
 	// AllowedHosts are Host header values accepted besides loopback ones:
 	// a host name or address (any port), or host:port (that port only);
-	// "*" accepts any host. Compared without regard to case.
+	// "*" accepts any host. Compared without regard to case; an empty
+	// entry lists nothing.
 	AllowedHosts []string
 	// AllowedOrigins are Origin header values accepted besides the
 	// request's own and, on a loopback address, loopback origins:
@@ -155,6 +156,9 @@ func (p HostPolicy) hostAllowed(host string, local *lazyLocal) bool {
 	}
 	name, _ := splitHostPort(host)
 	for _, a := range p.AllowedHosts {
+		if a == "" {
+			continue // an empty entry lists nothing; it must not match the name of a Host that has none ("[")
+		}
 		if a == "*" || strings.EqualFold(a, name) || strings.EqualFold(a, host) {
 			return true
 		}

@@ -43,6 +43,9 @@ func TestHostPolicy_Check(t *testing.T) {
 		// Found by FuzzHostPolicy: after the brackets, a port with colons
 		// (net.SplitHostPort: too many colons) leaves no host.
 		{"bracketed loopback, port with colons", transport.HostPolicy{}, "[127.0.0.1]::", "", loopback6, "host"},
+		// Found by FuzzHostPolicy in CI: an empty entry of AllowedHosts
+		// matched the empty name of a Host that has none.
+		{"empty listed host, host without a name", transport.HostPolicy{AllowedHosts: []string{""}}, "[", "", loopback4, "host"},
 		{"unknown local address", transport.HostPolicy{}, "evil.example", "", nil, ""},
 		{"foreign origin", transport.HostPolicy{}, "localhost:8080", "https://evil.example", loopback4, "origin"},
 		{"null origin", transport.HostPolicy{}, "localhost:8080", "null", loopback4, "origin"},
