@@ -242,7 +242,7 @@ func isLoopbackName(name string) bool {
 func splitHostPort(hp string) (host, port string) {
 	if strings.HasPrefix(hp, "[") {
 		end := strings.IndexByte(hp, ']')
-		if end < 0 {
+		if end < 0 || strings.IndexByte(hp[1:end], '[') >= 0 {
 			return "", ""
 		}
 		host, rest := hp[1:end], hp[end+1:]
@@ -253,6 +253,9 @@ func splitHostPort(hp string) (host, port string) {
 			return "", "" // "[::1]x", "[127.0.0.1]::": no host, as net.SplitHostPort says
 		}
 		return host, rest[1:]
+	}
+	if strings.ContainsAny(hp, "[]") {
+		return "", "" // "localhost:[": a bracket out of place, as net.SplitHostPort says
 	}
 	i := strings.LastIndexByte(hp, ':')
 	if i < 0 || strings.IndexByte(hp[:i], ':') >= 0 {

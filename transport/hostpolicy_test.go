@@ -46,6 +46,7 @@ func TestHostPolicy_Check(t *testing.T) {
 		// Found by FuzzHostPolicy in CI: an empty entry of AllowedHosts
 		// matched the empty name of a Host that has none.
 		{"empty listed host, host without a name", transport.HostPolicy{AllowedHosts: []string{""}}, "[", "", loopback4, "host"},
+		{"bracket in the port", transport.HostPolicy{}, "localhost:[", "", loopback4, "host"},
 		{"unknown local address", transport.HostPolicy{}, "evil.example", "", nil, ""},
 		{"foreign origin", transport.HostPolicy{}, "localhost:8080", "https://evil.example", loopback4, "origin"},
 		{"null origin", transport.HostPolicy{}, "localhost:8080", "null", loopback4, "origin"},
