@@ -12,9 +12,10 @@
 //	loadgen -json a.json -html a.html -max-p99 5ms -max-errors 0 unix:///tmp/s.sock
 //	loadgen -compare a.json b.json
 //
-// It prints a live progress line on a terminal and a summary at the end;
-// the exit status is 1 when a threshold is crossed or the run could not
-// start, 2 for a usage error.
+// It prints a live progress line on a terminal and a summary at the end.
+// Ctrl-C stops sending and waits up to -timeout for the answers in
+// flight; a second Ctrl-C stops waiting. The exit status is as
+// exitStatus says.
 package main
 
 import (
@@ -40,6 +41,12 @@ func main() {
 	stop()
 	os.Exit(code)
 }
+
+// exitStatus is the exit status's contract, as -h prints it.
+const exitStatus = `Exit status: 0 when the run is done and within its thresholds; 1 when a
+threshold (-max-p99, -max-errors) is crossed, when requests were sent and
+not one was answered with a result, or when the run could not start or
+write its reports; 2 for a usage error.`
 
 // headers is -H, repeatable.
 type headers http.Header
@@ -107,12 +114,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.quiet, "q", false, "no progress line")
 	fs.BoolVar(&o.verbose, "v", false, "show a stdio server's stderr")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: loadgen [flags] [TARGET]\n\nTARGET: none (the demo server, in process), stdio:CMD ARGS…, tcp://HOST:PORT,\nunix://PATH, ws://HOST:PORT/PATH or http://HOST:PORT/PATH.\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: loadgen [flags] [TARGET]\n\nTARGET: none (the demo server, in process), stdio:CMD ARGS…, tcp://HOST:PORT,\nunix://PATH, ws://HOST:PORT/PATH or http://HOST:PORT/PATH.\n\n%s\n\nFlags:\n", exitStatus)
 		fs.PrintDefaults()
 	}
+	usageText, wantUsage := fs.Usage, false
+	fs.Usage = func() { wantUsage = true }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			// Asked for: the usage is the answer, on stdout.
+			fs.SetOutput(stdout)
+			usageText()
 			return 0
+		}
+		if wantUsage { // a bad flag: flag said which; the usage follows it
+			usageText()
 		}
 		return 2
 	}
@@ -413,6 +428,9 @@ func (p *runPlan) finish(rep *Report, stdout, stderr io.Writer) int {
 	if p.o.maxErrors >= 0 && rep.Errors > p.o.maxErrors {
 		rep.Failed = append(rep.Failed, fmt.Sprintf("%d errors, over -max-errors %d", rep.Errors, p.o.maxErrors))
 	}
+	if rep.Requests > 0 && rep.OK == 0 {
+		rep.Failed = append(rep.Failed, fmt.Sprintf("no call succeeded: %s requests, %s answers, none of them a result%s", thousands(rep.Requests), thousands(rep.Responses), expected(p.o.expect)))
+	}
 	err := writeTable(stdout, rep)
 	if err == nil && p.o.jsonOut != "" {
 		err = writeFile(p.o.jsonOut, func(w io.Writer) error { return writeJSON(w, rep) })
@@ -428,6 +446,14 @@ func (p *runPlan) finish(rep *Report, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// expected names -expect, if given, in the words of finish.
+func expected(expect string) string {
+	if expect == "" {
+		return ""
+	}
+	return " equal to -expect"
 }
 
 // writeFile writes a file with write.

@@ -90,10 +90,14 @@ func (w *worker) run(ctx context.Context) {
 	w.drain()
 }
 
-// closedLoop keeps -depth messages in flight.
+// closedLoop keeps -depth messages in flight, until ctx is done or the
+// budget (-n) is spent.
 func (w *worker) closedLoop(ctx context.Context) {
 	depth := int64(w.r.depth)
 	for {
+		if w.r.budget.Load() <= 0 {
+			return // -n sent: what is in flight is the drain's to wait for
+		}
 		in := w.inflight.Load()
 		if in > w.refillAt {
 			select {
