@@ -27,7 +27,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"os/signal"
 	"runtime"
 	"strings"
 	"time"
@@ -36,9 +35,9 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	stop, abort, release := notifyInterrupts()
+	code := runInterruptible(stop, abort, os.Args[1:], os.Stdout, os.Stderr)
+	release()
 	os.Exit(code)
 }
 
@@ -81,8 +80,17 @@ type options struct {
 	quiet, verbose               bool
 }
 
-// run is the whole command; it returns the exit status.
+// run is the whole command, stopped by nothing but ctx; it returns the
+// exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runInterruptible(ctx, nil, args, stdout, stderr)
+}
+
+// runInterruptible is the whole command; it returns the exit status. When
+// ctx ends (the first Ctrl-C) the run stops sending and waits up to
+// -timeout for the answers in flight, saying so on stderr; when abort is
+// closed (the second) it stops waiting. Either way it reports what came.
+func runInterruptible(ctx context.Context, abort <-chan struct{}, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := options{header: headers{}}
@@ -108,7 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.maxP99, "max-p99", 0, "fail (exit 1) when p99 latency is over `DURATION`")
 	fs.Int64Var(&o.maxErrors, "max-errors", -1, "fail (exit 1) when there are more than `N` errors")
 	fs.StringVar(&o.framing, "framing", "newline", "stdio, tcp and unix framing: newline or header")
-	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "at the end, wait up to `DURATION` for answers in flight; the rest are lost")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "at the end, wait up to `DURATION` for answers in flight; the rest are lost\n(Ctrl-C: stop sending and wait; Ctrl-C again: stop waiting)")
 	fs.Var(o.header, "H", "add the `\"Name: value\"` header to HTTP and WebSocket requests (repeatable)")
 	fs.IntVar(&o.procs, "procs", 0, "run on `N` processors (GOMAXPROCS); 0: one per 4 connections for stdio, tcp\nand unix targets, else all (and all when the environment sets GOMAXPROCS)")
 	fs.BoolVar(&o.quiet, "q", false, "no progress line")
@@ -148,7 +156,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage(err)
 	}
-	rep, err := p.execute(ctx, stderr)
+	rep, err := p.execute(ctx, abort, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
 		return 1
@@ -279,8 +287,9 @@ func (o options) callSet() (*callSet, error) {
 	return s, nil
 }
 
-// execute runs the load and returns its report.
-func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error) {
+// execute runs the load and returns its report: as runInterruptible says
+// for ctx and abort.
+func (p *runPlan) execute(ctx context.Context, abort <-chan struct{}, stderr io.Writer) (*Report, error) {
 	o := p.o
 	t := p.t
 	inProcess := t == nil
@@ -306,6 +315,7 @@ func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	r := newRunner(o.conns, o.depth, p.rate, p.calls, o.timeout, o.n)
+	r.interrupted, r.abort = ctx.Done(), abort
 	ws := make([]*worker, 0, o.conns)
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -333,7 +343,7 @@ func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error
 	if !o.quiet {
 		prog = newProgress(stderr, r, o.dur, o.n)
 	}
-	elapsed := r.drive(lctx, ws, prog.update)
+	elapsed := r.drive(lctx, ws, prog, stderr)
 	prog.done()
 	wall := time.Since(r.start)
 	u1, s1 := cpuTime()

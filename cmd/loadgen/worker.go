@@ -421,8 +421,9 @@ func (w *worker) broken(err error) {
 	w.r.transportError(err)
 }
 
-// drain waits up to the run's timeout for the answers in flight, then
-// closes the stream; what is still unanswered is lost.
+// drain waits up to the run's timeout for the answers in flight (or
+// until the run stops waiting), then closes the stream; what is still
+// unanswered is lost.
 func (w *worker) drain() {
 	timeout := time.NewTimer(w.r.timeout)
 	defer timeout.Stop()
@@ -433,6 +434,8 @@ wait:
 		case <-w.ended:
 			break wait
 		case <-timeout.C:
+			break wait
+		case <-w.r.quit:
 			break wait
 		}
 	}
