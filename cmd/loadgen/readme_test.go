@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -115,7 +114,7 @@ func TestDocs_loadgenLinesRun(t *testing.T) {
 				}
 				return
 			}
-			r, code, out := loadTo(t, args)
+			r, code, out := load(t, args...)
 			if code != 0 && !(len(r.Failed) == 1 && strings.Contains(r.Failed[0], "-max-p99")) {
 				t.Errorf("%s: exit %d, failed %q:\n%s", line, code, r.Failed, out)
 			}
@@ -125,29 +124,6 @@ func TestDocs_loadgenLinesRun(t *testing.T) {
 			}
 		})
 	}
-}
-
-// loadTo runs loadgen with args, -q and, unless args have it, -json,
-// and returns its report, exit status and output.
-func loadTo(t *testing.T, args []string) (*Report, int, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "report.json")
-	if i := slices.Index(args, "-json"); i >= 0 {
-		path = args[i+1]
-	} else {
-		args = append([]string{"-json", path}, args...)
-	}
-	var stdout, stderr strings.Builder
-	code := run(t.Context(), append([]string{"-q"}, args...), &stdout, &stderr)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("loadgen %q: no report (exit %d): %v\n%s%s", args, code, err, stdout.String(), stderr.String())
-	}
-	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return &r, code, stdout.String()
 }
 
 // demoArgs rewrites a documented command line to run here: the target's
