@@ -189,7 +189,8 @@ func (s *Server) isClosed() bool {
 	return s.closed
 }
 
-// Len returns the number of sessions being served.
+// Len returns the number of sessions being served. A session that has
+// ended is no longer counted by the time its OnClose runs.
 func (s *Server) Len() int { return s.live.Len() }
 
 // Sessions returns the sessions being served, as a snapshot taken when

@@ -153,7 +153,8 @@ func (h *WebSocketHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// Len returns the number of sessions being served.
+// Len returns the number of sessions being served. A session that has
+// ended is no longer counted by the time its OnClose runs.
 func (h *WebSocketHandler) Len() int { return h.live.Len() }
 
 // Shutdown refuses new connections (503) and shuts every session down
