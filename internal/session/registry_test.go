@@ -15,11 +15,12 @@ import (
 type fake struct {
 	r   *Registry[int, *fake]
 	key int
-	// shutdown, if set, is its Shutdown; otherwise it ends at once.
+	// shutdown, if set, is its Shutdown; otherwise it ends at once, or
+	// as late says.
 	shutdown func(f *fake, ctx context.Context) error
-	// lateClose, if set, is how long after Close it ends (on another
-	// goroutine).
-	lateClose time.Duration
+	// late, if set, is told of a Shutdown or Close in place of ending at
+	// once: it ends the session itself.
+	late func(f *fake)
 
 	shutdowns, closes atomic.Int32
 }
@@ -29,21 +30,23 @@ func (f *fake) Shutdown(ctx context.Context) error {
 	if f.shutdown != nil {
 		return f.shutdown(f, ctx)
 	}
-	f.end()
+	f.stop()
 	return nil
 }
 
 func (f *fake) Close() error {
 	f.closes.Add(1)
-	if f.lateClose > 0 {
-		go func() {
-			time.Sleep(f.lateClose)
-			f.end()
-		}()
-		return nil
+	f.stop()
+	return nil
+}
+
+// stop ends the session, at once or as late says.
+func (f *fake) stop() {
+	if f.late != nil {
+		f.late(f)
+		return
 	}
 	f.end()
-	return nil
 }
 
 func (f *fake) end() { f.r.Remove(f.key, f) }
@@ -102,14 +105,17 @@ func TestRegistry_addGetRemoveLenAll(t *testing.T) {
 	}
 }
 
+// ends are the two ways to end a registry.
+var ends = []struct {
+	name string
+	do   func(r *Registry[int, *fake]) error
+}{
+	{"Shutdown", func(r *Registry[int, *fake]) error { return r.Shutdown(context.Background()) }},
+	{"Close", func(r *Registry[int, *fake]) error { return r.Close() }},
+}
+
 func TestRegistry_refusesOnceClosed(t *testing.T) {
-	for _, end := range []struct {
-		name string
-		do   func(r *Registry[int, *fake]) error
-	}{
-		{"Shutdown", func(r *Registry[int, *fake]) error { return r.Shutdown(context.Background()) }},
-		{"Close", func(r *Registry[int, *fake]) error { return r.Close() }},
-	} {
+	for _, end := range ends {
 		t.Run(end.name, func(t *testing.T) {
 			var r Registry[int, *fake]
 			s := add(t, &r, 1, &fake{})
@@ -139,42 +145,46 @@ func TestRegistry_refusesOnceClosed(t *testing.T) {
 	}
 }
 
-// Shutdown calls every session's Shutdown at once, and returns only when
-// the last one has ended: here the sessions take 1s, 2s and 3s.
-func TestRegistry_shutdownWaitsForSessionsInParallel(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var r Registry[int, *fake]
-		var called sync.WaitGroup
-		called.Add(3)
-		for i := 1; i <= 3; i++ {
-			add(t, &r, i, &fake{shutdown: func(f *fake, ctx context.Context) error {
-				called.Done()
-				// It ends later, on a goroutine of its own, as a
-				// connection's end is reported.
-				go func() {
+// Shutdown and Close call every session's Shutdown or Close at once, and
+// return only when the last session has ended: here session i's call
+// takes i seconds, and the session ends i seconds later still, on a
+// goroutine of its own (as a connection's end is reported). In parallel,
+// the last ends at 6s; one at a time, the calls alone would take 6s.
+func TestRegistry_endsSessionsInParallelAndWaits(t *testing.T) {
+	for _, end := range ends {
+		t.Run(end.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var r Registry[int, *fake]
+				start := time.Now()
+				var told sync.WaitGroup
+				told.Add(3)
+				late := func(f *fake) {
+					if d := time.Since(start); d != 0 {
+						t.Errorf("session %d told to end after %v, want at once", f.key, d)
+					}
+					told.Done()
 					time.Sleep(time.Duration(f.key) * time.Second)
-					f.end()
-				}()
-				return nil
-			}})
-		}
-		start := time.Now()
-		done := make(chan error)
-		go func() { done <- r.Shutdown(context.Background()) }()
-		called.Wait() // all three at once: none waits for another
-		if d := time.Since(start); d != 0 {
-			t.Errorf("the sessions' Shutdown were called after %v, want at once", d)
-		}
-		if err := <-done; err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		if d := time.Since(start); d != 3*time.Second {
-			t.Errorf("Shutdown returned after %v, want 3s (when the last session ended)", d)
-		}
-		if r.Len() != 0 {
-			t.Errorf("Len after Shutdown = %d", r.Len())
-		}
-	})
+					go func() {
+						time.Sleep(time.Duration(f.key) * time.Second)
+						f.end()
+					}()
+				}
+				for i := 1; i <= 3; i++ {
+					add(t, &r, i, &fake{late: late})
+				}
+				if err := end.do(&r); err != nil {
+					t.Errorf("%s: %v", end.name, err)
+				}
+				told.Wait()
+				if d := time.Since(start); d != 6*time.Second {
+					t.Errorf("%s returned after %v, want 6s (when the last session ended)", end.name, d)
+				}
+				if r.Len() != 0 {
+					t.Errorf("Len after %s = %d", end.name, r.Len())
+				}
+			})
+		})
+	}
 }
 
 // A session that ignores its Shutdown (it neither ends nor returns)
@@ -223,26 +233,6 @@ func TestRegistry_shutdownHonoursCtx(t *testing.T) {
 			})
 		})
 	}
-}
-
-// Close closes every session at once and returns when they have ended.
-func TestRegistry_closeWaitsForSessions(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var r Registry[int, *fake]
-		for i := 1; i <= 3; i++ {
-			add(t, &r, i, &fake{lateClose: time.Duration(i) * time.Second})
-		}
-		start := time.Now()
-		if err := r.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		if d := time.Since(start); d != 3*time.Second {
-			t.Errorf("Close returned after %v, want 3s (when the last session ended)", d)
-		}
-		if r.Len() != 0 {
-			t.Errorf("Len after Close = %d", r.Len())
-		}
-	})
 }
 
 // Sessions added while Shutdown runs are either refused or shut down:
