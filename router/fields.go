@@ -141,17 +141,6 @@ func dominant(all []field, pos []int) (int, bool) {
 	return 0, false
 }
 
-// fieldByName finds the field a member name decodes into: the one with
-// exactly that name (JSON names are case-sensitive; see casefold.go), or nil.
-func fieldByName(fields []field, name []byte) *field {
-	for i := range fields {
-		if fields[i].name == string(name) {
-			return &fields[i]
-		}
-	}
-	return nil
-}
-
 // fieldValue returns the field at index in the struct v, allocating nil
 // embedded pointers on the way.
 func fieldValue(v reflect.Value, index []int) reflect.Value {
