@@ -1,7 +1,11 @@
 package codec
 
 import (
+	"errors"
+	"reflect"
+
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
@@ -29,4 +33,31 @@ var explainOptions = json.JoinOptions(exactOptions, jsonv1.ReportErrorsWithLegac
 // may be left partly decoded.
 func ExplainExact(data []byte, v any) error {
 	return json.Unmarshal(data, v, explainOptions)
+}
+
+// ExactTarget reports where UnmarshalExact puts the member name of an
+// object decoded into the struct root points to: a pointer to that field
+// (of root's struct, or of a struct an embedded pointer leads to, allocated
+// when nil), or nil when the member is ignored (no field has that name, or
+// several have it and none wins). It applies encoding/json's rules for
+// struct fields — exported fields, `json` tag names, fields promoted from
+// embedded structs, the shallowest field winning, a tagged one breaking a
+// tie — with names matched exactly. It panics if root is not a non-nil
+// pointer to a struct. Nothing is written to the field.
+func ExactTarget(root any, name string) any {
+	rv := reflect.ValueOf(root)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		panic("codec: ExactTarget needs a non-nil pointer to a struct")
+	}
+	var target any
+	hook := json.UnmarshalFromFunc(func(dec *jsontext.Decoder, v any) error {
+		if dec.StackDepth() == 0 {
+			return errors.ErrUnsupported // the root: decoded as usual
+		}
+		target = v
+		return dec.SkipValue()
+	})
+	obj := append(AppendString([]byte{'{'}, name), ":0}"...)
+	_ = json.Unmarshal(obj, root, exactOptions, json.WithUnmarshalers(hook))
+	return target
 }

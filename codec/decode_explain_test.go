@@ -102,3 +102,38 @@ func TestExplainExact_locates(t *testing.T) {
 		t.Errorf("truncated JSON: %v, want a *jsontext.SyntacticError", err)
 	}
 }
+
+func TestExactTarget(t *testing.T) {
+	type Embedded struct {
+		E int `json:"e"`
+	}
+	type S struct {
+		*Embedded
+		A int `json:"a"`
+		B string
+	}
+	var s S
+	if p := ExactTarget(&s, "a"); p != &s.A {
+		t.Errorf(`"a": %v, want &s.A`, p)
+	}
+	if p := ExactTarget(&s, "B"); p != &s.B {
+		t.Errorf(`"B": %v, want &s.B`, p)
+	}
+	if p := ExactTarget(&s, "e"); s.Embedded == nil || p != &s.Embedded.E {
+		t.Errorf(`"e": %v, want &s.Embedded.E`, p)
+	}
+	for _, name := range []string{"A", "b", "x", ""} {
+		if p := ExactTarget(&s, name); p != nil {
+			t.Errorf("%q: %v, want nil", name, p)
+		}
+	}
+	if s.A != 0 || s.B != "" || s.E != 0 {
+		t.Errorf("ExactTarget wrote to the struct: %+v", s)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("ExactTarget of a map: no panic")
+		}
+	}()
+	ExactTarget(&map[string]int{}, "a")
+}
