@@ -140,7 +140,8 @@ func pointerSegs(d []byte, p jsontext.Pointer) []seg {
 			var it codec.Members
 			for it.Reset(d); it.Next(); {
 				if string(it.Name(scratch[:])) == tok {
-					next = it.Value()
+					next = it.Value() // the only one: duplicates were refused
+					break
 				}
 			}
 		case codec.ValueArray:
