@@ -13,11 +13,56 @@ import (
 // behind a package name, in square brackets, optionally starred. The
 // character before it must not make it an index expression (buf[i]) and
 // the one after it must not make it a Markdown link or a link definition.
-var docLinkRE = regexp.MustCompile(`(?:^|[^\w\]\[.])\[\*?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,2})\](?:[^(\[:]|$)`)
+var docLinkRE = regexp.MustCompile(`\[\*?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*){0,2})\]`)
+
+// docLinks returns the texts of the doc links of line l: the matches of
+// docLinkRE not preceded by a word character, a bracket or a dot, and not
+// followed by an opening parenthesis or bracket or a colon.
+func docLinks(l string) []string {
+	var links []string
+	for _, m := range docLinkRE.FindAllStringSubmatchIndex(l, -1) {
+		if m[0] > 0 {
+			if c := l[m[0]-1]; c == '_' || c == '.' || c == '[' || c == ']' || isAlnum(c) {
+				continue
+			}
+		}
+		if m[1] < len(l) {
+			if c := l[m[1]]; c == '(' || c == '[' || c == ':' {
+				continue
+			}
+		}
+		links = append(links, l[m[2]:m[3]])
+	}
+	return links
+}
+
+// prose returns l with its code spans and bracketed names blanked out,
+// offsets unchanged, so that what they cite is not counted twice.
+func prose(l string) string {
+	b := []byte(l)
+	for _, sp := range codeSpans(l) {
+		for i := sp[0]; i < sp[1]; i++ {
+			b[i] = ' '
+		}
+	}
+	for _, m := range docLinkRE.FindAllStringIndex(l, -1) {
+		for i := m[0]; i < m[1]; i++ {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
 
 // fileRE matches a file name ending in .go, .md or .sh, with or without
 // directories, where it starts a word.
 var fileRE = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:\.\.?/)*(?:[\w-][\w.-]*/)*[\w-][\w.-]*\.(?:go|md|sh))(?:[^\w/]|$)`)
+
+// plainIdentRE matches pkg.Name or pkg.Name.Member written as plain text.
+var plainIdentRE = regexp.MustCompile(`([a-z][a-z0-9]*)\.([A-Z]\w*)(?:\.([A-Z]\w*))?`)
 
 // GoFile describes a Go source file whose comments are scanned.
 type GoFile struct {
@@ -29,6 +74,55 @@ type GoFile struct {
 	// Imports maps the names the file imports packages by to their
 	// import paths.
 	Imports map[string]string
+	// Prose is true when identifiers written as plain text (pkg.Name
+	// outside code spans and doc links) are to be checked too: in the
+	// module's own files, where a package name is one of ours; not in
+	// other modules' (bench), whose prose names the peers' packages.
+	Prose bool
+	// Locals are the names the file declares (variables, parameters,
+	// fields): a variable named like a package (a net.Conn called conn)
+	// makes its methods look like the package's names in prose, so a name
+	// both local and not imported is not read as a package there.
+	Locals map[string]bool
+}
+
+// LocalsOf returns the names f declares as variables, constants,
+// parameters, results and fields.
+func LocalsOf(f *ast.File) map[string]bool {
+	m := map[string]bool{}
+	add := func(ids ...*ast.Ident) {
+		for _, id := range ids {
+			if id != nil {
+				m[id.Name] = true
+			}
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Field:
+			add(n.Names...)
+		case *ast.ValueSpec:
+			add(n.Names...)
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				for _, e := range n.Lhs {
+					if id, ok := e.(*ast.Ident); ok {
+						add(id)
+					}
+				}
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.DEFINE {
+				for _, e := range []ast.Expr{n.Key, n.Value} {
+					if id, ok := e.(*ast.Ident); ok {
+						add(id)
+					}
+				}
+			}
+		}
+		return true
+	})
+	return m
 }
 
 // ImportsOf returns the names by which f imports packages, mapped to
@@ -71,8 +165,8 @@ func CommentRefs(gf GoFile, fset *token.FileSet, f *ast.File, modulePkgs map[str
 
 func lineRefs(gf GoFile, line int, l string, modulePkgs map[string]string) []Ref {
 	var refs []Ref
-	for _, m := range docLinkRE.FindAllStringSubmatch(l, -1) {
-		if r, ok := docLink(gf, m[1], modulePkgs); ok {
+	for _, text := range docLinks(l) {
+		if r, ok := docLink(gf, text, modulePkgs); ok {
 			r.Line = line
 			refs = append(refs, r)
 		}
@@ -83,9 +177,35 @@ func lineRefs(gf GoFile, line int, l string, modulePkgs map[string]string) []Ref
 		if m == nil {
 			continue
 		}
-		if p, ok := modulePkgs[m[1]]; ok {
+		if p, ok := gf.Imports[m[1]]; ok {
+			refs = append(refs, Ref{File: gf.Path, Line: line, Kind: Ident, Text: joinIdent(m[1], m[2], m[3]), Pkg: p, Imported: true})
+		} else if p, ok := modulePkgs[m[1]]; ok {
 			refs = append(refs, Ref{File: gf.Path, Line: line, Kind: Ident, Text: joinIdent(m[1], m[2], m[3]), Pkg: p})
 		}
+	}
+	for _, m := range plainIdentRE.FindAllStringSubmatchIndex(prose(l), -1) {
+		if !gf.Prose {
+			break
+		}
+		pkg := l[m[2]:m[3]]
+		if m[2] > 0 && (l[m[2]-1] == '.' || l[m[2]-1] == '_' || l[m[2]-1] == '/' || isAlnum(l[m[2]-1])) {
+			continue
+		}
+		p, imported := gf.Imports[pkg]
+		if !imported {
+			if gf.Locals[pkg] {
+				continue
+			}
+			var ok bool
+			if p, ok = modulePkgs[pkg]; !ok {
+				continue
+			}
+		}
+		member := ""
+		if m[6] >= 0 {
+			member = l[m[6]:m[7]]
+		}
+		refs = append(refs, Ref{File: gf.Path, Line: line, Kind: Ident, Text: joinIdent(pkg, l[m[4]:m[5]], member), Pkg: p, Imported: imported})
 	}
 	for _, m := range fileRE.FindAllStringSubmatch(l, -1) {
 		refs = append(refs, Ref{File: gf.Path, Line: line, Kind: Path, Text: strings.TrimPrefix(m[1], "./")})

@@ -16,7 +16,11 @@
 //     optionally behind a package name, in square brackets), resolved as
 //     go doc resolves them: in the comment's package or through the
 //     file's imports; one-letter names (placeholders such as N) are left
-//     out. Also code spans that
+//     out. Also pkg.Name and pkg.Name.Member written in code spans, and,
+//     in the module's own files, in plain text, pkg being a package the
+//     file imports or else a package of the module that the file does not
+//     also use as a variable's name (a plural, conn.Streams, is read as
+//     the singular). Also code spans that
 //     name a package of the module as above, and file names ending in
 //     .go, .md or .sh, looked up beside the file, at its module's root and
 //     at the repository root.

@@ -23,11 +23,14 @@ func TestDocs_citeWhatExists(t *testing.T) {
 	if len(refs) < 100 {
 		t.Fatalf("found only %d citations: the scan is broken", len(refs))
 	}
+	counts := map[Kind]int{}
 	for _, ref := range refs {
+		counts[ref.Kind]++
 		if p := r.Problem(ref); p != "" {
 			t.Errorf("%s:%d: %s", ref.File, ref.Line, p)
 		}
 	}
+	t.Logf("checked %d paths, %d identifiers, %d links", counts[Path], counts[Ident], counts[Link])
 }
 
 // repoRefs returns the citations of every Markdown page and Go file of
@@ -68,9 +71,10 @@ func repoRefs(t *testing.T, modulePkgs map[string]string) []Ref {
 			if err != nil {
 				return err
 			}
-			gf := GoFile{Path: rel, Imports: ImportsOf(f)}
+			gf := GoFile{Path: rel, Imports: ImportsOf(f), Locals: LocalsOf(f)}
 			dir := filepath.Dir(p)
-			if moduleRoot(root, dir) == root && f.Name.Name != "main" && !strings.HasSuffix(f.Name.Name, "_test") {
+			gf.Prose = moduleRoot(root, dir) == root
+			if gf.Prose && f.Name.Name != "main" && !strings.HasSuffix(f.Name.Name, "_test") {
 				relDir := filepath.ToSlash(filepath.Dir(rel))
 				gf.Pkg = module
 				if relDir != "." {

@@ -36,25 +36,35 @@ func TestCommentRefs_findsLinksSpansAndFiles(t *testing.T) {
 
 import "io"
 
-// F reads [io.Reader] into [Buf.Len] and [pool.Options.Workers]; see
+// F reads [io.Reader] into [Buf.Len] [pool.Options.Workers]; see
 // conn/lead.go and (open.go), but not buf[i], [N], [a-z] nor [link](x).
-// ` + "`router.Entry.Intercepted`" + ` counts.
-func F() {}
+// ` + "`router.Entry.Intercepted`" + ` counts, as pool.Pool.Running does in
+// prose, and io.EOF (an import) too, but not x.pool.Y, pkg/pool.Z nor
+// router.Close, router being a variable here.
+func F() { router := 1; _ = router }
 `
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "p.go", src, parser.ParseComments)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gf := GoFile{Path: "x/p.go", Pkg: "example.com/x", Imports: ImportsOf(f)}
+	gf := GoFile{Path: "x/p.go", Pkg: "example.com/x", Imports: ImportsOf(f), Locals: LocalsOf(f), Prose: true}
 	mod := map[string]string{"pool": "example.com/pool", "router": "example.com/router"}
 	refs := CommentRefs(gf, fset, f, mod)
-	want := []string{"io.Reader", "Buf.Len", "pool.Options.Workers", "conn/lead.go", "open.go", "router.Entry.Intercepted"}
+	want := []string{
+		"io.Reader", "Buf.Len", "pool.Options.Workers", "conn/lead.go", "open.go",
+		"router.Entry.Intercepted", "pool.Pool.Running", "io.EOF",
+	}
 	if got := texts(refs); !slices.Equal(got, want) {
 		t.Fatalf("refs = %q, want %q", got, want)
 	}
-	if refs[0].Pkg != "io" || !refs[0].Imported || refs[1].Pkg != "example.com/x" || refs[2].Pkg != "example.com/pool" || refs[5].Line != 7 {
+	if refs[0].Pkg != "io" || !refs[0].Imported || refs[1].Pkg != "example.com/x" || refs[2].Pkg != "example.com/pool" || refs[5].Line != 7 || refs[6].Line != 7 || !refs[7].Imported {
 		t.Fatalf("packages or lines wrong: %+v", refs)
+	}
+	gf.Prose = false // another module's file: its prose may name a peer's package
+	want = []string{"io.Reader", "Buf.Len", "pool.Options.Workers", "conn/lead.go", "open.go", "router.Entry.Intercepted"}
+	if got := texts(CommentRefs(gf, fset, f, mod)); !slices.Equal(got, want) {
+		t.Fatalf("without prose: refs = %q, want %q", got, want)
 	}
 }
 
@@ -82,7 +92,9 @@ func TestResolver_reportsWhatIsStale(t *testing.T) {
 		{Ref{File: "README.md", Kind: Ident, Text: "pool.Options.NoSuch"}, true},
 		{Ref{File: "README.md", Kind: Ident, Text: "pool.NoSuch"}, true},
 		{Ref{File: "README.md", Kind: Ident, Text: "conn.Conn.ServeBody"}, false}, // a method
-		{Ref{File: "README.md", Kind: Ident, Text: "json.Valid"}, false},          // not a module package
+		{Ref{File: "README.md", Kind: Ident, Text: "conn.Streams"}, false},        // a plural in prose
+		{Ref{File: "README.md", Kind: Ident, Text: "conn.Nopes"}, true},
+		{Ref{File: "README.md", Kind: Ident, Text: "json.Valid"}, false}, // not a module package
 		{Ref{File: "x.go", Kind: Ident, Text: "io.Reader", Pkg: "io", Imported: true}, false},
 		{Ref{File: "x.go", Kind: Ident, Text: "io.NoSuch", Pkg: "io", Imported: true}, true},
 	} {

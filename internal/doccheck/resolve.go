@@ -190,6 +190,9 @@ func (r *Resolver) identProblem(ref Ref) string {
 		parts = parts[1:] // the package's name
 	}
 	obj := pkg.Scope().Lookup(parts[0])
+	if obj == nil && len(parts) == 1 && strings.HasSuffix(parts[0], "s") {
+		obj = pkg.Scope().Lookup(strings.TrimSuffix(parts[0], "s")) // a plural in prose: conn.Streams
+	}
 	if obj == nil || !obj.Exported() {
 		return fmt.Sprintf("cites %s, but package %s has no %s", ref.Text, pkgPath, parts[0])
 	}
