@@ -20,13 +20,14 @@ func TestMarkdownRefs_findsPathsIdentsAndLinks(t *testing.T) {
 		"`&router.MethodOptions{Inline: true}`, `router.Func[P, R](f)`, [x](docs/a.md#b).\n" +
 		"Not `-c N`, `/mcp`, `http://x/y`, `go test ./...`, `<pkg>/testdata`, `json.Valid`? " +
 		"(json.Valid is an ident of no module package: found, then left to the resolver.)\n\n" +
-		"    $ go run ./cmd/nosuch/x.go\n\n```go\nconn/fenced.go\n`conn/fenced.go`\n```\n[u](https://e.com/a.md)\n"
+		"    $ go run ./cmd/nosuch/x.go\n\n```go\nconn/fenced.go\n`conn/fenced.go`\n```\n[u](https://e.com/a.md)\n" +
+		"## Changelog\n\n### Unreleased\n\n- `mcp.Gone` moved to `streamable.Gone`.\n\n## License\n\n`conn/after.go`\n"
 	refs := MarkdownRefs("README.md", page)
-	want := []string{"conn/lead.go", "pool.Options.Workers", "router.MethodOptions", "router.Func", "json.Valid", "docs/a.md"}
+	want := []string{"conn/lead.go", "pool.Options.Workers", "router.MethodOptions", "router.Func", "json.Valid", "conn/after.go", "docs/a.md"}
 	if got := texts(refs); !slices.Equal(got, want) {
 		t.Fatalf("refs = %q, want %q", got, want)
 	}
-	if refs[0].Line != 3 || refs[0].Kind != Path || refs[1].Kind != Ident || refs[5].Kind != Link || refs[5].Line != 4 {
+	if refs[0].Line != 3 || refs[0].Kind != Path || refs[1].Kind != Ident || refs[6].Kind != Link || refs[6].Line != 4 || refs[5].Line != 22 {
 		t.Fatalf("lines or kinds wrong: %+v", refs)
 	}
 }
@@ -86,6 +87,7 @@ func TestResolver_reportsWhatIsStale(t *testing.T) {
 		{Ref{File: "README.md", Kind: Path, Text: "nosuchdir/a.go"}, false}, // not ours to judge
 		{Ref{File: "internal/doccheck/doc.go", Kind: Path, Text: "ref.go"}, false},
 		{Ref{File: "internal/doccheck/doc.go", Kind: Path, Text: "open.go"}, true},
+		{Ref{File: "internal/doccheck/doc.go", Kind: Path, Text: "scan.go"}, false}, // codec's, named in prose
 		{Ref{File: "README.md", Kind: Link, Text: "internal/doccheck/doc.go"}, false},
 		{Ref{File: "README.md", Kind: Link, Text: "docs/nosuch.md"}, true},
 		{Ref{File: "README.md", Kind: Ident, Text: "pool.Options.Workers"}, false},

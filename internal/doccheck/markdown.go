@@ -23,7 +23,7 @@ var linkRE = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 // page's path relative to the repository root, recorded in each Ref.
 func MarkdownRefs(file, text string) []Ref {
 	var refs []Ref
-	prose := blankCodeBlocks(text)
+	prose := blankChangelog(blankCodeBlocks(text))
 	line := func(off int) int { return 1 + strings.Count(text[:off], "\n") }
 	spans := codeSpans(prose)
 	for _, sp := range spans {
@@ -101,6 +101,41 @@ func blankCodeBlocks(text string) string {
 		prevBlank = trimmed == ""
 	}
 	return strings.Join(lines, "")
+}
+
+// blankChangelog returns text with its changelog sections (a heading
+// beginning "Changelog", down to the next heading of its level or
+// above) blanked as blankCodeBlocks does: a changelog names what was
+// renamed or removed, which exists no more by design.
+func blankChangelog(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	level := 0 // of the changelog heading being blanked; 0: none
+	for i, l := range lines {
+		if n := headingLevel(l); n > 0 {
+			if level > 0 && n <= level {
+				level = 0
+			}
+			if level == 0 && strings.HasPrefix(strings.TrimSpace(strings.TrimLeft(l, "#")), "Changelog") {
+				level = n
+			}
+		}
+		if level > 0 {
+			lines[i] = blankLine(l)
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// headingLevel is the level of an ATX heading line ("## x" is 2), or 0.
+func headingLevel(l string) int {
+	n := 0
+	for n < len(l) && l[n] == '#' {
+		n++
+	}
+	if n == 0 || n > 6 || n == len(l) || (l[n] != ' ' && l[n] != '\n') {
+		return 0
+	}
+	return n
 }
 
 func blankLine(l string) string {

@@ -22,6 +22,7 @@ type Resolver struct {
 	names   map[string]string // package name → import path, the module's packages
 	imp     types.Importer    // reads export data
 	pkgs    map[string]*types.Package
+	bases   map[string]bool // file names in the repository, made on first use
 }
 
 // NewResolver prepares a Resolver for the repository at root, whose Go
@@ -140,14 +141,42 @@ func (r *Resolver) pathProblem(ref Ref) string {
 	}
 	if !nested {
 		// A bare name may name a file of the repository root or of the
-		// module root (README.md, DESIGN.md, go.mod) too.
+		// module root (README.md, go.mod) too, or a file of another
+		// directory whose name the prose gives ("mcp's schema_fast.go"):
+		// it is stale only when no file of the repository has that name.
 		for _, b := range []string{moduleRoot(r.root, dir), r.root} {
 			if exists(filepath.Join(b, text)) {
 				return ""
 			}
 		}
+		if r.baseNames()[text] {
+			return ""
+		}
 	}
 	return "cites " + ref.Text + ", which does not exist"
+}
+
+// baseNames returns the names of the repository's files, dependencies
+// and hidden directories aside, read once.
+func (r *Resolver) baseNames() map[string]bool {
+	if r.bases != nil {
+		return r.bases
+	}
+	r.bases = map[string]bool{}
+	_ = filepath.WalkDir(r.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p != r.root && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		r.bases[d.Name()] = true
+		return nil
+	})
+	return r.bases
 }
 
 // outside are the project's documents kept beside the repository rather
