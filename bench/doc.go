@@ -27,8 +27,8 @@
 //
 // Everything is in the tests: the benchmarks, TestEchoAnswersAreCorrect
 // (each implementation answers once, so the module cannot rot) and an
-// allocation budget for mcpwire. README.md says how to run them and holds
-// the measured table.
+// allocation budget for mcpwire. README.md says how to run and read them;
+// RESULTS.md holds the measured table.
 //
 // This is a module of its own, so the peers never enter the root go.mod.
 package bench

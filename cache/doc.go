@@ -102,5 +102,14 @@
 // locks one at a time. Stored bytes are never modified, so a caller may
 // use a result after the lock is gone, and after its entry is evicted.
 //
+// # Glossary
+//
+//   - fill: one run of the handler for a key on a miss, whose result the
+//     cache stores if it may.
+//   - flight: a fill under way, which identical calls join instead of
+//     running the handler again (single flight; the call that runs the fill
+//     leads, the others follow).
+//   - small, main and ghost queue: S3-FIFO's three queues, as above.
+//
 // This package imports codec only.
 package cache

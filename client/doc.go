@@ -58,6 +58,14 @@
 // # Cache
 //
 // Options.Cache keeps the results of the methods it names for a TTL, keyed
-// by method and canonical params, bounded in entries and bytes (least
-// recently used first out). Errors are never kept.
+// by method and canonical params, bounded in entries and bytes: it is
+// package cache's Cache (S3-FIFO eviction), so identical concurrent calls
+// of a cached method also share one call to the server. Errors are never
+// kept.
+//
+// # Concurrency
+//
+// A Client is safe for concurrent use: any number of goroutines may call,
+// notify and batch at once, and Close ends every session, failing the
+// calls still waiting.
 package client

@@ -2,8 +2,6 @@ package codec
 
 import (
 	"sync"
-
-	"github.com/bytedance/sonic/decoder"
 )
 
 // exactDecoders recycles decoder states for UnmarshalExactString.
@@ -16,6 +14,11 @@ var exactDecoders = sync.Pool{New: func() any { return new(ExactDecoder) }}
 // the decoder never accepts a member the validator did not see. As with
 // Unmarshal, data must be a value a Scanner has already validated; decoded
 // strings do not alias it.
+//
+// It decodes with sonic where sonic has a decoder of its own (amd64, and
+// arm64, within the Go versions sonic supports), and elsewhere with
+// go-json-experiment/json set to encoding/json's rules but exact names:
+// the same rules on every platform.
 func UnmarshalExact(data []byte, v any) error {
 	return UnmarshalExactString(string(data), v) // a copy: decoded strings may point into it
 }
@@ -34,15 +37,9 @@ func UnmarshalExactString(s string, v any) error {
 // params, say), it saves the pool round trip of each decode. The zero
 // value is ready; it is not safe for concurrent use, and keeps no data
 // between calls.
-type ExactDecoder struct{ d decoder.Decoder }
+type ExactDecoder struct{ d exactState }
 
 // UnmarshalString is UnmarshalExactString with x's decoder state.
 func (x *ExactDecoder) UnmarshalString(s string, v any) error {
-	x.d.Reset(s)
-	// encoding/json's defaults (numbers into any are float64) but for
-	// names, which are matched exactly.
-	x.d.SetOptions(decoder.OptionCaseSensitive)
-	err := x.d.Decode(v)
-	x.d.Reset("") // keep no data alive from the pool
-	return err
+	return x.d.unmarshal(s, v)
 }

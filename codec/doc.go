@@ -2,6 +2,26 @@
 // frames, validates and classifies each frame in one pass, and encodes
 // responses. It imports nothing else of mcpwire.
 //
+// What a caller may rely on, in short:
+//
+//   - A [Framer] (from a [Framing]: [Newline] or [Header]) returns each
+//     frame as a view into its read buffer, valid until its next call to
+//     Next; a bad frame is a recoverable *[FrameError] and is skipped
+//     without being buffered whole.
+//   - A [Scanner] accepts exactly the JSON texts of RFC 8259 (with the
+//     choices listed under JSONTestSuite below), gives every message of a
+//     frame a [Kind] by the envelope rules below, and never reads past
+//     [Limits]. Its spans are views into the frame.
+//   - The encoders (AppendResult, AppendError, AppendRequest,
+//     AppendValue…) append to the caller's buffer and return it; an id is
+//     echoed byte for byte. Go values are encoded by sonic.
+//   - Error codes are the named constants of [Code], one table for the
+//     project; *[Error] compares by code in errors.Is.
+//   - Scanners, Framers, Canonicalizers and the token iterators are not
+//     safe for concurrent use: one per goroutine. Framings, Limits and the
+//     package-level functions are safe for concurrent use, each call with
+//     buffers of its own.
+//
 // # Scanning
 //
 // A [Scanner] validates a frame as one JSON text (RFC 8259) and, in the same
@@ -190,4 +210,13 @@
 // Spans in a Message are views into the frame: they are valid as long as the
 // frame is unchanged, which for a framer's frame means until its next call to
 // Next. Copy what must outlive it.
+//
+// # Glossary
+//
+//   - frame: the bytes of one message or batch as the framing delimits
+//     them (a line, a Content-Length body, an HTTP body).
+//   - span: a [start, end) range of bytes of a frame, such as a member's
+//     value.
+//   - canonical form: the text [AppendCanonical] writes, equal for equal
+//     meanings; used as a cache key.
 package codec

@@ -4,9 +4,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/session"
 	"github.com/mcpwire/mcpwire/router"
 )
 
@@ -91,9 +93,10 @@ type Server struct {
 	templates registry[*serverTemplate]
 	prompts   registry[*serverPrompt]
 
-	mu       sync.Mutex
-	sessions map[*ServerSession]struct{}            // initialised and open
-	subs     map[string]map[*ServerSession]struct{} // resource URI → subscribers
+	sessions session.Registry[*ServerSession, *ServerSession] // initialised and open
+
+	mu   sync.Mutex
+	subs map[string]map[*ServerSession]struct{} // resource URI → subscribers
 
 	httpSessions sessionCount // of every HTTP handler serving the server
 }
@@ -104,7 +107,6 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	s := &Server{
 		router:   router.New(),
 		protocol: map[string]struct{}{},
-		sessions: map[*ServerSession]struct{}{},
 		subs:     map[string]map[*ServerSession]struct{}{},
 	}
 	if impl != nil {
@@ -220,27 +222,21 @@ func (s *Server) Run(ctx context.Context, rwc io.ReadWriteCloser) error {
 // Sessions returns the sessions initialised and still open, in no
 // particular order.
 func (s *Server) Sessions() []*ServerSession {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]*ServerSession, 0, len(s.sessions))
-	for ss := range s.sessions {
-		out = append(out, ss)
-	}
-	return out
+	return slices.Collect(s.sessions.All())
 }
 
-// track adds an initialised session.
+// track adds an initialised session. It runs before the session's
+// connection ends (from initialize, on that connection), so before drop;
+// the registry is never closed and has no limits, so Add cannot fail.
 func (s *Server) track(ss *ServerSession) {
-	s.mu.Lock()
-	s.sessions[ss] = struct{}{}
-	s.mu.Unlock()
+	_ = s.sessions.Add(ss, ss, nil)
 }
 
 // drop forgets a session that has ended, and its subscriptions.
 func (s *Server) drop(ss *ServerSession, why error) {
 	ss.closed.Store(true)
+	s.sessions.Remove(ss, ss)
 	s.mu.Lock()
-	delete(s.sessions, ss)
 	for uri := range ss.subs {
 		s.unsubscribeLocked(ss, uri)
 	}

@@ -105,6 +105,15 @@ func (ss *ServerSession) Close() error {
 	return nil
 }
 
+// Shutdown ends the session gracefully (conn.Conn.Shutdown): it stops
+// reading, and its running requests are waited for until ctx is done.
+func (ss *ServerSession) Shutdown(ctx context.Context) error {
+	if c := ss.c.Load(); c != nil {
+		return c.Shutdown(ctx)
+	}
+	return nil
+}
+
 // Wait blocks until the session has ended and the server has forgotten it
 // (its subscriptions gone), and returns why it ended (nil: a clean end).
 func (ss *ServerSession) Wait() error {

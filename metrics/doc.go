@@ -14,7 +14,8 @@
 //	metrics.RegisterRuntime(reg) // go_* and process_*, as Prometheus users expect
 //	http.Handle("/metrics", metrics.Handler(reg))
 //
-// One Collector serves every session of a server; a second Collector on
+// One Collector serves every session of a server (it is safe for
+// concurrent use); a second Collector on
 // the same registry is refused (its metric names are taken), unless every
 // Collector there has Options.ConstLabels that tell it apart.
 //

@@ -42,7 +42,9 @@
 // Logging whose logger is not enabled at its level costs one Enabled
 // call. The per-call cost of each is measured by BenchmarkMiddleware.
 //
-// All of them run on the goroutine that runs the handler — a connection's
+// Every middleware this package returns is safe for concurrent use: one
+// instance serves every session of a server. All of them run on the
+// goroutine that runs the handler — a connection's
 // reader for an inline method or a cache hit — and none of them blocks:
 // RateLimit refuses rather than waits.
 //

@@ -27,8 +27,9 @@ type RateOptions struct {
 	// long (default: the time its burst takes to refill, at least a
 	// minute; never less than that refill time, since a limiter dropped
 	// earlier would forget calls it still counts). A session's limiter
-	// goes sooner, at the first sweep after the session ended (a part of
-	// the table is swept at most every 10 seconds, as calls reach it).
+	// goes sooner, the next time its part of the table is scanned for
+	// idle or ended peers after the session ended (each part at most every
+	// 10 seconds, when a call reaches it).
 	IdleTimeout time.Duration
 	// MaxPeers bounds the peers tracked at once (default DefaultMaxPeers):
 	// past it the one least recently seen is dropped (it starts afresh

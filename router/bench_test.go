@@ -2,9 +2,12 @@ package router_test
 
 import (
 	"context"
+	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/router"
 )
 
@@ -87,3 +90,35 @@ var errBench = benchError("wrong params")
 type benchError string
 
 func (e benchError) Error() string { return string(e) }
+
+// BenchmarkFuncInvalid measures the answer to params that do not fit:
+// the -32602 error naming the value at fault, near the start or after
+// many valid elements.
+func BenchmarkFuncInvalid(b *testing.B) {
+	type polygon struct {
+		Name   string  `json:"name"`
+		Points []point `json:"points"`
+	}
+	many := `{"name":"p","points":[` + strings.Repeat(`{"x":1,"y":2},`, 100) + `{"x":1,"y":"2"}]}`
+	for _, bc := range []struct {
+		name, params, field string
+	}{
+		{"at=first", `{"name":1,"points":[]}`, "name"},
+		{"at=element100", many, "points[100].y"},
+	} {
+		h := router.Func(func(_ context.Context, p polygon) (struct{}, error) { return struct{}{}, nil })
+		b.Run(bc.name, func(b *testing.B) {
+			req := &router.Request{Method: "area", ID: []byte("1"), Params: []byte(bc.params)}
+			ctx := context.Background()
+			b.SetBytes(int64(len(bc.params)))
+			b.ReportAllocs()
+			for b.Loop() {
+				_, err := h.Handle(ctx, req)
+				var e *codec.Error
+				if !errors.As(err, &e) || e.Data.(map[string]any)["field"] != bc.field {
+					b.Fatalf("got %v", err)
+				}
+			}
+		})
+	}
+}

@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bytedance/sonic/decoder"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/mcpwire/mcpwire/codec"
 )
@@ -17,20 +18,21 @@ import (
 // The slow path of typed handlers: a decode failed, and the answer must name
 // the member at fault.
 //
-// sonic's *MismatchTypeError gives the byte position of the value that did not
-// fit; locate walks the params from the root down to that position (each byte
-// scanned at most once) and follows P's type alongside, to name struct fields
-// as declared and to describe the Go type that was wanted. Errors without a
-// position (a number out of range, a custom UnmarshalJSON failing) are found
-// by decoding members one at a time, descending into the one that fails, at
-// most maxProbeDepth levels deep, so that a hostile request cannot make this
-// path cost more than a few decodes of its params.
-
-const maxProbeDepth = 8
+// The params are decoded again, by codec.ExplainExact (go-json-experiment/
+// json under the same rules as the fast path), which stops at the first
+// value that does not fit and reports its JSON Pointer, its byte offset and
+// the Go type it did not fit. The pointer becomes the "field" path (walking
+// the params to tell members from elements), the value and the type the
+// message. One decode of the params, whatever they hold.
 
 // errMalformed answers params that are not valid JSON. The connection never
 // passes such params; a direct caller might.
 var errMalformed = codec.NewError(codec.CodeInvalidParams, "invalid params: malformed JSON")
+
+// errRefused answers params that the fast path refused and the slow path
+// accepts: the two decoders disagree (a test checks they do not), and the
+// culprit cannot be named.
+var errRefused = codec.NewError(codec.CodeInvalidParams, "invalid params")
 
 // seg is one step of a path: a member name, or an element index (index >= 0).
 type seg struct {
@@ -55,13 +57,12 @@ func pathString(segs []seg) string {
 	return b.String()
 }
 
-// explain builds the -32602 error for a failure to decode the whole params s
-// into t.
-func explain(s string, t reflect.Type, err error) *codec.Error {
-	segs, leaf := locate([]byte(s), s, t, err, 0)
+// explain builds the -32602 error for params that failed to decode into t.
+func explain(params []byte, t reflect.Type) *codec.Error {
+	segs, leaf, bad := locate(params, t)
 	switch {
-	case leaf == "":
-		return errMalformed
+	case bad != nil:
+		return bad
 	case len(segs) == 0:
 		return codec.NewError(codec.CodeInvalidParams, "invalid params: "+leaf)
 	case segs[0].index >= 0: // params is an array decoded into a slice or array
@@ -78,12 +79,12 @@ func explain(s string, t reflect.Type, err error) *codec.Error {
 	}
 }
 
-// elementError builds the -32602 error for a failure to decode element k, the
-// JSON value s, into the struct field f.
-func elementError(k int, f *field, s string, err error) *codec.Error {
-	segs, leaf := locate([]byte(s), s, f.typ, err, 0)
-	if leaf == "" {
-		return errMalformed
+// elementError builds the -32602 error for element k of positional params,
+// the JSON value d, that failed to decode into the struct field f.
+func elementError(k int, f *field, d []byte) *codec.Error {
+	segs, leaf, bad := locate(d, f.typ)
+	if bad != nil {
+		return bad
 	}
 	path := pathString(append([]seg{{name: f.name, index: -1}}, segs...))
 	return codec.NewError(codec.CodeInvalidParams,
@@ -97,166 +98,72 @@ func tooManyElements(given, accepted int) *codec.Error {
 		WithData(map[string]any{"index": accepted})
 }
 
-// locate finds where in s (a value decoded into t; d holds the same bytes)
-// err arose. It returns the path from s to the value at fault and a
-// description of the fault; an empty description means s is not valid JSON.
-func locate(d []byte, s string, t reflect.Type, err error, depth int) ([]seg, string) {
-	var se decoder.SyntaxError
-	if errors.As(err, &se) {
-		return nil, ""
+// locate finds the first value of d, decoded into t, that does not fit. It
+// returns the path from d to that value and a description of the fault, or
+// the whole answer when the value cannot be named.
+func locate(d []byte, t reflect.Type) ([]seg, string, *codec.Error) {
+	err := codec.ExplainExact(d, reflect.New(t).Interface())
+	var se *jsonv2.SemanticError
+	switch {
+	case err == nil:
+		return nil, "", errRefused
+	case !errors.As(err, &se):
+		return nil, "", errMalformed // a *jsontext.SyntacticError
 	}
-	var me *decoder.MismatchTypeError
-	if errors.As(err, &me) && me.Src == s && me.Pos >= 0 && me.Pos < len(s) {
-		return descend(d, t, me.Pos, me.Type)
+	segs := pointerSegs(d, se.JSONPointer)
+	typ := se.GoType
+	if typ == nil {
+		typ = t
 	}
-	return probe(d, s, t, err, depth)
+	if se.Err != nil && hasCustomDecoder(typ) {
+		// The type's own UnmarshalJSON (or UnmarshalText) said no.
+		return segs, se.Err.Error(), nil
+	}
+	var v []byte // the value at fault
+	if off := se.ByteOffset; off >= 0 && off < int64(len(d)) {
+		v = d[off:]
+	}
+	return segs, mismatch(v, typ), nil
 }
 
-// entry is one member (name set) or element (name nil) of a container.
-type entry struct {
-	name  []byte // unescaped
-	index int
-	off   int    // of the value in the container
-	value []byte // raw
-}
-
-// entries calls f for each member or element of the container d, in order,
-// until f returns false. It reports whether d is an object or an array.
-func entries(d []byte, f func(e *entry) bool) bool {
-	var e entry
-	switch codec.KindOf(d) {
-	case codec.ValueObject:
-		var it codec.Members
-		for it.Reset(d); it.Next(); {
-			e = entry{name: it.Name(nil), index: it.Index(), off: it.Offset(), value: it.Value()}
-			if !f(&e) {
-				break
-			}
-		}
-	case codec.ValueArray:
-		var it codec.Elements
-		for it.Reset(d); it.Next(); {
-			e = entry{index: it.Index(), off: it.Offset(), value: it.Value()}
-			if !f(&e) {
-				break
-			}
-		}
-	default:
-		return false
-	}
-	return true
-}
-
-// descend walks from the root of d to the value starting at pos.
-func descend(d []byte, t reflect.Type, pos int, fallback reflect.Type) ([]seg, string) {
+// pointerSegs turns p, a JSON Pointer into d, into a path: a token is a
+// member name where the value it steps into is an object, an index where
+// it is an array.
+func pointerSegs(d []byte, p jsontext.Pointer) []seg {
 	var segs []seg
-	cur, base := bytesTrimLeft(d), len(d)-len(bytesTrimLeft(d)) // the value searched, at d[base:]
-	for base != pos {
-		var found *entry
-		entries(cur, func(e *entry) bool {
-			if base+e.off <= pos && pos < base+e.off+len(e.value) {
-				found = e
-				return false
-			}
-			return true
-		})
-		if found == nil {
-			break
-		}
-		t = deref(t)
-		var next reflect.Type
-		if found.name != nil {
-			name := string(found.name)
-			if t != nil {
-				switch t.Kind() {
-				case reflect.Struct:
-					if f := fieldByName(structFields(t), found.name); f != nil {
-						name, next = f.name, f.typ
-					}
-				case reflect.Map:
-					next = t.Elem()
+	var scratch [64]byte
+	for tok := range p.Tokens() {
+		var next []byte
+		switch codec.KindOf(d) {
+		case codec.ValueObject:
+			segs = append(segs, seg{name: tok, index: -1})
+			var it codec.Members
+			for it.Reset(d); it.Next(); {
+				if string(it.Name(scratch[:])) == tok {
+					next = it.Value() // the only one: duplicates were refused
+					break
 				}
 			}
-			segs = append(segs, seg{name: name, index: -1})
-		} else {
-			if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-				next = t.Elem()
+		case codec.ValueArray:
+			k, err := strconv.Atoi(tok)
+			if err != nil {
+				return segs
 			}
-			segs = append(segs, seg{index: found.index})
-		}
-		t, cur, base = next, found.value, base+found.off
-	}
-	if t == nil {
-		t = fallback
-	}
-	return segs, mismatch(cur, t)
-}
-
-// probe finds the failing member of s by decoding members one at a time.
-func probe(d []byte, s string, t reflect.Type, err error, depth int) ([]seg, string) {
-	t = deref(t)
-	if t == nil || depth >= maxProbeDepth || hasCustomDecoder(t) {
-		return nil, leafText(d, t, err)
-	}
-	var (
-		segs  []seg
-		leaf  string
-		stop  bool // the decoder would not have gone on: describe the whole
-		found bool
-	)
-	isContainer := entries(d, func(e *entry) bool {
-		var sg seg
-		var next reflect.Type
-		switch k := t.Kind(); {
-		case e.name != nil && k == reflect.Struct:
-			f := fieldByName(structFields(t), e.name)
-			if f == nil {
-				return true // ignored by the decoder
+			segs = append(segs, seg{index: k})
+			var it codec.Elements
+			for it.Reset(d); it.Next(); {
+				if it.Index() == k {
+					next = it.Value()
+					break
+				}
 			}
-			sg, next = seg{name: f.name, index: -1}, f.typ
-		case e.name != nil && k == reflect.Map:
-			sg, next = seg{name: string(e.name), index: -1}, t.Elem()
-		case e.name == nil && (k == reflect.Slice || k == reflect.Array):
-			if k == reflect.Array && e.index >= t.Len() {
-				stop = true // extra elements are dropped
-				return false
-			}
-			sg, next = seg{index: e.index}, t.Elem()
-		default:
-			stop = true
-			return false
 		}
-		vs := s[e.off : e.off+len(e.value)]
-		if de := codec.UnmarshalExactString(vs, reflect.New(next).Interface()); de != nil {
-			sub, l := locate(e.value, vs, next, de, depth+1)
-			segs, leaf, found = append([]seg{sg}, sub...), l, true
-			return false
+		if next == nil {
+			return segs
 		}
-		return true
-	})
-	if !isContainer || stop || !found {
-		return nil, leafText(d, t, err)
+		d = next
 	}
-	return segs, leaf
-}
-
-// leafText describes err, which arose decoding d into t.
-func leafText(d []byte, t reflect.Type, err error) string {
-	var ute *json.UnmarshalTypeError
-	var me *decoder.MismatchTypeError
-	switch {
-	case errors.As(err, &ute):
-		if t == nil {
-			t = ute.Type
-		}
-		return mismatch(d, t)
-	case errors.As(err, &me):
-		if t == nil {
-			t = me.Type
-		}
-		return mismatch(d, t)
-	}
-	return err.Error()
+	return segs
 }
 
 // mismatch says that the JSON value at the start of d cannot go into t:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -157,7 +158,9 @@ func TestRouter_middlewareNilHandlerPanics(t *testing.T) {
 
 // TestRouter_concurrent changes the table while many goroutines look methods
 // up. Run it with -race. Every Entry a reader sees must be whole: its name
-// matches the key and its handler answers for that name.
+// matches the key and its handler answers for that name. Every tenth change
+// waits until a reader has looked up after it, so reads and writes
+// interleave however the goroutines are scheduled.
 func TestRouter_concurrent(t *testing.T) {
 	r := router.New()
 	const methods = 32
@@ -170,13 +173,14 @@ func TestRouter_concurrent(t *testing.T) {
 	}
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	var found atomic.Int64
+	var lookups, found atomic.Int64
 	for g := range 8 {
 		wg.Go(func() {
 			ctx := context.Background()
 			for i := g; !stop.Load(); i++ {
 				name := names[i%methods]
 				e, ok := r.Lookup(name)
+				lookups.Add(1)
 				if !ok {
 					continue
 				}
@@ -193,6 +197,12 @@ func TestRouter_concurrent(t *testing.T) {
 			}
 		})
 	}
+	// readAfter waits until some reader has looked up after it was called.
+	readAfter := func() {
+		for n := lookups.Load(); lookups.Load() == n && !t.Failed(); {
+			runtime.Gosched()
+		}
+	}
 	var writers sync.WaitGroup
 	for w := range 3 {
 		writers.Go(func() {
@@ -207,6 +217,9 @@ func TestRouter_concurrent(t *testing.T) {
 					if i%30 == 2 {
 						r.Use(func(next router.Handler) router.Handler { return next })
 					}
+				}
+				if i%10 == 0 {
+					readAfter()
 				}
 			}
 		})

@@ -14,14 +14,15 @@ import (
 
 // Typed handlers.
 //
-// Fast path (per call): one string copy of the params, one pooled P, one sonic
-// decode with a pooled decoder (by name, or into a slice), or one decode per
-// element into the fields of P (by position); then a test for zero of each
-// required field (required.go), which walks the params' names only when one
-// is zero. Everything that depends only on P — whether it takes positional
-// params, its fields in order, which are required — is computed once, in
-// Func. The slow path (paramerr.go) runs only when decoding fails, to name
-// the offending field.
+// Fast path (per call): one string copy of the params, one pooled P, one
+// decode with a pooled codec.ExactDecoder (sonic where it has a decoder of
+// its own) by name or into a slice, or one decode per element into the
+// fields of P (by position); then a test for zero of each required field
+// (required.go), which walks the params' names only when one is zero.
+// Everything that depends only on P — whether it takes positional params,
+// its fields in order, which are required — is computed once, in Func. The
+// slow path (paramerr.go) runs only when decoding fails, to name the
+// offending field.
 
 // Func adapts f to a Handler that decodes the request's params into a P and
 // returns f's result. See the package documentation for how params are
@@ -112,7 +113,6 @@ type plan struct {
 	raw    bool         // P is codec.Raw: params verbatim
 	st     reflect.Type // P, or what P points to, when that is a struct decoded by position from an array; else nil
 	fields []field      // st's fields in declaration order
-	fold   bool         // the decoder folds case: unfold params first (casefold.go)
 
 	// What st requires (required.go): by name, need (nil: nothing); by
 	// position, at least minElems elements and, for element k, what
@@ -145,7 +145,6 @@ func (pl *plan) init(t reflect.Type) {
 			pl.elemNeeds[k] = needsOf(f.typ)
 		}
 	}
-	pl.fold = foldsCase()
 	// Compile sonic's decoder for P now rather than on the first call.
 	// An error here (a type sonic cannot compile) shows up again, and is
 	// reported, when decoding.
@@ -160,11 +159,6 @@ func (pl *plan) decode(dec *codec.ExactDecoder, params []byte, ptr any) error {
 		return codec.DuplicateNameError(params, at)
 	}
 	positional := pl.st != nil && codec.KindOf(params) == codec.ValueArray
-	if pl.fold {
-		if u := unfold(params, pl.typ, pl.fields, positional); u != nil {
-			params = u
-		}
-	}
 	// One copy per call: decoded strings point into it, so P stays valid
 	// after the connection reuses its buffers.
 	s := string(params)
@@ -172,7 +166,7 @@ func (pl *plan) decode(dec *codec.ExactDecoder, params []byte, ptr any) error {
 		return pl.decodePositional(dec, params, s, reflect.ValueOf(ptr).Elem())
 	}
 	if err := dec.UnmarshalString(s, ptr); err != nil {
-		return explain(s, pl.typ, err)
+		return explain(params, pl.typ)
 	}
 	if pl.need != nil {
 		var at unsafe.Pointer // the decoded struct
@@ -223,7 +217,7 @@ func (pl *plan) decodePositional(dec *codec.ExactDecoder, params []byte, s strin
 		fv := fieldValue(v, f.index)
 		es := s[it.Offset() : it.Offset()+len(it.Value())] // the element, in the copy
 		if err := dec.UnmarshalString(es, fv.Addr().Interface()); err != nil {
-			return elementError(k, f, es, err)
+			return elementError(k, f, it.Value())
 		}
 		if nd := pl.elemNeeds[k]; nd != nil && !nd.satisfied(fv.Addr().UnsafePointer()) {
 			if e := nd.missingError(it.Value(), f.name, k); e != nil {

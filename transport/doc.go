@@ -3,11 +3,21 @@
 // conn.Options.Framing), over plain HTTP POST, and over WebSocket.
 //
 // Addresses are written as URLs: "tcp://127.0.0.1:7000", "tcp://[::1]:0",
-// "unix:///run/app.sock". A Server accepts on any number of listeners and
-// shuts all of its connections down gracefully; Dial opens a client
-// connection. Listen removes a stale Unix socket file (nobody accepts on
-// it) before binding, and refuses a path where a server accepts with
-// ErrAddrInUse.
+// "unix:///run/app.sock". Listen removes a stale Unix socket file (nobody
+// accepts on it) before binding, and refuses a path where a server accepts
+// with ErrAddrInUse. Dial opens one client session.
+//
+// # Servers
+//
+// A [Server] serves each accepted connection as a session of its own, with
+// the options its [conn.Binder] chooses, on any number of listeners. What a
+// caller may rely on: Serve returns ErrServerClosed once the server is
+// shut down or closed; Len and Sessions count and list the sessions being
+// served; MaxConns bounds them; Shutdown(ctx) stops accepting and shuts
+// every session down gracefully (every request it has read is answered,
+// see [conn.Conn.Shutdown]) until ctx is done; Close ends them at once. The
+// server, the HTTP and WebSocket handlers and the host policy are safe for
+// concurrent use.
 //
 // # HTTP and WebSocket
 //

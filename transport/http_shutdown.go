@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -20,8 +19,8 @@ type bodySessions struct {
 	stopping atomic.Bool // read without the lock: set with closed
 	mu       sync.Mutex
 	closed   bool
-	conns    map[*conn.Conn]struct{}
 	serving  sync.WaitGroup // ServeHTTP calls between enter and leave
+	live     sessions
 }
 
 // shutdownWriteGrace is how long, past Shutdown's deadline, Shutdown waits
@@ -43,24 +42,10 @@ func (b *bodySessions) enter() bool {
 func (b *bodySessions) leave() { b.serving.Done() }
 
 // track adds c to those Shutdown ends, unless Shutdown began.
-func (b *bodySessions) track(c *conn.Conn) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return false
-	}
-	if b.conns == nil {
-		b.conns = make(map[*conn.Conn]struct{})
-	}
-	b.conns[c] = struct{}{}
-	return true
-}
+func (b *bodySessions) track(c *conn.Conn) bool { return track(&b.live, c) == nil }
 
-func (b *bodySessions) forget(c *conn.Conn) {
-	b.mu.Lock()
-	delete(b.conns, c)
-	b.mu.Unlock()
-}
+// forget removes c, whose body has been served.
+func (b *bodySessions) forget(c *conn.Conn) { b.live.Remove(c, c) }
 
 // shutdown refuses new requests, shuts the sessions being served down
 // (conn.Conn.Shutdown: running requests are waited for until ctx is done,
@@ -70,12 +55,8 @@ func (b *bodySessions) shutdown(ctx context.Context) error {
 	b.mu.Lock()
 	b.closed = true
 	b.stopping.Store(true)
-	all := make([]*conn.Conn, 0, len(b.conns))
-	for c := range b.conns {
-		all = append(all, c)
-	}
 	b.mu.Unlock()
-	err := errors.Join(shutdownAll(ctx, all)...)
+	err := b.live.Shutdown(ctx)
 	done := make(chan struct{})
 	go func() {
 		b.serving.Wait()
@@ -92,7 +73,10 @@ func (b *bodySessions) shutdown(ctx context.Context) error {
 	case <-done:
 	case <-t.C:
 	}
-	return errors.Join(err, ctx.Err())
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
 }
 
 // Shutdown ends the handler gracefully, for a server shutting down: new

@@ -45,13 +45,14 @@ type Server struct {
 
 	binder conn.Binder
 
+	live sessions
+
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
-	conns     map[*conn.Conn]struct{}
 	closed    bool
 	quit      chan struct{}  // closed by stop
 	slots     chan struct{}  // one per session served; made on first use
-	wg        sync.WaitGroup // accept loops and per-connection watchers
+	wg        sync.WaitGroup // accept loops
 }
 
 // NewServer returns a server whose sessions take their options from b:
@@ -63,7 +64,6 @@ func NewServer(b conn.Binder) *Server {
 	return &Server{
 		binder:    b,
 		listeners: map[net.Listener]struct{}{},
-		conns:     map[*conn.Conn]struct{}{},
 		quit:      make(chan struct{}),
 	}
 }
@@ -110,9 +110,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		}
 		backoff = 0
 		peer := &conn.Peer{Transport: ln.Addr().Network(), Addr: nc.RemoteAddr().String()}
-		if _, err := s.serve(nc, peer); err != nil {
-			<-s.slots
-		}
+		_, _ = s.serve(nc, peer) // a refused session is closed: go on accepting
 	}
 }
 
@@ -133,19 +131,16 @@ func (s *Server) ServeConn(rwc io.ReadWriteCloser) (*conn.Conn, error) {
 	} else if _, ok := rwc.(*Stdio); ok {
 		peer.Transport = "stdio"
 	}
-	c, err := s.serve(rwc, peer)
-	if err != nil {
-		<-s.slots
-	}
-	return c, err
+	return s.serve(rwc, peer)
 }
 
 // serve binds and starts the session on rwc, holding a slot it frees when
-// the session ends. On an error the caller frees the slot; rwc is closed.
+// the session ends, or at once on an error (rwc is then closed).
 func (s *Server) serve(rwc io.ReadWriteCloser, peer *conn.Peer) (*conn.Conn, error) {
 	o, err := s.binder.Bind(context.Background(), peer)
 	if err != nil {
 		rwc.Close()
+		<-s.slots
 		return nil, err
 	}
 	opts := conn.Options{}
@@ -159,24 +154,17 @@ func (s *Server) serve(rwc io.ReadWriteCloser, peer *conn.Peer) (*conn.Conn, err
 			opts.IdleTimeout = DefaultIdleTimeout
 		}
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if s.live.Closed() {
 		rwc.Close()
+		<-s.slots
 		return nil, ErrServerClosed
 	}
+	opts.OnClose = forgetOnClose(&s.live, func() { <-s.slots }, opts.OnClose)
 	c := conn.New(rwc, &opts)
-	s.conns[c] = struct{}{}
-	s.wg.Add(1)
-	s.mu.Unlock()
-	go func() {
-		defer s.wg.Done()
-		<-c.Done()
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		<-s.slots
-	}()
+	if track(&s.live, c) != nil { // Shutdown or Close began meanwhile
+		c.Close() // its OnClose frees the slot
+		return nil, ErrServerClosed
+	}
 	return c, nil
 }
 
@@ -201,40 +189,21 @@ func (s *Server) isClosed() bool {
 	return s.closed
 }
 
-// Len returns the number of sessions being served.
-func (s *Server) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.conns)
-}
+// Len returns the number of sessions being served. A session that has
+// ended is no longer counted by the time its OnClose runs.
+func (s *Server) Len() int { return s.live.Len() }
 
 // Sessions returns the sessions being served, as a snapshot taken when
 // the iteration starts: a session may end meanwhile, and one may be closed
 // from inside the loop.
-func (s *Server) Sessions() iter.Seq[*conn.Conn] {
-	return func(yield func(*conn.Conn) bool) {
-		for _, c := range s.snapshot() {
-			if !yield(c) {
-				return
-			}
-		}
-	}
-}
-
-func (s *Server) snapshot() []*conn.Conn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	conns := make([]*conn.Conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	return conns
-}
+func (s *Server) Sessions() iter.Seq[*conn.Conn] { return s.live.All() }
 
 // Shutdown stops accepting, then shuts every session down gracefully (see
-// conn.Conn.Shutdown) in parallel until ctx is done.
+// conn.Conn.Shutdown) in parallel until ctx is done, and waits for them to
+// end and for Serve to return, or for ctx to be done.
 func (s *Server) Shutdown(ctx context.Context) error {
-	errs := shutdownAll(ctx, s.stop())
+	s.stop()
+	err := s.live.Shutdown(ctx)
 	waited := make(chan struct{})
 	go func() {
 		s.wg.Wait()
@@ -245,36 +214,26 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		// Handlers that ignore their context still run; their sessions end
 		// when they return.
-		errs = append(errs, ctx.Err())
+		if err == nil {
+			err = ctx.Err()
+		}
 	}
-	return errors.Join(errs...)
+	return err
 }
 
-// shutdownAll shuts every session of conns down in parallel until ctx is
-// done, and returns their errors.
-func shutdownAll(ctx context.Context, conns []*conn.Conn) []error {
-	errs := make([]error, len(conns))
-	var wg sync.WaitGroup
-	for i, c := range conns {
-		wg.Go(func() { errs[i] = c.Shutdown(ctx) })
-	}
-	wg.Wait()
-	return errs
-}
-
-// Close stops accepting and closes every session at once.
+// Close stops accepting and closes every session at once, and waits for
+// them to end and for Serve to return.
 func (s *Server) Close() error {
-	for _, c := range s.stop() {
-		c.Close()
-	}
+	s.stop()
+	err := s.live.Close()
 	s.wg.Wait()
-	return nil
+	return err
 }
 
-// stop marks the server closed, closes its listeners and returns the live
-// sessions.
-func (s *Server) stop() []*conn.Conn {
+// stop marks the server closed and closes its listeners.
+func (s *Server) stop() {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.closed {
 		s.closed = true
 		close(s.quit)
@@ -283,6 +242,4 @@ func (s *Server) stop() []*conn.Conn {
 		ln.Close()
 	}
 	clear(s.listeners)
-	s.mu.Unlock()
-	return s.snapshot()
 }

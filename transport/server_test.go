@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/router"
@@ -84,42 +83,44 @@ func TestServer_binderCanRefuseASession(t *testing.T) {
 }
 
 // TestServer_maxConnsStopsAccepting: at the bound the next client waits in
-// the backlog and is served once a session ends.
+// the backlog and is served once a session ends; ServeConn is refused. It
+// runs in a synctest bubble over in-memory pipes, so synctest.Wait tells
+// when the server has done all it would do.
 func TestServer_maxConnsStopsAccepting(t *testing.T) {
-	srv := transport.NewServer(&conn.Options{Router: adder()})
-	srv.MaxConns = 1
-	ln, err := transport.Listen(context.Background(), "tcp://127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer srv.Close()
-	ctx := context.Background()
-	first, err := transport.Dial(ctx, transport.URL(ln), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum int
-	if err := first.Call(ctx, "add", pair{1, 2}, &sum); err != nil {
-		t.Fatal(err)
-	}
-	second, err := transport.Dial(ctx, transport.URL(ln), nil) // connects: the backlog takes it
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Close()
-	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	defer cancel()
-	if err := second.Call(short, "add", pair{1, 2}, &sum); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("a session past MaxConns was served: %v", err)
-	}
-	first.Close()
-	if err := second.Call(ctx, "add", pair{2, 2}, &sum); err != nil || sum != 4 {
-		t.Fatalf("served once a slot freed: %d %v", sum, err)
-	}
-	if _, err := srv.ServeConn(&nopStream{}); !errors.Is(err, transport.ErrTooManyConns) {
-		t.Fatalf("ServeConn past MaxConns: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		srv := transport.NewServer(&conn.Options{Router: adder()})
+		srv.MaxConns = 1
+		ln := newPipeListener()
+		go srv.Serve(ln)
+		defer srv.Close()
+		ctx := context.Background()
+		first := conn.New(ln.dial(), nil)
+		var sum int
+		if err := first.Call(ctx, "add", pair{1, 2}, &sum); err != nil {
+			t.Fatal(err)
+		}
+		accepted := make(chan *conn.Conn)
+		go func() { accepted <- conn.New(ln.dial(), nil) }() // dial returns once accepted
+		synctest.Wait()
+		select {
+		case c := <-accepted:
+			c.Close()
+			t.Fatal("a session past MaxConns was accepted")
+		default:
+		}
+		if n := srv.Len(); n != 1 {
+			t.Fatalf("Len = %d at MaxConns 1", n)
+		}
+		first.Close()
+		second := <-accepted
+		defer second.Close()
+		if err := second.Call(ctx, "add", pair{2, 2}, &sum); err != nil || sum != 4 {
+			t.Fatalf("served once a slot freed: %d %v", sum, err)
+		}
+		if _, err := srv.ServeConn(&nopStream{}); !errors.Is(err, transport.ErrTooManyConns) {
+			t.Fatalf("ServeConn past MaxConns: %v", err)
+		}
+	})
 }
 
 type nopStream struct{}

@@ -3,11 +3,9 @@ package transport
 import (
 	"bufio"
 	"context"
-	"errors"
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -102,10 +100,7 @@ type WebSocketHandler struct {
 	opts   WebSocketOptions
 	log    *slog.Logger
 	accept websocket.AcceptOptions
-
-	mu     sync.Mutex
-	conns  map[*conn.Conn]struct{}
-	closed bool
+	live   sessions
 }
 
 // NewWebSocketHandler returns a handler serving each WebSocket connection
@@ -119,7 +114,6 @@ func NewWebSocketHandler(b conn.Binder, opts *WebSocketOptions) *WebSocketHandle
 		log:  orDiscard(o.Logger),
 		// The HostPolicy has checked Origin, against more than Host.
 		accept: websocket.AcceptOptions{InsecureSkipVerify: true},
-		conns:  map[*conn.Conn]struct{}{},
 	}
 }
 
@@ -129,7 +123,7 @@ func (h *WebSocketHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.opts.HostPolicy.Allow(w, r) {
 		return
 	}
-	if h.isClosed() {
+	if h.live.Closed() {
 		httpjson.Error(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Service Unavailable: shutting down")
 		return
 	}
@@ -152,83 +146,31 @@ func (h *WebSocketHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mc := newWSConn(ws, hw.nc, opts.Limits.MaxFrameBytes, h.opts.PingInterval, h.opts.PingTimeout)
-	onClose := opts.OnClose
-	opts.OnClose = func(c *conn.Conn, err error) {
-		h.forget(c)
-		if onClose != nil {
-			onClose(c, err)
-		}
-	}
+	opts.OnClose = forgetOnClose(&h.live, nil, opts.OnClose)
 	c := conn.NewStream(&wsServerStream{wsConn: mc, br: hw.rw.Reader}, &opts)
-	if !h.track(c) {
+	if track(&h.live, c) != nil {
 		c.Close() // Shutdown or Close began meanwhile
 	}
 }
 
-// track adds a session to those Shutdown and Close end, unless the
-// handler is closed. A session that ended already is not kept.
-func (h *WebSocketHandler) track(c *conn.Conn) bool {
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		return false
-	}
-	h.conns[c] = struct{}{}
-	h.mu.Unlock()
-	select {
-	case <-c.Done(): // its OnClose may have run before it was added
-		h.forget(c)
-	default:
-	}
-	return true
-}
-
-func (h *WebSocketHandler) forget(c *conn.Conn) {
-	h.mu.Lock()
-	delete(h.conns, c)
-	h.mu.Unlock()
-}
-
-func (h *WebSocketHandler) isClosed() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.closed
-}
-
-// Len returns the number of sessions being served.
-func (h *WebSocketHandler) Len() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.conns)
-}
-
-// stop refuses new connections from now on and returns the live sessions.
-func (h *WebSocketHandler) stop() []*conn.Conn {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.closed = true
-	all := make([]*conn.Conn, 0, len(h.conns))
-	for c := range h.conns {
-		all = append(all, c)
-	}
-	return all
-}
+// Len returns the number of sessions being served. A session that has
+// ended is no longer counted by the time its OnClose runs.
+func (h *WebSocketHandler) Len() int { return h.live.Len() }
 
 // Shutdown refuses new connections (503) and shuts every session down
 // gracefully, in parallel (conn.Conn.Shutdown): requests in flight are
 // answered until ctx is done, then each connection ends with a closing
-// handshake. Call it beside http.Server.Shutdown, which does not know the
-// connections taken over.
+// handshake. It returns once every session has ended, or when ctx is done.
+// Call it beside http.Server.Shutdown, which does not know the connections
+// taken over.
 func (h *WebSocketHandler) Shutdown(ctx context.Context) error {
-	return errors.Join(shutdownAll(ctx, h.stop())...)
+	return h.live.Shutdown(ctx)
 }
 
-// Close refuses new connections and closes every session at once.
+// Close refuses new connections and closes every session at once, and
+// waits for them to end.
 func (h *WebSocketHandler) Close() error {
-	for _, c := range h.stop() {
-		c.Close()
-	}
-	return nil
+	return h.live.Close()
 }
 
 // hijackWriter records the connection websocket.Accept takes over, so that

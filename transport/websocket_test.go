@@ -60,7 +60,8 @@ func exchange(t *testing.T, ws *websocket.Conn, msg string) string {
 
 func TestWebSocket_clientStreamRoundTrip(t *testing.T) {
 	notes := make(chan string, 1)
-	p := &peers{opts: &conn.Options{Router: rpcRouter(notes)}}
+	ended := make(chan struct{})
+	p := &peers{opts: &conn.Options{Router: rpcRouter(notes), OnClose: func(*conn.Conn, error) { close(ended) }}}
 	s := startRPC(t, p, nil, nil)
 	c := dialWS(t, s, &transport.WebSocketOptions{Header: http.Header{"Authorization": {"Bearer ws"}}})
 	ctx := context.Background()
@@ -107,17 +108,37 @@ func TestWebSocket_clientStreamRoundTrip(t *testing.T) {
 		t.Fatalf("Len %d", n)
 	}
 	c.Close()
-	waitFor(t, func() bool { return s.ws.Len() == 0 })
+	await(t, ended, "the server's session to end")
+	if n := s.ws.Len(); n != 0 {
+		t.Fatalf("Len %d once the session's OnClose ran", n) // it leaves before
+	}
 }
 
-// waitFor polls cond for up to 2 seconds.
-func waitFor(t *testing.T, cond func() bool) {
+// await waits for ch to be closed or to receive, failing the test after
+// 10 seconds (a safety net: the event is expected much sooner).
+func await[T any](t *testing.T, ch <-chan T, what string) {
 	t.Helper()
-	for deadline := time.Now().Add(2 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 2s")
-		}
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no %s within 10s", what)
 	}
+}
+
+// counter returns a ping callback for a dialing peer that counts the
+// pings it answers and closes ten once it has answered ten.
+func counter(answer func() bool) (func(context.Context, []byte) bool, <-chan struct{}) {
+	var n atomic.Int32
+	ten := make(chan struct{})
+	return func(context.Context, []byte) bool {
+		if !answer() {
+			return false
+		}
+		if n.Add(1) == 10 {
+			close(ten)
+		}
+		return true
+	}, ten
 }
 
 func TestWebSocket_oneMessageOrBatchPerMessage(t *testing.T) {
@@ -175,14 +196,16 @@ func TestWebSocket_clientReadLimit(t *testing.T) {
 
 func TestWebSocket_keepAliveClosesAPeerThatStopsAnsweringPings(t *testing.T) {
 	var closed atomic.Int32
-	o := &conn.Options{Router: rpcRouter(nil), OnClose: func(*conn.Conn, error) { closed.Add(1) }}
+	oneClosed := make(chan struct{}, 2)
+	o := &conn.Options{Router: rpcRouter(nil), OnClose: func(*conn.Conn, error) { closed.Add(1); oneClosed <- struct{}{} }}
 	s := startRPC(t, o, nil, &transport.WebSocketOptions{PingInterval: 20 * time.Millisecond, PingTimeout: 50 * time.Millisecond})
 
 	var mute atomic.Bool
-	ws := rawWS(t, s, &websocket.DialOptions{OnPingReceived: func(context.Context, []byte) bool { return !mute.Load() }})
-	var pings atomic.Int32
+	onPing, tenMuted := counter(func() bool { return !mute.Load() })
+	ws := rawWS(t, s, &websocket.DialOptions{OnPingReceived: onPing})
 	readErr := make(chan error, 1)
-	ws2 := rawWS(t, s, &websocket.DialOptions{OnPingReceived: func(context.Context, []byte) bool { pings.Add(1); return true }})
+	onPing2, tenOther := counter(func() bool { return true })
+	ws2 := rawWS(t, s, &websocket.DialOptions{OnPingReceived: onPing2})
 	go func() {
 		// A reader answers pings (coder/websocket does so while reading).
 		_, _, err := ws.Read(context.Background())
@@ -190,7 +213,10 @@ func TestWebSocket_keepAliveClosesAPeerThatStopsAnsweringPings(t *testing.T) {
 	}()
 	go ws2.Read(context.Background())
 
-	time.Sleep(200 * time.Millisecond) // ten intervals: both answer
+	// Ten pings each, answered: a missed pong would have ended a session
+	// within PingTimeout of the first.
+	await(t, tenMuted, "ten pings to the first peer")
+	await(t, tenOther, "ten pings to the second peer")
 	if closed.Load() != 0 || s.ws.Len() != 2 {
 		t.Fatalf("a peer answering pings was closed: %d closed, %d live", closed.Load(), s.ws.Len())
 	}
@@ -200,21 +226,30 @@ func TestWebSocket_keepAliveClosesAPeerThatStopsAnsweringPings(t *testing.T) {
 		if err == nil {
 			t.Fatal("read a message")
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("the mute peer was not closed")
 	}
-	waitFor(t, func() bool { return closed.Load() == 1 && s.ws.Len() == 1 })
-	if pings.Load() < 5 {
-		t.Fatalf("the other peer saw %d pings", pings.Load())
+	await(t, oneClosed, "end of the mute peer's session")
+	if closed.Load() != 1 || s.ws.Len() != 1 {
+		t.Fatalf("%d closed, %d live; want the mute peer's only", closed.Load(), s.ws.Len())
 	}
 }
 
 func TestWebSocket_keepAliveClosesAPeerThatStopsReading(t *testing.T) {
-	var closed atomic.Int32
-	o := &conn.Options{Router: rpcRouter(nil), OnClose: func(*conn.Conn, error) { closed.Add(1) }}
+	var srv atomic.Pointer[rpcServer]
+	lenInOnClose := make(chan int, 1)
+	o := &conn.Options{Router: rpcRouter(nil), OnClose: func(*conn.Conn, error) { lenInOnClose <- srv.Load().ws.Len() }}
 	s := startRPC(t, o, nil, &transport.WebSocketOptions{PingInterval: 20 * time.Millisecond, PingTimeout: 50 * time.Millisecond})
+	srv.Store(s)
 	rawWS(t, s, nil) // never reads: pings go unanswered
-	waitFor(t, func() bool { return closed.Load() == 1 && s.ws.Len() == 0 })
+	select {
+	case n := <-lenInOnClose:
+		if n != 0 {
+			t.Fatalf("Len %d in the session's OnClose: it is removed before", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session of a peer that does not read did not end")
+	}
 }
 
 func TestWebSocket_clientKeepAliveEndsTheSessionWhenTheServerStopsAnswering(t *testing.T) {
@@ -246,10 +281,10 @@ func TestWebSocket_clientKeepAliveEndsTheSessionWhenTheServerStopsAnswering(t *t
 
 func TestWebSocketHandler_shutdownAnswersCallsInFlight(t *testing.T) {
 	r := rpcRouter(nil)
-	started := make(chan struct{})
+	started, release := make(chan struct{}), make(chan struct{})
 	r.Register("slow", router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
 		close(started)
-		time.Sleep(100 * time.Millisecond)
+		<-release
 		return "done", nil
 	}), nil)
 	s := startRPC(t, &conn.Options{Router: r}, nil, nil)
@@ -266,17 +301,33 @@ func TestWebSocketHandler_shutdownAnswersCallsInFlight(t *testing.T) {
 	<-started
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := s.ws.Shutdown(ctx); err != nil {
+	shut := make(chan error, 1)
+	go func() { shut <- s.ws.Shutdown(ctx) }()
+	// Once Shutdown has begun, the handler answers 503 (a plain GET
+	// suffices: the check comes before the upgrade): only then does the
+	// call in flight finish.
+	for i := 0; ; i++ {
+		resp, err := http.Get(s.URL + "/ws")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			break
+		}
+		if i == 1000 {
+			t.Fatalf("the handler still answers %d after Shutdown began", resp.StatusCode)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	close(release)
+	if err := <-shut; err != nil {
 		t.Fatal(err)
 	}
 	if err := <-res; err != nil {
 		t.Fatalf("call in flight: %v", err)
 	}
-	select {
-	case <-c.Done():
-	case <-time.After(2 * time.Second):
-		t.Fatal("client session still open after Shutdown")
-	}
+	await(t, c.Done(), "end of the client's session after Shutdown")
 	if err := c.Wait(); err != nil {
 		t.Fatalf("the server's closing was not clean: %v", err)
 	}

@@ -19,7 +19,7 @@ func flagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.params, "params", "", "the params: a `JSON` template with {{seq}}, {{rand N}}, {{randstr N}}, {{choice a,b,c}}\n(default {\"text\":\"hello, world\"} for echo)")
 	fs.IntVar(&o.batch, "batch", 1, "send calls in batches of `N`")
 	fs.Float64Var(&o.notify, "notify", 0, "send a share `P` (0..1) of the calls as notifications")
-	fs.StringVar(&o.mix, "mix", "", "weighted calls from a JSON or YAML `FILE` (see README)")
+	fs.StringVar(&o.mix, "mix", "", "weighted calls from a JSON or YAML `FILE` (see docs/loadgen.md)")
 	fs.BoolVar(&o.mcp, "mcp", false, "speak MCP: initialize each session first; over http://, Streamable HTTP")
 	fs.StringVar(&o.tool, "tool", "", "MCP: call tool `NAME` (tools/call)")
 	fs.StringVar(&o.args, "args", "", "MCP: the tool's or prompt's arguments, a `JSON` template")

@@ -7,7 +7,7 @@ import (
 )
 
 // Report is what a run measured: printed as a table, written with -json
-// (its schema, documented in README.md, is a contract: fields are added,
+// (its schema, documented in docs/loadgen.md, is a contract: fields are added,
 // never renamed or removed), drawn with -html, compared with -compare.
 //
 // Counts are of requests (a batch of N counts N; notifications are

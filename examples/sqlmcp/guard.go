@@ -7,9 +7,9 @@ import (
 // The first of the three walls between sql_query and a write: the text
 // itself must be one statement that starts as a read and names no
 // writing keyword anywhere. It refuses with a reason the model can act
-// on. The walls behind it hold without it: the read-only transaction on
-// a read-only connection (open.go), and for SQLite an authorizer
-// (sqlite.go).
+// on. The walls behind it hold without it: the read-only transaction
+// (query.go) on a connection made read-only (dialect.go), and for SQLite
+// an authorizer (sqlite.go).
 
 // readStarts are the words a read-only statement may start with.
 var readStarts = map[string]bool{

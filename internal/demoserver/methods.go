@@ -17,7 +17,7 @@ type subtractParams struct {
 }
 
 // registerSpecMethods adds the JSON-RPC 2.0 specification's example
-// methods and echo to s as plain JSON-RPC methods (mcp.AddPlainMethod):
+// methods and echo to s as plain JSON-RPC methods (mcp.Server.AddPlainMethod):
 // they are no part of MCP, so they are served on every session at any
 // time, before initialize too, and a stream that never speaks MCP gets the
 // plain JSON-RPC server it always had. (echo here is the JSON-RPC method;

@@ -97,7 +97,7 @@ func TestDemoserver_metricsCountTheTraffic(t *testing.T) {
 			t.Errorf("%s{%s} = %v, want %v", c.name, c.labels, got, c.want)
 		}
 	}
-	// (mcpwire_workers_busy reads pool.Running, which counts idle workers
+	// (mcpwire_workers_busy reads pool.Pool.Running, which counts idle workers
 	// too until IdleTimeout: only its bounds are sure.)
 	if busy := mustSample(t, text, "mcpwire_workers_busy", ""); workers <= 0 || busy < 0 || busy > workers {
 		t.Errorf("mcpwire_workers %v, mcpwire_workers_busy %v", workers, busy)

@@ -1,6 +1,8 @@
 // Package readme checks that README.md stays true to the code: its code
-// snippets are the bodies of runnable examples, and the files it points at
-// exist. (scripts/readme-commands runs its commands.)
+// snippets are the bodies of runnable examples or whole files that tests
+// run, and the fuzzing page lists every fuzz target.
+// (scripts/readme-commands runs the commands of README.md and docs/;
+// internal/doccheck checks the paths and names they cite.)
 package readme
 
 import (
@@ -29,18 +31,20 @@ func readFile(t *testing.T, name string) string {
 	return string(b)
 }
 
-// snippetRE matches a marker and the Go code block that follows it:
+// snippetRE matches a marker and the Go code block that follows it; the
+// marker names a function, or none for the whole file:
 //
 //	<!-- snippet: transport/example_test.go Example_embed -->
 //	```go
 //	…
 //	```
-var snippetRE = regexp.MustCompile("(?s)<!-- snippet: (\\S+) (\\w+) -->\n```go\n(.*?)```\n")
+var snippetRE = regexp.MustCompile("(?s)<!-- snippet: (\\S+)(?: (\\w+))? -->\n```go\n(.*?)```\n")
 
 // TestReadme_snippetsAreRunnableExamples: each marked snippet is the body
-// of the example function it names, without the // Output: comment, so the
-// README shows code that compiles and runs under go test. Run with -update
-// to rewrite the README from the examples.
+// of the example function it names, without the // Output: comment, or
+// the whole file it names when it names no function, which must then have
+// tests beside it; so the README shows code that compiles and runs under
+// go test. Run with -update to rewrite the README from the sources.
 func TestReadme_snippetsAreRunnableExamples(t *testing.T) {
 	readme := readFile(t, "README.md")
 	matches := snippetRE.FindAllStringSubmatchIndex(readme, -1)
@@ -50,11 +54,19 @@ func TestReadme_snippetsAreRunnableExamples(t *testing.T) {
 	var out strings.Builder
 	last := 0
 	for _, m := range matches {
-		file, fn, got := readme[m[2]:m[3]], readme[m[4]:m[5]], readme[m[6]:m[7]]
-		if !strings.HasPrefix(fn, "Example") {
-			t.Errorf("snippet from %s %s: not an example, so nothing runs it", file, fn)
+		file, got := readme[m[2]:m[3]], readme[m[6]:m[7]]
+		var fn, want string
+		var err error
+		if m[4] < 0 {
+			fn = "(whole file)"
+			want, err = wholeFile(filepath.Join(root, file))
+		} else {
+			fn = readme[m[4]:m[5]]
+			if !strings.HasPrefix(fn, "Example") {
+				t.Errorf("snippet from %s %s: not an example, so nothing runs it", file, fn)
+			}
+			want, err = funcBody(filepath.Join(root, file), fn)
 		}
-		want, err := funcBody(filepath.Join(root, file), fn)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,6 +83,20 @@ func TestReadme_snippetsAreRunnableExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// wholeFile returns the Go file's text, if the directory holds tests to
+// run it.
+func wholeFile(file string) (string, error) {
+	tests, err := filepath.Glob(filepath.Join(filepath.Dir(file), "*_test.go"))
+	if err != nil {
+		return "", err
+	}
+	if len(tests) == 0 {
+		return "", fmt.Errorf("%s: no test beside it, so nothing runs it", file)
+	}
+	b, err := os.ReadFile(file)
+	return string(b), err
 }
 
 // funcBody returns the statements of the function fn in file, one tab of
@@ -131,19 +157,14 @@ func TestReadme_license(t *testing.T) {
 	}
 }
 
-// TestReadme_listsEveryFuzzTarget: the README's fuzzing section names each
+// fuzzPage is the page whose table lists the fuzz targets.
+const fuzzPage = "docs/fuzzing.md"
+
+// TestReadme_listsEveryFuzzTarget: the fuzzing page's table names each
 // fuzz target of the module, and only those, and each has its seed corpus
-// directory where the README says.
+// directory where the page says.
 func TestReadme_listsEveryFuzzTarget(t *testing.T) {
-	readme := readFile(t, "README.md")
-	start := strings.Index(readme, "## Fuzz it\n")
-	if start < 0 {
-		t.Fatal(`README.md has no "## Fuzz it" section`)
-	}
-	section := readme[start+1:]
-	if end := strings.Index(section, "\n## "); end >= 0 {
-		section = section[:end]
-	}
+	section := readFile(t, fuzzPage)
 	listed := map[string]bool{}
 	for _, m := range regexp.MustCompile("(?m)^\\| `(Fuzz\\w+)` \\| `([\\w/]+)` \\|").FindAllStringSubmatch(section, -1) {
 		listed[m[2]+"."+m[1]] = true
@@ -154,7 +175,7 @@ func TestReadme_listsEveryFuzzTarget(t *testing.T) {
 	}
 	for target := range found {
 		if !listed[target] {
-			t.Errorf("fuzz target %s is not in README.md's table", target)
+			t.Errorf("fuzz target %s is not in %s's table", target, fuzzPage)
 		}
 		pkg, name, _ := strings.Cut(target, ".")
 		if fi, err := os.Stat(filepath.Join(root, pkg, "testdata", "fuzz", name)); err != nil || !fi.IsDir() {
@@ -163,7 +184,7 @@ func TestReadme_listsEveryFuzzTarget(t *testing.T) {
 	}
 	for target := range listed {
 		if !found[target] {
-			t.Errorf("README.md lists %s, which does not exist", target)
+			t.Errorf("%s lists %s, which does not exist", fuzzPage, target)
 		}
 	}
 }
