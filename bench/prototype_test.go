@@ -150,7 +150,7 @@ type wireBlock struct {
 	Type     string          `json:"type"`
 	Text     string          `json:"text"`
 	Data     string          `json:"data"`
-	MimeType string          `json:"mimeType"`
+	MIMEType string          `json:"mimeType"`
 	URI      string          `json:"uri"`
 	Name     string          `json:"name"`
 	Meta     mcp.Meta        `json:"_meta"`

@@ -47,7 +47,10 @@ func TestServer_concurrentCallsWhileToolsChange(t *testing.T) {
 			}
 			name := fmt.Sprintf("dyn%d", i%5)
 			if i%2 == 0 {
-				srv.AddTool(&mcp.Tool{Name: name}, noop)
+				if err := srv.AddTool(&mcp.Tool{Name: name}, noop); err != nil {
+					t.Error(err)
+					return
+				}
 			} else {
 				srv.RemoveTools(name)
 			}

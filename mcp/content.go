@@ -29,7 +29,7 @@ type TextContent struct {
 // ImageContent is an image; Data holds its bytes (base64 on the wire).
 type ImageContent struct {
 	Data        []byte
-	MimeType    string
+	MIMEType    string
 	Annotations *Annotations
 	Meta        Meta
 }
@@ -37,7 +37,7 @@ type ImageContent struct {
 // AudioContent is a sound; Data holds its bytes (base64 on the wire).
 type AudioContent struct {
 	Data        []byte
-	MimeType    string
+	MIMEType    string
 	Annotations *Annotations
 	Meta        Meta
 }
@@ -49,7 +49,7 @@ type ResourceLink struct {
 	Name        string
 	Title       string
 	Description string
-	MimeType    string
+	MIMEType    string
 	Size        *int64
 	Icons       []Icon
 	Annotations *Annotations
@@ -100,7 +100,7 @@ type (
 	wireMedia struct {
 		Type        string       `json:"type"`
 		Data        []byte       `json:"data"`
-		MimeType    string       `json:"mimeType"`
+		MIMEType    string       `json:"mimeType"`
 		Annotations *Annotations `json:"annotations,omitempty"`
 		Meta        Meta         `json:"_meta,omitempty"`
 	}
@@ -110,7 +110,7 @@ type (
 		Name        string       `json:"name"`
 		Title       string       `json:"title,omitempty"`
 		Description string       `json:"description,omitempty"`
-		MimeType    string       `json:"mimeType,omitempty"`
+		MIMEType    string       `json:"mimeType,omitempty"`
 		Size        *int64       `json:"size,omitempty"`
 		Icons       []Icon       `json:"icons,omitempty"`
 		Annotations *Annotations `json:"annotations,omitempty"`
@@ -159,17 +159,17 @@ func (c *TextContent) appendPlain(b []byte) []byte {
 
 // MarshalJSON encodes c with "type":"image".
 func (c *ImageContent) MarshalJSON() ([]byte, error) {
-	return codec.AppendValue(nil, &wireMedia{"image", nonNilBytes(c.Data), c.MimeType, c.Annotations, c.Meta})
+	return codec.AppendValue(nil, &wireMedia{"image", nonNilBytes(c.Data), c.MIMEType, c.Annotations, c.Meta})
 }
 
 // MarshalJSON encodes c with "type":"audio".
 func (c *AudioContent) MarshalJSON() ([]byte, error) {
-	return codec.AppendValue(nil, &wireMedia{"audio", nonNilBytes(c.Data), c.MimeType, c.Annotations, c.Meta})
+	return codec.AppendValue(nil, &wireMedia{"audio", nonNilBytes(c.Data), c.MIMEType, c.Annotations, c.Meta})
 }
 
 // MarshalJSON encodes c with "type":"resource_link".
 func (c *ResourceLink) MarshalJSON() ([]byte, error) {
-	return codec.AppendValue(nil, &wireLink{"resource_link", c.URI, c.Name, c.Title, c.Description, c.MimeType, c.Size, c.Icons, c.Annotations, c.Meta})
+	return codec.AppendValue(nil, &wireLink{"resource_link", c.URI, c.Name, c.Title, c.Description, c.MIMEType, c.Size, c.Icons, c.Annotations, c.Meta})
 }
 
 // MarshalJSON encodes c with "type":"resource".
@@ -232,13 +232,13 @@ func UnmarshalContent(data []byte) (Content, error) {
 			return nil, err
 		}
 		if head.Type == "image" {
-			return &ImageContent{w.Data, w.MimeType, w.Annotations, w.Meta}, nil
+			return &ImageContent{w.Data, w.MIMEType, w.Annotations, w.Meta}, nil
 		}
-		return &AudioContent{w.Data, w.MimeType, w.Annotations, w.Meta}, nil
+		return &AudioContent{w.Data, w.MIMEType, w.Annotations, w.Meta}, nil
 	case "resource_link":
 		var w wireLink
 		err := codec.UnmarshalExact(data, &w)
-		return &ResourceLink{w.URI, w.Name, w.Title, w.Description, w.MimeType, w.Size, w.Icons, w.Annotations, w.Meta}, err
+		return &ResourceLink{w.URI, w.Name, w.Title, w.Description, w.MIMEType, w.Size, w.Icons, w.Annotations, w.Meta}, err
 	case "resource":
 		var w wireEmbedded
 		err := codec.UnmarshalExact(data, &w)

@@ -57,7 +57,9 @@
 //
 // # Tools
 //
-// AddTool registers a typed tool: its input schema is inferred from the
+// AddTool registers a typed tool and returns an error, registering
+// nothing, when the tool cannot be served (say its output type is an int
+// rather than an object): check it. Its input schema is inferred from the
 // Go type of its arguments (JSON Schema 2020-12; a field without
 // omitempty or omitzero is required unless it is a pointer; a struct
 // admits no other members) and its output schema from the type of its

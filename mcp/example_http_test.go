@@ -19,10 +19,13 @@ func ExampleNewStreamableHTTPHandler() {
 		Message string `json:"message"`
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "echo-server", Version: "1.0.0"}, nil)
-	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes its message"},
+	err := mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes its message"},
 		func(_ context.Context, _ *mcp.CallToolRequest, in Args) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Message}}}, nil, nil
 		})
+	if err != nil {
+		log.Fatal(err) // a tool that cannot be served: see AddTool
+	}
 	h := mcp.NewStreamableHTTPHandler(srv, nil)
 	defer h.Close()
 	ts := httptest.NewServer(h)

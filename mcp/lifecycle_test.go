@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -116,9 +117,14 @@ func TestLifecycle_capabilitiesFollowWhatIsRegistered(t *testing.T) {
 	}
 
 	srv = mcp.NewServer(nil, &mcp.ServerOptions{CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) { return nil, nil }})
-	srv.AddTool(&mcp.Tool{Name: "t"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
-	srv.AddResource(&mcp.Resource{URI: "test://r", Name: "r"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil })
-	srv.AddPrompt(&mcp.Prompt{Name: "p"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil })
+	err := errors.Join(
+		srv.AddTool(&mcp.Tool{Name: "t"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil }),
+		srv.AddResource(&mcp.Resource{URI: "test://r", Name: "r"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil }),
+		srv.AddPrompt(&mcp.Prompt{Name: "p"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil }),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
 	raw, err := newClient(t, srv).call("initialize", map[string]any{"protocolVersion": mcp.LatestVersion, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}})
 	if err != nil {
 		t.Fatal(err)

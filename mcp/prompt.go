@@ -24,7 +24,9 @@ func (p *serverPrompt) listKey() string         { return p.prompt.Name }
 func (p *serverPrompt) listJSON(l level) []byte { return p.json[l] }
 
 // AddPrompt adds a prompt, or replaces the one of the same name. Sessions
-// are told the list changed.
+// are told the list changed. It returns an error, and changes nothing,
+// when p has no name or h is nil: check it where the prompt is
+// registered, as nothing else reports it.
 func (s *Server) AddPrompt(p *Prompt, h PromptHandler) error {
 	if p == nil || p.Name == "" || h == nil {
 		return errors.New("mcp: AddPrompt needs a name and a handler")

@@ -25,7 +25,7 @@ func promptServer(t *testing.T, opts *mcp.ServerOptions) *mcp.Server {
 	must(t, srv.AddPrompt(&mcp.Prompt{Name: "test_prompt_with_embedded_resource", Arguments: []*mcp.PromptArgument{{Name: "resourceUri", Required: true}}},
 		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
-				{Role: mcp.RoleUser, Content: &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: req.Params.Arguments["resourceUri"], MimeType: "text/plain", Text: "Embedded resource content for testing."}}},
+				{Role: mcp.RoleUser, Content: &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: req.Params.Arguments["resourceUri"], MIMEType: "text/plain", Text: "Embedded resource content for testing."}}},
 				{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: "Please process the embedded resource above."}},
 			}}, nil
 		}))

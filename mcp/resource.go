@@ -41,7 +41,9 @@ func (t *serverTemplate) listKey() string         { return t.tmpl.URITemplate }
 func (t *serverTemplate) listJSON(l level) []byte { return t.json[l] }
 
 // AddResource adds a resource, or replaces the one with the same URI.
-// Sessions are told the list changed.
+// Sessions are told the list changed. It returns an error, and changes
+// nothing, when r has no URI or h is nil: check it where the resource is
+// registered, as nothing else reports it.
 func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 	if r == nil || r.URI == "" || h == nil {
 		return errors.New("mcp: AddResource needs a URI and a handler")
@@ -57,7 +59,9 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 
 // AddResourceTemplate adds resources whose URIs match an RFC 6570
 // template, or replaces the template with the same text. Sessions are
-// told the list changed.
+// told the list changed. It returns an error, and changes nothing, when
+// t's URITemplate is no valid RFC 6570 template or h is nil: check it
+// where the template is registered, as nothing else reports it.
 func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) error {
 	if t == nil || h == nil {
 		return errors.New("mcp: AddResourceTemplate needs a template and a handler")

@@ -12,21 +12,21 @@ import (
 func resourceServer(t *testing.T) *mcp.Server {
 	t.Helper()
 	srv := mcp.NewServer(nil, nil)
-	must(t, srv.AddResource(&mcp.Resource{URI: "test://static-text", Name: "static-text", MimeType: "text/plain"},
+	must(t, srv.AddResource(&mcp.Resource{URI: "test://static-text", Name: "static-text", MIMEType: "text/plain"},
 		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{MimeType: "text/plain", Text: "This is the content of the static text resource."}}}, nil
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{MIMEType: "text/plain", Text: "This is the content of the static text resource."}}}, nil
 		}))
-	must(t, srv.AddResource(&mcp.Resource{URI: "test://static-binary", Name: "static-binary", MimeType: "image/png"},
+	must(t, srv.AddResource(&mcp.Resource{URI: "test://static-binary", Name: "static-binary", MIMEType: "image/png"},
 		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "test://static-binary", MimeType: "image/png", Blob: []byte("PNG")}}}, nil
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "test://static-binary", MIMEType: "image/png", Blob: []byte("PNG")}}}, nil
 		}))
 	must(t, srv.AddResource(&mcp.Resource{URI: "test://gone", Name: "gone"},
 		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return nil, mcp.ErrResourceNotFound
 		}))
-	must(t, srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://template/{id}/data", Name: "template", MimeType: "application/json"},
+	must(t, srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://template/{id}/data", Name: "template", MIMEType: "application/json"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{MimeType: "application/json", Text: `{"id":"` + req.Params.Vars["id"] + `"}`}}}, nil
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{MIMEType: "application/json", Text: `{"id":"` + req.Params.Vars["id"] + `"}`}}}, nil
 		}))
 	return srv
 }

@@ -12,7 +12,7 @@ type Resource struct {
 	Name        string       `json:"name"`
 	Title       string       `json:"title,omitempty"`
 	Description string       `json:"description,omitempty"`
-	MimeType    string       `json:"mimeType,omitempty"`
+	MIMEType    string       `json:"mimeType,omitempty"`
 	Size        *int64       `json:"size,omitempty"` // bytes, before any encoding
 	Icons       []Icon       `json:"icons,omitempty"`
 	Annotations *Annotations `json:"annotations,omitempty"`
@@ -26,7 +26,7 @@ type ResourceTemplate struct {
 	Name        string       `json:"name"`
 	Title       string       `json:"title,omitempty"`
 	Description string       `json:"description,omitempty"`
-	MimeType    string       `json:"mimeType,omitempty"`
+	MIMEType    string       `json:"mimeType,omitempty"`
 	Icons       []Icon       `json:"icons,omitempty"`
 	Annotations *Annotations `json:"annotations,omitempty"`
 	Meta        Meta         `json:"_meta,omitempty"`
@@ -37,7 +37,7 @@ type ResourceTemplate struct {
 // is text, possibly empty.
 type ResourceContents struct {
 	URI      string
-	MimeType string
+	MIMEType string
 	Text     string
 	Blob     []byte
 	Meta     Meta
@@ -45,7 +45,7 @@ type ResourceContents struct {
 
 type wireResourceContents struct {
 	URI      string  `json:"uri"`
-	MimeType string  `json:"mimeType,omitempty"`
+	MIMEType string  `json:"mimeType,omitempty"`
 	Text     *string `json:"text,omitempty"`
 	Blob     *[]byte `json:"blob,omitempty"`
 	Meta     Meta    `json:"_meta,omitempty"`
@@ -53,7 +53,7 @@ type wireResourceContents struct {
 
 // MarshalJSON encodes c with either "text" or "blob".
 func (c *ResourceContents) MarshalJSON() ([]byte, error) {
-	w := wireResourceContents{URI: c.URI, MimeType: c.MimeType, Meta: c.Meta}
+	w := wireResourceContents{URI: c.URI, MIMEType: c.MIMEType, Meta: c.Meta}
 	if c.Blob != nil {
 		w.Blob = &c.Blob
 	} else {
@@ -66,7 +66,7 @@ func (c *ResourceContents) MarshalJSON() ([]byte, error) {
 func (c *ResourceContents) UnmarshalJSON(data []byte) error {
 	var w struct {
 		URI      string          `json:"uri"`
-		MimeType string          `json:"mimeType"`
+		MIMEType string          `json:"mimeType"`
 		Text     string          `json:"text"`
 		Blob     json.RawMessage `json:"blob"`
 		Meta     Meta            `json:"_meta"`
@@ -74,7 +74,7 @@ func (c *ResourceContents) UnmarshalJSON(data []byte) error {
 	if err := codec.UnmarshalExact(data, &w); err != nil {
 		return err
 	}
-	*c = ResourceContents{URI: w.URI, MimeType: w.MimeType, Text: w.Text, Meta: w.Meta}
+	*c = ResourceContents{URI: w.URI, MIMEType: w.MIMEType, Text: w.Text, Meta: w.Meta}
 	if w.Blob != nil {
 		c.Blob = []byte{}
 		if err := codec.UnmarshalExact(w.Blob, &c.Blob); err != nil {

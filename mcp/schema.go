@@ -29,8 +29,11 @@ type compiledSchema struct {
 // schemaFor infers the schema of the Go type t, following its json tags:
 // a field without omitempty or omitzero is required, unless it is a
 // pointer; a struct admits no other properties. The schema must describe
-// an object.
+// an object: t must be a struct or a map, or a pointer to one.
 func schemaFor(t reflect.Type) (*compiledSchema, error) {
+	if err := objectType(t); err != nil {
+		return nil, err
+	}
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
 	if err != nil {
 		return nil, err
@@ -51,6 +54,19 @@ func schemaFor(t reflect.Type) (*compiledSchema, error) {
 		return nil, err
 	}
 	return compileSchema(raw)
+}
+
+// objectType reports, in words a newcomer can act on, why values of the Go
+// type t are not JSON objects, or nil when they are.
+func objectType(t reflect.Type) error {
+	e := t
+	for e.Kind() == reflect.Pointer {
+		e = e.Elem()
+	}
+	if e.Kind() == reflect.Struct || e.Kind() == reflect.Map {
+		return nil
+	}
+	return fmt.Errorf("the Go type %v is not a JSON object: use a struct (wrap the %v in one) or a map", t, t)
 }
 
 // schemaOf compiles a schema given by the user: raw JSON (served as given,

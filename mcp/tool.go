@@ -48,6 +48,14 @@ func (t *serverTool) listJSON(l level) []byte { return t.json[l] }
 // far: tools/call is answered -32602 naming the member and its JSON
 // Pointer, so the schema and the decoder never disagree on which value
 // counts. Sessions are told the list changed.
+//
+// AddTool returns an error, and changes nothing, when the tool cannot be
+// served: a nil handler, an empty name, a schema that does not compile,
+// or an In or Out that is no JSON object (say int or []string; use a
+// struct or a map). Nothing else reports it, not even a log line: check
+// it where the tool is registered, or the server runs without the tool.
+// The error is the same on every run, so a test of the server's setup
+// finds it.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 	if h == nil {
 		return errors.New("mcp: AddTool with a nil handler")
@@ -87,7 +95,10 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 // AddTool adds a tool, or replaces the one of the same name, served by a
 // handler that reads its raw arguments. t.InputSchema (nil: any object)
 // and t.OutputSchema are served as given and enforced. Sessions are told
-// the list changed.
+// the list changed. Like the function AddTool, it returns an error, and
+// changes nothing, when the tool cannot be served (a nil handler, an
+// empty name, a schema that does not compile or describes no object):
+// check it where the tool is registered.
 func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 	if h == nil {
 		return errors.New("mcp: AddTool with a nil handler")

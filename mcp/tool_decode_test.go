@@ -167,7 +167,7 @@ var encodeResults = []*CallToolResult{
 	{Content: []Content{&TextContent{Text: "a\n\"b\"\\ <>&\u2028\x01\xff é"}, &TextContent{Text: ""}}, IsError: true},
 	{Content: []Content{&TextContent{Text: "x", Meta: Meta{"k": 1}}}},
 	{Content: []Content{&TextContent{Text: "x", Annotations: &Annotations{LastModified: "2025-01-12T15:00:58Z"}}}},
-	{Content: []Content{&ImageContent{Data: []byte{1}, MimeType: "image/png"}}},
+	{Content: []Content{&ImageContent{Data: []byte{1}, MIMEType: "image/png"}}},
 	{Content: []Content{&TextContent{Text: "{}"}}, StructuredContent: json.RawMessage(`{}`)},
 	{Content: []Content{}, Meta: Meta{"k": "v"}},
 }

@@ -264,10 +264,10 @@ func TestTools_contentBlocksOfEveryKind(t *testing.T) {
 	err := srv.AddTool(&mcp.Tool{Name: "mixed"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{
 			&mcp.TextContent{Text: "hi", Annotations: &mcp.Annotations{Audience: []mcp.Role{mcp.RoleUser}, Priority: &prio}},
-			&mcp.ImageContent{Data: []byte{1, 2, 3}, MimeType: "image/png"},
-			&mcp.AudioContent{Data: []byte{4}, MimeType: "audio/wav"},
+			&mcp.ImageContent{Data: []byte{1, 2, 3}, MIMEType: "image/png"},
+			&mcp.AudioContent{Data: []byte{4}, MIMEType: "audio/wav"},
 			&mcp.ResourceLink{URI: "file:///a", Name: "a", Size: &size},
-			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://e", MimeType: "text/plain", Text: ""}},
+			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://e", MIMEType: "text/plain", Text: ""}},
 			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://b", Blob: []byte{}}},
 		}}, nil
 	})

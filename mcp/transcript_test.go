@@ -35,13 +35,13 @@ func fixtureServer(t *testing.T) *mcp.Server {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "This tool intentionally returns an error for testing"}}}, nil
 		}))
-	must(t, srv.AddResource(&mcp.Resource{URI: "test://static-text", Name: "static-text", MimeType: "text/plain"},
+	must(t, srv.AddResource(&mcp.Resource{URI: "test://static-text", Name: "static-text", MIMEType: "text/plain"},
 		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{MimeType: "text/plain", Text: "This is the content of the static text resource."}}}, nil
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{MIMEType: "text/plain", Text: "This is the content of the static text resource."}}}, nil
 		}))
-	must(t, srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://template/{id}/data", Name: "template", MimeType: "application/json"},
+	must(t, srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://template/{id}/data", Name: "template", MIMEType: "application/json"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{MimeType: "application/json", Text: `{"id":"` + req.Params.Vars["id"] + `"}`}}}, nil
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{MIMEType: "application/json", Text: `{"id":"` + req.Params.Vars["id"] + `"}`}}}, nil
 		}))
 	must(t, srv.AddPrompt(&mcp.Prompt{Name: "test_prompt_with_arguments", Arguments: []*mcp.PromptArgument{{Name: "arg1", Required: true}, {Name: "arg2", Required: true}}},
 		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {

@@ -24,7 +24,7 @@ const (
 type Icon struct {
 	// Src is an HTTP(S) URL or a data: URI.
 	Src      string   `json:"src"`
-	MimeType string   `json:"mimeType,omitempty"`
+	MIMEType string   `json:"mimeType,omitempty"`
 	Sizes    []string `json:"sizes,omitempty"` // "48x48", "any"
 	Theme    string   `json:"theme,omitempty"` // "light" or "dark"
 }

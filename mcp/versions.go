@@ -203,18 +203,18 @@ func contentAt(c Content, l level) Content {
 		if l >= level20250618 || (c.Meta == nil && annotationsAt(c.Annotations, l) == c.Annotations) {
 			return c
 		}
-		return &ImageContent{Data: c.Data, MimeType: c.MimeType, Annotations: annotationsAt(c.Annotations, l)}
+		return &ImageContent{Data: c.Data, MIMEType: c.MIMEType, Annotations: annotationsAt(c.Annotations, l)}
 	case *AudioContent:
 		if l < level20250326 {
 			return &TextContent{
-				Text:        "[audio content omitted (" + c.MimeType + ", " + strconv.Itoa(len(c.Data)) + " bytes): protocol version 2024-11-05 has no audio]",
+				Text:        "[audio content omitted (" + c.MIMEType + ", " + strconv.Itoa(len(c.Data)) + " bytes): protocol version 2024-11-05 has no audio]",
 				Annotations: annotationsAt(c.Annotations, l),
 			}
 		}
 		if l >= level20250618 || (c.Meta == nil && annotationsAt(c.Annotations, l) == c.Annotations) {
 			return c
 		}
-		return &AudioContent{Data: c.Data, MimeType: c.MimeType, Annotations: annotationsAt(c.Annotations, l)}
+		return &AudioContent{Data: c.Data, MIMEType: c.MIMEType, Annotations: annotationsAt(c.Annotations, l)}
 	case *ResourceLink:
 		if l < level20250618 {
 			return &TextContent{Text: linkText(c), Annotations: annotationsAt(c.Annotations, l)}
@@ -242,7 +242,7 @@ func linkText(c *ResourceLink) string {
 	var b strings.Builder
 	b.WriteString("resource_link: ")
 	b.WriteString(c.URI)
-	for _, kv := range [...][2]string{{"name", c.Name}, {"title", c.Title}, {"description", c.Description}, {"mimeType", c.MimeType}} {
+	for _, kv := range [...][2]string{{"name", c.Name}, {"title", c.Title}, {"description", c.Description}, {"mimeType", c.MIMEType}} {
 		if kv[1] != "" {
 			b.WriteString("\n" + kv[0] + ": " + kv[1])
 		}

@@ -18,7 +18,7 @@ func TestVersions_whatTheServerSendsOfItsOwnAccord(t *testing.T) {
 	meta := mcp.Meta{"k": "v"}
 	sampling := &mcp.CreateMessageParams{MaxTokens: 5, Messages: []*mcp.SamplingMessage{
 		{Role: mcp.RoleUser, Meta: meta, Content: []mcp.Content{&mcp.TextContent{Text: "t", Meta: meta}}},
-		{Role: mcp.RoleUser, Content: []mcp.Content{&mcp.AudioContent{Data: []byte("au"), MimeType: "audio/wav"}}},
+		{Role: mcp.RoleUser, Content: []mcp.Content{&mcp.AudioContent{Data: []byte("au"), MIMEType: "audio/wav"}}},
 	}}
 	for _, tc := range []struct {
 		version, sampling, progress string

@@ -16,7 +16,7 @@ import (
 // schema, a tool execution, and a tool answering with every content type.
 func versionsServer(t *testing.T) *mcp.Server {
 	t.Helper()
-	icons := []mcp.Icon{{Src: "https://example.com/i.png", MimeType: "image/png"}}
+	icons := []mcp.Icon{{Src: "https://example.com/i.png", MIMEType: "image/png"}}
 	ann := &mcp.Annotations{Audience: []mcp.Role{mcp.RoleUser}, LastModified: "2025-01-12T15:00:58Z"}
 	onlyModified := &mcp.Annotations{LastModified: "2025-01-12T15:00:58Z"}
 	meta := mcp.Meta{"k": "v"}
@@ -38,9 +38,9 @@ func versionsServer(t *testing.T) *mcp.Server {
 			return &mcp.CallToolResult{Content: []mcp.Content{
 				&mcp.TextContent{Text: "plain"},
 				&mcp.TextContent{Text: "t", Annotations: ann, Meta: meta},
-				&mcp.ImageContent{Data: []byte("i"), MimeType: "image/png", Annotations: onlyModified},
-				&mcp.AudioContent{Data: []byte("au"), MimeType: "audio/wav", Meta: meta},
-				&mcp.ResourceLink{URI: "test://r", Name: "r", Title: "R", MimeType: "text/plain", Size: &size, Icons: icons, Meta: meta},
+				&mcp.ImageContent{Data: []byte("i"), MIMEType: "image/png", Annotations: onlyModified},
+				&mcp.AudioContent{Data: []byte("au"), MIMEType: "audio/wav", Meta: meta},
+				&mcp.ResourceLink{URI: "test://r", Name: "r", Title: "R", MIMEType: "text/plain", Size: &size, Icons: icons, Meta: meta},
 				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://e", Text: "e", Meta: meta}, Annotations: ann},
 			}}, nil
 		}))

@@ -11,6 +11,7 @@
 //	…
 //	opts := &conn.Options{Router: r, Pool: p, Metrics: col}
 //	col.WatchWorkers(p)
+//	metrics.RegisterRuntime(reg) // go_* and process_*, as Prometheus users expect
 //	http.Handle("/metrics", metrics.Handler(reg))
 //
 // One Collector serves every session of a server (it is safe for
@@ -35,6 +36,11 @@
 // mcpwire_concurrency_in_use (WatchLimit), mcpwire_cache_hits_total,
 // mcpwire_cache_misses_total, mcpwire_cache_evictions_total,
 // mcpwire_cache_bytes and mcpwire_cache_entries (WatchCache).
+//
+// A Collector registers only the mcpwire_* families. RegisterRuntime adds
+// client_golang's standard Go and process collectors (go_goroutines,
+// go_memstats_*, process_resident_memory_bytes, …) to a registry of the
+// server's own; prometheus.DefaultRegisterer holds them already.
 //
 // # Cost
 //

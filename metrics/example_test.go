@@ -66,3 +66,26 @@ func Example() {
 	// mcpwire_requests_total{code="0",method="ping"} 2
 	// mcpwire_workers 16
 }
+
+// A registry of the server's own starts empty: RegisterRuntime adds the
+// Go and process metrics every Prometheus user looks for.
+func ExampleRegisterRuntime() {
+	reg := prometheus.NewRegistry()
+	if err := metrics.RegisterRuntime(reg); err != nil {
+		panic(err)
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range families {
+		switch name := f.GetName(); name {
+		case "go_goroutines", "go_memstats_heap_alloc_bytes", "process_resident_memory_bytes":
+			fmt.Println(name)
+		}
+	}
+	// Output:
+	// go_goroutines
+	// go_memstats_heap_alloc_bytes
+	// process_resident_memory_bytes
+}

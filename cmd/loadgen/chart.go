@@ -30,17 +30,17 @@ const pointsPerDecade = 3
 // percentile the run's distribution has below 100.
 const maxDecades = 5
 
-// latencyChart draws p50, p99 and the maximum latency of each interval,
-// or returns "" when no interval had an answer.
+// latencyChart draws p50, p99 and the maximum latency of each interval
+// on a log scale (as logLatency says), so that a p50 far below the
+// maximum still shows; or returns "" when no interval had an answer.
 func latencyChart(tl []Interval) (htmltemplate.HTML, error) {
-	null := charts.GetNullValue()
 	p50 := make([]float64, len(tl))
 	p99 := make([]float64, len(tl))
 	top := make([]float64, len(tl))
 	answered := false
 	for i, iv := range tl {
 		if iv.Responses == 0 { // no latency to show: a gap, not a zero
-			p50[i], p99[i], top[i] = null, null, null
+			p50[i], p99[i], top[i] = math.NaN(), math.NaN(), math.NaN()
 			continue
 		}
 		answered = true
@@ -49,16 +49,56 @@ func latencyChart(tl []Interval) (htmltemplate.HTML, error) {
 	if !answered {
 		return "", nil
 	}
-	opt := charts.NewLineChartOptionWithData([][]float64{p50, p99, top})
+	series, lo, hi := logLatency(p50, p99, top)
+	opt := charts.NewLineChartOptionWithData(series)
 	opt.Title.Text = "Latency over time"
 	opt.Legend.SeriesNames = []string{"p50", "p99", "max"}
 	opt.XAxis.Labels = timeLabels(tl)
 	opt.XAxis.Title = "seconds from the start"
 	opt.XAxis.BoundaryGap = charts.Ptr(len(tl) <= sparseIntervals)
-	opt.YAxis = []charts.YAxisOption{{Min: charts.Ptr(0.0), ValueFormatter: axisLatency}}
+	opt.YAxis = []charts.YAxisOption{{
+		Min: charts.Ptr(lo), Max: charts.Ptr(hi),
+		LabelCount: int(hi-lo) + 1, PreferNiceIntervals: charts.Ptr(false),
+		Title:          "log scale",
+		ValueFormatter: func(v float64) string { return axisLatency(math.Pow(10, v)) },
+	}}
 	opt.Symbol.Shape = charts.SymbolNone
 	opt.LineStrokeWidth = 2
 	return renderSVG(func(p *charts.Painter) error { return p.LineChart(opt) })
+}
+
+// minLogUS is the lowest latency the log scale shows, in microseconds:
+// lower ones (zero) are drawn at it.
+const minLogUS = 1
+
+// logLatency puts latencies (in microseconds; NaN for none) on a log
+// scale: each becomes its log10, NaN the charts' gap. lo and hi are the
+// whole decades at or below the lowest and at or above the highest value
+// (hi > lo), the axis's ends, so that its labels fall on 1µs, 10µs,
+// 100µs, 1ms…
+func logLatency(series ...[]float64) (out [][]float64, lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	null := charts.GetNullValue()
+	for _, s := range series {
+		l := make([]float64, len(s))
+		for i, us := range s {
+			if math.IsNaN(us) {
+				l[i] = null
+				continue
+			}
+			l[i] = math.Log10(max(us, minLogUS))
+			lo, hi = min(lo, l[i]), max(hi, l[i])
+		}
+		out = append(out, l)
+	}
+	if math.IsInf(lo, 1) { // no value at all
+		return out, 0, 1
+	}
+	lo, hi = math.Floor(lo), math.Ceil(hi)
+	if hi == lo {
+		hi++
+	}
+	return out, lo, hi
 }
 
 // throughputChart draws the answers per second of each interval, or

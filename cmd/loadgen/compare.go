@@ -75,7 +75,7 @@ var comparedRuns = []struct {
 // loadText says how a run made its load.
 func loadText(r *Report) string {
 	if r.Mode == "open" {
-		return fmt.Sprintf("open loop at %s/s, %d conns", r.Rate, r.Conns)
+		return fmt.Sprintf("open loop at %s, %d conns", rateText(r.Rate), r.Conns)
 	}
 	return fmt.Sprintf("closed loop, %d conns × depth %d", r.Conns, r.Depth)
 }

@@ -81,7 +81,7 @@ func TestWriteCompare_ratios(t *testing.T) {
 			t.Errorf("trailing spaces: %q", line)
 		}
 	}
-	for _, s := range []string{"10,000 answers/s", "23,100 answers/s", "closed loop, 4 conns × depth 8", "open loop at 25000/s, 4 conns", "3.0 MB", "1.50 cores"} {
+	for _, s := range []string{"10,000 answers/s", "23,100 answers/s", "closed loop, 4 conns × depth 8", "open loop at 25,000 calls/s, 4 conns", "3.0 MB", "1.50 cores"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("no %q", s)
 		}

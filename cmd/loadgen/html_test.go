@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-analyze/charts"
+
 	"github.com/mcpwire/mcpwire/internal/testproc"
 )
 
@@ -311,4 +313,47 @@ func ink(img image.Image) (share float64, colours int) {
 		}
 	}
 	return float64(n) / float64(b.Dx()*b.Dy()), len(seen)
+}
+
+// TestLatencyChart_logScale: latency over time is drawn on a log scale
+// labelled at whole decades, so a p50 of 1ms shows under a max of 50ms
+// rather than flat along the bottom of a linear axis.
+func TestLatencyChart_logScale(t *testing.T) {
+	svg, err := latencyChart(sampleReport().Timeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, m := range regexp.MustCompile(`<text[^>]*>([^<]*)</text>`).FindAllStringSubmatch(string(svg), -1) {
+		labels = append(labels, m[1])
+	}
+	for _, want := range []string{"1ms", "10ms", "100ms", "log scale"} {
+		if !slices.Contains(labels, want) {
+			t.Errorf("no label %q on the chart: %q", want, labels)
+		}
+	}
+	for _, linear := range []string{"0", "20ms", "40ms"} {
+		if slices.Contains(labels, linear) {
+			t.Errorf("label %q of a linear axis on the chart: %q", linear, labels)
+		}
+	}
+}
+
+func TestLogLatency(t *testing.T) {
+	out, lo, hi := logLatency([]float64{math.NaN(), 1_180}, []float64{math.NaN(), 48_700}, []float64{0, 2})
+	if lo != 0 || hi != 5 {
+		t.Errorf("axis %v..%v, want 0..5 (1µs, the floor of 0, to 100ms)", lo, hi)
+	}
+	if out[0][0] != charts.GetNullValue() {
+		t.Errorf("a gap became %v, a value on the axis", out[0][0])
+	}
+	if got := out[0][1]; math.Abs(got-math.Log10(1_180)) > 1e-12 {
+		t.Errorf("1,180µs at %v, want log10", got)
+	}
+	if out[2][0] != 0 {
+		t.Errorf("0µs at %v, want the floor 1µs (0)", out[2][0])
+	}
+	if _, lo, hi := logLatency([]float64{1000, 1000}); lo != 3 || hi != 4 {
+		t.Errorf("one value: axis %v..%v, want 3..4", lo, hi)
+	}
 }

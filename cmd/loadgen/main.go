@@ -12,9 +12,10 @@
 //	loadgen -json a.json -html a.html -max-p99 5ms -max-errors 0 unix:///tmp/s.sock
 //	loadgen -compare a.json b.json
 //
-// It prints a live progress line on a terminal and a summary at the end;
-// the exit status is 1 when a threshold is crossed or the run could not
-// start, 2 for a usage error.
+// It prints a live progress line on a terminal and a summary at the end.
+// Ctrl-C stops sending and waits up to -timeout for the answers in
+// flight; a second Ctrl-C stops waiting. The exit status is as
+// exitStatus says.
 package main
 
 import (
@@ -26,7 +27,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"os/signal"
 	"runtime"
 	"strings"
 	"time"
@@ -35,11 +35,17 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	stop, abort, release := notifyInterrupts()
+	code := runInterruptible(stop, abort, os.Args[1:], os.Stdout, os.Stderr)
+	release()
 	os.Exit(code)
 }
+
+// exitStatus is the exit status's contract, as -h prints it.
+const exitStatus = `Exit status: 0 when the run is done and within its thresholds; 1 when a
+threshold (-max-p99, -max-errors) is crossed, when requests were sent and
+not one was answered with a result, or when the run could not start or
+write its reports; 2 for a usage error.`
 
 // headers is -H, repeatable.
 type headers http.Header
@@ -74,45 +80,31 @@ type options struct {
 	quiet, verbose               bool
 }
 
-// run is the whole command; it returns the exit status.
+// run is the whole command, stopped by nothing but ctx; it returns the
+// exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	return runInterruptible(ctx, nil, args, stdout, stderr)
+}
+
+// runInterruptible is the whole command; it returns the exit status. When
+// ctx ends (the first Ctrl-C) the run stops sending and waits up to
+// -timeout for the answers in flight, saying so on stderr; when abort is
+// closed (the second) it stops waiting. Either way it reports what came.
+func runInterruptible(ctx context.Context, abort <-chan struct{}, args []string, stdout, stderr io.Writer) int {
 	o := options{header: headers{}}
-	fs.IntVar(&o.conns, "c", 1, "`N` connections (with -mcp: sessions)")
-	fs.IntVar(&o.depth, "depth", 1, "`N` messages in flight per connection (closed loop)")
-	fs.StringVar(&o.rate, "rate", "", "open loop at `R` calls/s in all, latency from the intended send time;\nA:B/DURATION ramps from A to B (1000:5000/30s)")
-	fs.DurationVar(&o.dur, "d", 0, "stop after `DURATION` (default 10s when -n is not given)")
-	fs.Int64Var(&o.n, "n", 0, "stop after `N` calls")
-	fs.StringVar(&o.method, "method", "echo", "the `METHOD` to call")
-	fs.StringVar(&o.params, "params", "", "the params: a `JSON` template with {{seq}}, {{rand N}}, {{randstr N}}, {{choice a,b,c}}\n(default {\"text\":\"hello, world\"} for echo)")
-	fs.IntVar(&o.batch, "batch", 1, "send calls in batches of `N`")
-	fs.Float64Var(&o.notify, "notify", 0, "send a share `P` (0..1) of the calls as notifications")
-	fs.StringVar(&o.mix, "mix", "", "weighted calls from a JSON or YAML `FILE` (see docs/loadgen.md)")
-	fs.BoolVar(&o.mcp, "mcp", false, "speak MCP: initialize each session first; over http://, Streamable HTTP")
-	fs.StringVar(&o.tool, "tool", "", "MCP: call tool `NAME` (tools/call)")
-	fs.StringVar(&o.args, "args", "", "MCP: the tool's or prompt's arguments, a `JSON` template")
-	fs.StringVar(&o.resource, "resource", "", "MCP: read resource `URI` (resources/read)")
-	fs.StringVar(&o.prompt, "prompt", "", "MCP: get prompt `NAME` (prompts/get)")
-	fs.StringVar(&o.expect, "expect", "", "each result must equal this `JSON` (else it counts as a mismatch)")
-	fs.StringVar(&o.jsonOut, "json", "", "write the report as JSON to `FILE`")
-	fs.StringVar(&o.htmlOut, "html", "", "write the report as a self-contained HTML page to `FILE`")
-	fs.StringVar(&o.compare, "compare", "", "compare two -json reports: -compare `A.json` B.json (no load is run)")
-	fs.DurationVar(&o.maxP99, "max-p99", 0, "fail (exit 1) when p99 latency is over `DURATION`")
-	fs.Int64Var(&o.maxErrors, "max-errors", -1, "fail (exit 1) when there are more than `N` errors")
-	fs.StringVar(&o.framing, "framing", "newline", "stdio, tcp and unix framing: newline or header")
-	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "at the end, wait up to `DURATION` for answers in flight; the rest are lost")
-	fs.Var(o.header, "H", "add the `\"Name: value\"` header to HTTP and WebSocket requests (repeatable)")
-	fs.IntVar(&o.procs, "procs", 0, "run on `N` processors (GOMAXPROCS); 0: one per 4 connections for stdio, tcp\nand unix targets, else all (and all when the environment sets GOMAXPROCS)")
-	fs.BoolVar(&o.quiet, "q", false, "no progress line")
-	fs.BoolVar(&o.verbose, "v", false, "show a stdio server's stderr")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: loadgen [flags] [TARGET]\n\nTARGET: none (the demo server, in process), stdio:CMD ARGS…, tcp://HOST:PORT,\nunix://PATH, ws://HOST:PORT/PATH or http://HOST:PORT/PATH.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs := flagSet(&o)
+	fs.SetOutput(stderr)
+	usageText, wantUsage := fs.Usage, false
+	fs.Usage = func() { wantUsage = true }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			// Asked for: the usage is the answer, on stdout.
+			fs.SetOutput(stdout)
+			usageText()
 			return 0
+		}
+		if wantUsage { // a bad flag: flag said which; the usage follows it
+			usageText()
 		}
 		return 2
 	}
@@ -133,7 +125,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage(err)
 	}
-	rep, err := p.execute(ctx, stderr)
+	rep, err := p.execute(ctx, abort, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
 		return 1
@@ -264,8 +256,9 @@ func (o options) callSet() (*callSet, error) {
 	return s, nil
 }
 
-// execute runs the load and returns its report.
-func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error) {
+// execute runs the load and returns its report: as runInterruptible says
+// for ctx and abort.
+func (p *runPlan) execute(ctx context.Context, abort <-chan struct{}, stderr io.Writer) (*Report, error) {
 	o := p.o
 	t := p.t
 	inProcess := t == nil
@@ -291,6 +284,7 @@ func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	r := newRunner(o.conns, o.depth, p.rate, p.calls, o.timeout, o.n)
+	r.interrupted, r.abort = ctx.Done(), abort
 	ws := make([]*worker, 0, o.conns)
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -318,7 +312,7 @@ func (p *runPlan) execute(ctx context.Context, stderr io.Writer) (*Report, error
 	if !o.quiet {
 		prog = newProgress(stderr, r, o.dur, o.n)
 	}
-	elapsed := r.drive(lctx, ws, prog.update)
+	elapsed := r.drive(lctx, ws, prog, stderr)
 	prog.done()
 	wall := time.Since(r.start)
 	u1, s1 := cpuTime()
@@ -413,6 +407,9 @@ func (p *runPlan) finish(rep *Report, stdout, stderr io.Writer) int {
 	if p.o.maxErrors >= 0 && rep.Errors > p.o.maxErrors {
 		rep.Failed = append(rep.Failed, fmt.Sprintf("%d errors, over -max-errors %d", rep.Errors, p.o.maxErrors))
 	}
+	if rep.Requests > 0 && rep.OK == 0 {
+		rep.Failed = append(rep.Failed, fmt.Sprintf("no call succeeded: %s requests, %s answers, none of them a result%s", thousands(rep.Requests), thousands(rep.Responses), expected(p.o.expect)))
+	}
 	err := writeTable(stdout, rep)
 	if err == nil && p.o.jsonOut != "" {
 		err = writeFile(p.o.jsonOut, func(w io.Writer) error { return writeJSON(w, rep) })
@@ -428,6 +425,14 @@ func (p *runPlan) finish(rep *Report, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// expected names -expect, if given, in the words of finish.
+func expected(expect string) string {
+	if expect == "" {
+		return ""
+	}
+	return " equal to -expect"
 }
 
 // writeFile writes a file with write.

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,27 +57,28 @@ func (s *server) answered(t testing.TB, method string) int64 {
 	return n
 }
 
-// load runs loadgen with args (-q and -json added) and returns its report
-// and exit status.
+// load runs loadgen with args (-q added, and -json unless args have it)
+// and returns its report, exit status and output.
 func load(t testing.TB, args ...string) (*Report, int, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "report.json")
+	if i := slices.Index(args, "-json"); i >= 0 && i+1 < len(args) {
+		path = args[i+1]
+	} else {
+		args = append([]string{"-json", path}, args...)
+	}
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	code := run(ctx, append([]string{"-q", "-json", path}, args...), &stdout, &stderr)
+	code := run(ctx, append([]string{"-q"}, args...), &stdout, &stderr)
 	if code == 2 {
 		t.Fatalf("loadgen %q: usage error: %s", args, stderr.String())
 	}
-	b, err := os.ReadFile(path)
+	r, err := readReport(path)
 	if err != nil {
 		t.Fatalf("loadgen %q: no report (exit %d): %v\n%s%s", args, code, err, stdout.String(), stderr.String())
 	}
-	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return &r, code, stdout.String()
+	return r, code, stdout.String()
 }
 
 // clean checks a report says n requests were sent and each answered once

@@ -18,6 +18,7 @@ type progress struct {
 	byDur bool
 	r     *runner
 	start time.Time
+	ended bool // done was called
 }
 
 // newProgress returns the run's progress line on w, or nil when w is not
@@ -42,9 +43,9 @@ func newProgress(w io.Writer, r *runner, d time.Duration, n int64) *progress {
 	return p
 }
 
-// update shows the interval that just ended.
+// update shows the interval that just ended; after done, nothing.
 func (p *progress) update(iv Interval) {
-	if p == nil {
+	if p == nil || p.ended {
 		return
 	}
 	if p.byDur {
@@ -55,9 +56,10 @@ func (p *progress) update(iv Interval) {
 	p.bar.Describe(fmt.Sprintf("%s req/s  p99 %s  errors %d", thousands(int64(iv.RPS)), latencyText(iv.P99US), iv.Errors))
 }
 
-// done clears the line.
+// done clears the line, once; calling it again does nothing.
 func (p *progress) done() {
-	if p != nil {
+	if p != nil && !p.ended {
+		p.ended = true
 		p.bar.Finish()
 	}
 }

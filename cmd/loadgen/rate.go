@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -92,4 +93,24 @@ func (p *pacer) take() time.Duration {
 	t := p.next
 	p.next += time.Duration(p.interval(t))
 	return t
+}
+
+// rateText says a -rate in words, for the report: "1,000 calls/s", or a
+// ramp "1,000 → 5,000 calls/s over 30s". A text that is no -rate is
+// returned as it is.
+func rateText(s string) string {
+	r, err := parseRate(s)
+	if err != nil {
+		return s
+	}
+	calls := func(f float64) string {
+		if f == math.Trunc(f) && f < 1e15 {
+			return thousands(int64(f))
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	if r.over == 0 {
+		return calls(r.to) + " calls/s"
+	}
+	return calls(r.from) + " → " + calls(r.to) + " calls/s over " + r.over.String()
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -23,11 +25,18 @@ type runner struct {
 
 	errMu   sync.Mutex
 	errSeen map[string]int // transport errors by text, for the report's warnings
+
+	// interrupted is closed by the user's first Ctrl-C, abort by the
+	// second (nil: never). quit, closed once by stopWaiting, ends the
+	// workers' wait for answers in flight at once.
+	interrupted, abort <-chan struct{}
+	quit               chan struct{}
+	quitOnce           sync.Once
 }
 
 // newRunner prepares a run of at most n calls (0: no bound).
 func newRunner(conns, depth int, rt *rate, calls *callSet, timeout time.Duration, n int64) *runner {
-	r := &runner{conns: conns, depth: depth, rate: rt, calls: calls, timeout: timeout, stats: newStats(), errSeen: map[string]int{}}
+	r := &runner{conns: conns, depth: depth, rate: rt, calls: calls, timeout: timeout, stats: newStats(), errSeen: map[string]int{}, quit: make(chan struct{})}
 	if n <= 0 {
 		n = math.MaxInt64
 	}
@@ -56,11 +65,19 @@ func (r *runner) transportError(err error) {
 	r.errMu.Unlock()
 }
 
-// drive runs the workers until ctx is done or the budget is spent, calling
-// tick every second with the interval that ended, and returns the time
-// measured: from the start to the last answer (or the end of the wait for
-// it).
-func (r *runner) drive(ctx context.Context, ws []*worker, tick func(Interval)) time.Duration {
+// stopWaiting ends the workers' wait for the answers in flight: what has
+// not come is lost.
+func (r *runner) stopWaiting() { r.quitOnce.Do(func() { close(r.quit) }) }
+
+// drive runs the workers until ctx is done or the budget is spent,
+// showing each second's interval on prog, and returns the time measured:
+// from the start to the last answer (or the end of the wait for it).
+//
+// When sending is over with answers still in flight, whether by the
+// user's Ctrl-C (r.interrupted) or, seen at a tick, by -d or -n, the
+// progress line goes and a line on say tells what the run waits for and
+// how to stop waiting: the next Ctrl-C, or r.abort, ends the wait.
+func (r *runner) drive(ctx context.Context, ws []*worker, prog *progress, say io.Writer) time.Duration {
 	var wg sync.WaitGroup
 	for _, w := range ws {
 		wg.Go(func() { w.run(ctx) })
@@ -69,13 +86,56 @@ func (r *runner) drive(ctx context.Context, ws []*worker, tick func(Interval)) t
 	go func() { wg.Wait(); close(done) }()
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
+	var ended time.Time // when sending was seen to be over
+	waiting := false    // the wait was announced
+	announce := func(again string) {
+		waiting = true
+		prog.done()
+		n := 0
+		for _, w := range ws {
+			n += w.inFlight()
+		}
+		if n > 0 {
+			left := max(0, r.timeout-time.Since(ended))
+			if left >= time.Second {
+				left = left.Round(time.Second)
+			} else {
+				left = left.Round(time.Millisecond)
+			}
+			fmt.Fprintf(say, "loadgen: waiting up to %s for %s answer%s in flight (Ctrl-C%s to stop now)\n", left, thousands(int64(n)), plural(n), again)
+		}
+	}
+	sending, interrupted, abort := ctx.Done(), r.interrupted, r.abort
 	for {
 		select {
 		case now := <-t.C:
 			iv := r.stats.tick(now)
-			if tick != nil {
-				tick(iv)
+			if waiting {
+				continue
 			}
+			prog.update(iv)
+			if ended.IsZero() && r.budget.Load() <= 0 {
+				ended = now // -n is spent: the wait began before this tick
+			}
+			if !ended.IsZero() && now.Sub(ended) >= time.Second/2 {
+				announce("") // the answers are slow to come
+			}
+		case <-sending:
+			sending = nil
+			ended = time.Now()
+		case <-interrupted:
+			interrupted = nil
+			if waiting { // sending was over already: this Ctrl-C ends the wait
+				r.stopWaiting()
+				continue
+			}
+			if ended.IsZero() {
+				ended = time.Now()
+			}
+			announce(" again")
+		case <-abort:
+			abort = nil
+			r.stopWaiting()
 		case <-done:
 			r.stats.close(time.Now(), true)
 			var end time.Duration

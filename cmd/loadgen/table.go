@@ -13,7 +13,7 @@ import (
 func writeTable(w io.Writer, r *Report) error {
 	loop := fmt.Sprintf("closed loop, %d connection%s × depth %d", r.Conns, plural(r.Conns), r.Depth)
 	if r.Mode == "open" {
-		loop = fmt.Sprintf("open loop at %s/s over %d connection%s", r.Rate, r.Conns, plural(r.Conns))
+		loop = fmt.Sprintf("open loop at %s over %d connection%s", rateText(r.Rate), r.Conns, plural(r.Conns))
 	}
 	fmt.Fprintf(w, "\nloadgen → %s · %s · %s · %.1fs\n\n", r.Target, r.Call, loop, r.DurationS)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
@@ -25,9 +25,12 @@ func writeTable(w io.Writer, r *Report) error {
 		fmt.Fprintf(tw, "  errors\t%s\n", thousands(r.Errors))
 	}
 	fmt.Fprintf(tw, "  throughput\t%s req/s\n", thousands(int64(r.ThroughputRPS+0.5)))
-	l := r.LatencyUS
-	fmt.Fprintf(tw, "  latency\tp50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (mean %s)\n",
-		latencyText(l.P50), latencyText(l.P90), latencyText(l.P99), latencyText(l.P999), latencyText(l.Max), latencyText(l.Mean))
+	if l := r.LatencyUS; r.Responses > 0 {
+		fmt.Fprintf(tw, "  latency\tp50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (mean %s)\n",
+			latencyText(l.P50), latencyText(l.P90), latencyText(l.P99), latencyText(l.P999), latencyText(l.Max), latencyText(l.Mean))
+	} else {
+		fmt.Fprintf(tw, "  latency\tno answers\n")
+	}
 	fmt.Fprintf(tw, "  bytes\tsent %s  received %s\n", byteText(r.BytesSent), byteText(r.BytesReceived))
 	in := ""
 	if r.CPU.InProcess {

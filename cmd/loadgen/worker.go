@@ -90,10 +90,14 @@ func (w *worker) run(ctx context.Context) {
 	w.drain()
 }
 
-// closedLoop keeps -depth messages in flight.
+// closedLoop keeps -depth messages in flight, until ctx is done or the
+// budget (-n) is spent.
 func (w *worker) closedLoop(ctx context.Context) {
 	depth := int64(w.r.depth)
 	for {
+		if w.r.budget.Load() <= 0 {
+			return // -n sent: what is in flight is the drain's to wait for
+		}
 		in := w.inflight.Load()
 		if in > w.refillAt {
 			select {
@@ -417,8 +421,9 @@ func (w *worker) broken(err error) {
 	w.r.transportError(err)
 }
 
-// drain waits up to the run's timeout for the answers in flight, then
-// closes the stream; what is still unanswered is lost.
+// drain waits up to the run's timeout for the answers in flight (or
+// until the run stops waiting), then closes the stream; what is still
+// unanswered is lost.
 func (w *worker) drain() {
 	timeout := time.NewTimer(w.r.timeout)
 	defer timeout.Stop()
@@ -429,6 +434,8 @@ wait:
 		case <-w.ended:
 			break wait
 		case <-timeout.C:
+			break wait
+		case <-w.r.quit:
 			break wait
 		}
 	}

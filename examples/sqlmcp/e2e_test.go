@@ -163,7 +163,7 @@ func checkReads(t *testing.T, s *mcp.ClientSession, b *backend) {
 	if err := json.Unmarshal([]byte(rr.Contents[0].Text), &fromTemplate); err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(fromTemplate) != fmt.Sprint(info) || rr.Contents[0].MimeType != "application/json" {
+	if fmt.Sprint(fromTemplate) != fmt.Sprint(info) || rr.Contents[0].MIMEType != "application/json" {
 		t.Errorf("schema://table/orders is not describe_table's answer:\n%+v\n%+v", fromTemplate, info)
 	}
 	if _, err := s.ReadResource(ctx, "schema://table/nope"); rpcCode(err) != codec.CodeResourceNotFound {

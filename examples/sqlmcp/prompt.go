@@ -40,7 +40,7 @@ func addPrompt(srv *mcp.Server, db *database) error {
 				return nil, err
 			}
 			msgs = append(msgs, &mcp.PromptMessage{Role: "user", Content: &mcp.EmbeddedResource{
-				Resource: &mcp.ResourceContents{URI: tableURI(name), MimeType: "application/json", Text: string(b)},
+				Resource: &mcp.ResourceContents{URI: tableURI(name), MIMEType: "application/json", Text: string(b)},
 			}})
 		}
 		var text strings.Builder

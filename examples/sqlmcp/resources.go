@@ -29,7 +29,7 @@ func addResources(srv *mcp.Server, db *database) error {
 		Name:        "tables",
 		Title:       "The tables",
 		Description: fmt.Sprintf("The tables and views of the %s database, each with the URI of its description.", db.d.name),
-		MimeType:    "application/json",
+		MIMEType:    "application/json",
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		ts, err := db.tables(ctx)
 		if err != nil {
@@ -45,7 +45,7 @@ func addResources(srv *mcp.Server, db *database) error {
 		Name:        "table",
 		Title:       "A table's structure",
 		Description: "A table's or view's columns (names, types, nullability, defaults), primary key, foreign keys and indexes.",
-		MimeType:    "application/json",
+		MIMEType:    "application/json",
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		info, err := db.describe(ctx, req.Params.Vars["name"])
 		if err != nil {
@@ -61,7 +61,7 @@ func jsonContents(uri string, v any) (*mcp.ReadResourceResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MimeType: "application/json", Text: string(b)}}}, nil
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
 }
 
 // resourceError is the answer to a read that failed: an unknown table

@@ -29,27 +29,27 @@ func (d *demo) addResources() error {
 	return errors.Join(
 		s.AddResource(&mcp.Resource{
 			URI: "test://static-text", Name: "static-text", Title: "Static text",
-			Description: "A text resource that never changes", MimeType: "text/plain",
+			Description: "A text resource that never changes", MIMEType: "text/plain",
 		}, static(&mcp.ResourceContents{
-			URI: "test://static-text", MimeType: "text/plain", Text: "This is the content of the static text resource.",
+			URI: "test://static-text", MIMEType: "text/plain", Text: "This is the content of the static text resource.",
 		})),
 		s.AddResource(&mcp.Resource{
 			URI: "test://static-binary", Name: "static-binary", Title: "Static binary",
-			Description: "A binary resource (a 1x1 PNG) that never changes", MimeType: "image/png",
-		}, static(&mcp.ResourceContents{URI: "test://static-binary", MimeType: "image/png", Blob: pngPixel})),
+			Description: "A binary resource (a 1x1 PNG) that never changes", MIMEType: "image/png",
+		}, static(&mcp.ResourceContents{URI: "test://static-binary", MIMEType: "image/png", Blob: pngPixel})),
 		s.AddResource(&mcp.Resource{
 			URI: watchedURI, Name: "watched-resource", Title: "Watched resource",
 			Description: "Changes every few moments while a session is subscribed to it (notifications/resources/updated)",
-			MimeType:    "text/plain",
+			MIMEType:    "text/plain",
 		}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
-				URI: watchedURI, MimeType: "text/plain",
+				URI: watchedURI, MIMEType: "text/plain",
 				Text: fmt.Sprintf("Watched resource content, version %d.", d.watched.Load()),
 			}}}, nil
 		}),
 		s.AddResourceTemplate(&mcp.ResourceTemplate{
 			URITemplate: templateURI, Name: "template-data", Title: "Data by id",
-			Description: "JSON data for any id", MimeType: "application/json",
+			Description: "JSON data for any id", MIMEType: "application/json",
 		}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			id := req.Params.Vars["id"]
 			data, err := json.Marshal(struct {
@@ -60,7 +60,7 @@ func (d *demo) addResources() error {
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{MimeType: "application/json", Text: string(data)}}}, nil
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{MIMEType: "application/json", Text: string(data)}}}, nil
 		}),
 	)
 }
@@ -96,7 +96,7 @@ func addPrompts(s *mcp.Server) error {
 		}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return messages(
 				&mcp.PromptMessage{Role: mcp.RoleUser, Content: &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
-					URI: req.Params.Arguments["resourceUri"], MimeType: "text/plain", Text: "Embedded resource content for testing.",
+					URI: req.Params.Arguments["resourceUri"], MIMEType: "text/plain", Text: "Embedded resource content for testing.",
 				}}},
 				userText("Please process the embedded resource above."),
 			), nil
@@ -104,7 +104,7 @@ func addPrompts(s *mcp.Server) error {
 		s.AddPrompt(&mcp.Prompt{Name: "test_prompt_with_image", Description: "A prompt with an image"},
 			func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				return messages(
-					&mcp.PromptMessage{Role: mcp.RoleUser, Content: &mcp.ImageContent{Data: pngPixel, MimeType: "image/png"}},
+					&mcp.PromptMessage{Role: mcp.RoleUser, Content: &mcp.ImageContent{Data: pngPixel, MIMEType: "image/png"}},
 					userText("Please analyze the image above."),
 				), nil
 			}),

@@ -288,7 +288,7 @@ func TestMCP_toolsAnswerAsTheSuiteExpects(t *testing.T) {
 			t.Run("test_image_content", func(t *testing.T) {
 				res := call(t, "test_image_content", nil)
 				img, ok := res.Content[0].(*mcp.ImageContent)
-				if len(res.Content) != 1 || !ok || img.MimeType != "image/png" {
+				if len(res.Content) != 1 || !ok || img.MIMEType != "image/png" {
 					t.Fatalf("got %+v", res.Content)
 				}
 				cfg, err := png.DecodeConfig(bytes.NewReader(img.Data))
@@ -299,7 +299,7 @@ func TestMCP_toolsAnswerAsTheSuiteExpects(t *testing.T) {
 			t.Run("test_audio_content", func(t *testing.T) {
 				res := call(t, "test_audio_content", nil)
 				a, ok := res.Content[0].(*mcp.AudioContent)
-				if len(res.Content) != 1 || !ok || a.MimeType != "audio/wav" {
+				if len(res.Content) != 1 || !ok || a.MIMEType != "audio/wav" {
 					t.Fatalf("got %+v", res.Content)
 				}
 				checkWAV(t, a.Data)
@@ -307,7 +307,7 @@ func TestMCP_toolsAnswerAsTheSuiteExpects(t *testing.T) {
 			t.Run("test_embedded_resource", func(t *testing.T) {
 				res := call(t, "test_embedded_resource", nil)
 				e, ok := res.Content[0].(*mcp.EmbeddedResource)
-				if len(res.Content) != 1 || !ok || e.Resource.URI != "test://embedded-resource" || e.Resource.MimeType != "text/plain" || e.Resource.Text == "" {
+				if len(res.Content) != 1 || !ok || e.Resource.URI != "test://embedded-resource" || e.Resource.MIMEType != "text/plain" || e.Resource.Text == "" {
 					t.Fatalf("got %+v", res.Content)
 				}
 			})
@@ -319,7 +319,7 @@ func TestMCP_toolsAnswerAsTheSuiteExpects(t *testing.T) {
 				_, isText := res.Content[0].(*mcp.TextContent)
 				_, isImage := res.Content[1].(*mcp.ImageContent)
 				e, isRes := res.Content[2].(*mcp.EmbeddedResource)
-				if !isText || !isImage || !isRes || e.Resource.URI != "test://mixed-content-resource" || e.Resource.MimeType != "application/json" || !json.Valid([]byte(e.Resource.Text)) {
+				if !isText || !isImage || !isRes || e.Resource.URI != "test://mixed-content-resource" || e.Resource.MIMEType != "application/json" || !json.Valid([]byte(e.Resource.Text)) {
 					t.Fatalf("got %+v", res.Content)
 				}
 			})
@@ -610,7 +610,7 @@ func TestMCP_resources(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if r.Name == "" || r.Description == "" || r.MimeType == "" {
+				if r.Name == "" || r.Description == "" || r.MIMEType == "" {
 					t.Errorf("resource %+v", r)
 				}
 				uris = append(uris, r.URI)
@@ -634,13 +634,13 @@ func TestMCP_resources(t *testing.T) {
 				}
 				return res.Contents[0]
 			}
-			if c := read("test://static-text"); c.MimeType != "text/plain" || c.Text != "This is the content of the static text resource." {
+			if c := read("test://static-text"); c.MIMEType != "text/plain" || c.Text != "This is the content of the static text resource." {
 				t.Fatalf("static-text: %+v", c)
 			}
-			if c := read("test://static-binary"); c.MimeType != "image/png" || !bytes.Equal(c.Blob, pngPixel) {
+			if c := read("test://static-binary"); c.MIMEType != "image/png" || !bytes.Equal(c.Blob, pngPixel) {
 				t.Fatalf("static-binary: %+v", c)
 			}
-			if c := read("test://template/123/data"); c.MimeType != "application/json" || c.Text != `{"id":"123","templateTest":true,"data":"Data for ID: 123"}` {
+			if c := read("test://template/123/data"); c.MIMEType != "application/json" || c.Text != `{"id":"123","templateTest":true,"data":"Data for ID: 123"}` {
 				t.Fatalf("template: %+v", c)
 			}
 			_, err = cs.ReadResource(ctx, "test://nothing")

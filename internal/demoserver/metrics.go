@@ -14,8 +14,9 @@ import (
 )
 
 // metricsServer serves Prometheus /metrics for -metrics ADDR: what every
-// session reports (its Collector is each session's conn.Options.Metrics)
-// and, read when scraped, the engine's pool, admission limit and cache.
+// session reports (its Collector is each session's conn.Options.Metrics),
+// read when scraped, the engine's pool, admission limit and cache, and the
+// standard Go and process metrics (metrics.RegisterRuntime).
 type metricsServer struct {
 	col    *metrics.Collector
 	hs     *http.Server
@@ -33,6 +34,7 @@ func serveMetrics(addr string, e *engine, log *slog.Logger) (*metricsServer, err
 		return nil, err
 	}
 	err = errors.Join(
+		metrics.RegisterRuntime(reg),
 		col.WatchQueue(e.pool),
 		col.WatchWorkers(e.pool),
 		col.WatchLimit(e.limit, e.inUse),

@@ -119,3 +119,22 @@ func TestDemoserver_adaptiveLimitIsWatched(t *testing.T) {
 		t.Errorf("mcpwire_concurrency_limit %v under -adaptive, want its initial 20", v)
 	}
 }
+
+// TestDemoserver_metricsServeGoAndProcess: the -metrics endpoint serves
+// the standard Go and process metrics beside mcpwire's own.
+func TestDemoserver_metricsServeGoAndProcess(t *testing.T) {
+	_, metricsURL, _ := startMetered(t)
+	text := scrape(t, metricsURL)
+	if v := mustSample(t, text, "go_goroutines", ""); v < 1 {
+		t.Errorf("go_goroutines %v", v)
+	}
+	if v := mustSample(t, text, "go_memstats_heap_alloc_bytes", ""); v <= 0 {
+		t.Errorf("go_memstats_heap_alloc_bytes %v", v)
+	}
+	if v := mustSample(t, text, "process_resident_memory_bytes", ""); v <= 0 {
+		t.Errorf("process_resident_memory_bytes %v", v)
+	}
+	mustSample(t, text, "process_cpu_seconds_total", "")
+	mustSample(t, text, "mcpwire_in_flight", "")
+	mustSample(t, text, "mcpwire_queue_depth", "")
+}
