@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/conn"
@@ -47,7 +48,13 @@ type wireMsg struct {
 	Method string          `json:"method"`
 }
 
+// In a synctest bubble (io.Pipe, virtual time): the three pings must be
+// answered within the 50 ms timeout, which a loaded machine need not do.
 func TestKeepAlive_serverPingsOverStdioAndClosesASilentClient(t *testing.T) {
+	synctest.Test(t, testKeepAlive_serverPingsOverStdioAndClosesASilentClient)
+}
+
+func testKeepAlive_serverPingsOverStdioAndClosesASilentClient(t *testing.T) {
 	var logs logBuffer
 	srv := mcp.NewServer(nil, &mcp.ServerOptions{
 		KeepAlive: mcp.KeepAlive{Interval: 10 * time.Millisecond, Timeout: 50 * time.Millisecond, MaxMissed: 2},
