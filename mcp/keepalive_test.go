@@ -108,7 +108,12 @@ func (c *pingCounter) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// In a synctest bubble (io.Pipe, virtual time).
 func TestKeepAlive_clientPingsOverStdio(t *testing.T) {
+	synctest.Test(t, testKeepAlive_clientPingsOverStdio)
+}
+
+func testKeepAlive_clientPingsOverStdio(t *testing.T) {
 	srv := echoServer(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -155,7 +160,13 @@ func silentServer(t *testing.T, mc conn.MessageConn) {
 	t.Cleanup(func() { c.Close() })
 }
 
+// In a synctest bubble (conn.Pipe, virtual time): the session ends after
+// exactly three missed pings, each 30 ms.
 func TestKeepAlive_clientClosesASilentServer(t *testing.T) {
+	synctest.Test(t, testKeepAlive_clientClosesASilentServer)
+}
+
+func testKeepAlive_clientClosesASilentServer(t *testing.T) {
 	a, b := conn.Pipe()
 	silentServer(t, b)
 	var logs logBuffer
@@ -171,8 +182,8 @@ func TestKeepAlive_clientClosesASilentServer(t *testing.T) {
 	if err := waitErr(t, cs.Wait); !errors.Is(err, mcp.ErrPingTimeout) {
 		t.Fatalf("Wait: %v, want ErrPingTimeout", err)
 	}
-	if d := time.Since(start); d < 3*30*time.Millisecond {
-		t.Fatalf("closed after %v: before three pings could be missed", d)
+	if d := time.Since(start); d < 3*30*time.Millisecond || d > 3*(10+30)*time.Millisecond {
+		t.Fatalf("closed after %v: want three pings missed, each within an interval and a timeout", d)
 	}
 	if l := logs.String(); !strings.Contains(l, "did not answer pings") || !strings.Contains(l, "missed=3") || !strings.Contains(l, "server=hung") {
 		t.Fatalf("log: %s", l)
