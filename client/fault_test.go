@@ -1,25 +1,32 @@
 package client_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/client"
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/testproc"
 )
 
 // killMidCall starts calls of sleep that would take 9 s on c, kills the
-// server once they are out, and checks that every one fails within 100 ms
-// of the kill with a transport error.
-func killMidCall(t *testing.T, c *client.Client, kill func()) {
+// server once they all run there (metrics is the URL of its metrics, ""
+// while unknown), and checks that every one fails within 100 ms of the
+// kill with a transport error.
+func killMidCall(t *testing.T, c *client.Client, metrics func() string, kill func()) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -39,8 +46,7 @@ func killMidCall(t *testing.T, c *client.Client, kill func()) {
 			out <- outcome{err, time.Now()}
 		}()
 	}
-	// Let the requests go out: the server reads them and starts sleeping.
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, "the sleeps to run on the server", func() bool { return inFlight(t, metrics()) == n })
 	killed := time.Now()
 	kill()
 	var slowest time.Duration
@@ -56,23 +62,50 @@ func killMidCall(t *testing.T, c *client.Client, kill func()) {
 	}
 }
 
+// inFlight returns the handlers in flight that the demo server's metrics
+// at url count, or -1 if url is "" or they cannot be read.
+func inFlight(t *testing.T, url string) int {
+	t.Helper()
+	if url == "" {
+		return -1
+	}
+	res, err := http.Get(url)
+	if err != nil {
+		return -1
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "mcpwire_in_flight "); ok {
+			if n, err := strconv.ParseFloat(v, 64); err == nil {
+				return int(n)
+			}
+		}
+	}
+	return -1
+}
+
 func TestClient_serverKilledMidCall_everyPendingCallFailsWithin100ms(t *testing.T) {
-	srv := startServer(t)
-	c, err := client.Dial(context.Background(), srv.addr, &client.Options{Sessions: 2})
+	srv := testproc.Start(t, demoserver.Path(t), []string{"-listen", "tcp://127.0.0.1:0", "-metrics", "127.0.0.1:0"}, "addr", "metrics")
+	c, err := client.Dial(context.Background(), srv.Value("addr"), &client.Options{Sessions: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	killMidCall(t, c, srv.Kill)
+	killMidCall(t, c, func() string { return srv.Value("metrics") }, srv.Kill)
 }
 
 func TestClient_stdioChildKilledMidCall_everyPendingCallFailsWithin100ms(t *testing.T) {
 	var mu sync.Mutex
 	var children []*exec.Cmd
+	var logs []*testproc.LockedBuffer
 	c, err := client.DialCommand(context.Background(), func() *exec.Cmd {
-		cmd := exec.Command(demoserver.Path(t))
+		cmd := exec.Command(demoserver.Path(t), "-metrics", "127.0.0.1:0")
+		log := new(testproc.LockedBuffer)
+		cmd.Stderr = log
 		mu.Lock()
 		children = append(children, cmd)
+		logs = append(logs, log)
 		mu.Unlock()
 		return cmd
 	}, nil)
@@ -80,7 +113,14 @@ func TestClient_stdioChildKilledMidCall_everyPendingCallFailsWithin100ms(t *test
 		t.Fatal(err)
 	}
 	defer c.Close()
-	killMidCall(t, c, func() {
+	metrics := func() string { // as the first child logged it
+		mu.Lock()
+		defer mu.Unlock()
+		_, url, _ := strings.Cut(logs[0].String(), " metrics=")
+		url, _, _ = strings.Cut(url, "\n")
+		return strings.TrimSpace(url)
+	}
+	killMidCall(t, c, metrics, func() {
 		mu.Lock()
 		defer mu.Unlock()
 		children[0].Process.Kill()
@@ -99,36 +139,27 @@ func TestClient_stdioChildKilledMidCall_everyPendingCallFailsWithin100ms(t *test
 	}
 }
 
+// In a synctest bubble (net.Pipe, virtual time): each call returns at its
+// deadline exactly, where real time could only bound it on a loaded
+// machine.
 func TestClient_serverThatNeverAnswers_eachCallReturnsAtItsDeadline(t *testing.T) {
-	// A tiny listener: it accepts and reads, and never writes.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	synctest.Test(t, testClientServerThatNeverAnswers)
+}
+
+func testClientServerThatNeverAnswers(t *testing.T) {
+	// A server that reads and never writes.
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var accepted []net.Conn
-	wg.Go(func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			accepted = append(accepted, nc)
-			mu.Unlock()
-			wg.Go(func() {
-				buf := make([]byte, 4096)
-				for {
-					if _, err := nc.Read(buf); err != nil {
-						return
-					}
-				}
-			})
-		}
-	})
+	dial := func(context.Context) (conn.Stream, error) {
+		nc, server := net.Pipe()
+		mu.Lock()
+		accepted = append(accepted, server)
+		mu.Unlock()
+		wg.Go(func() { io.Copy(io.Discard, server) })
+		return conn.NewByteStream(nc, nil, nil), nil
+	}
 	defer func() {
-		ln.Close()
 		mu.Lock()
 		for _, nc := range accepted {
 			nc.Close()
@@ -136,12 +167,9 @@ func TestClient_serverThatNeverAnswers_eachCallReturnsAtItsDeadline(t *testing.T
 		mu.Unlock()
 		wg.Wait()
 	}()
-	c, err := client.Dial(context.Background(), "tcp://"+ln.Addr().String(), &client.Options{
+	c := client.New(dial, &client.Options{
 		Sessions: 2, Timeout: 250 * time.Millisecond, Idempotent: []string{"get"},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer c.Close()
 	var calls sync.WaitGroup
 	for i, d := range []time.Duration{50, 100, 150, 200, 0} {
@@ -165,7 +193,7 @@ func TestClient_serverThatNeverAnswers_eachCallReturnsAtItsDeadline(t *testing.T
 			if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &ce) {
 				t.Errorf("call %d: %v, want its deadline (a *conn.CanceledCallError)", i, err)
 			}
-			if took < want || took > want+80*time.Millisecond {
+			if took != want {
 				t.Errorf("call %d with deadline %v returned after %v", i, want, took)
 			}
 		})

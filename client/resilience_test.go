@@ -40,6 +40,7 @@ type faulty struct {
 	mu   sync.Mutex
 	nc   []net.Conn
 	dead bool
+	read map[string]int // method → requests read
 }
 
 const hugeBytes = 64 << 20
@@ -50,13 +51,20 @@ func newFaulty(t *testing.T, addr string) *faulty {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &faulty{ln: ln}
+	f := &faulty{ln: ln, read: map[string]int{}}
 	f.wg.Go(f.accept)
 	t.Cleanup(f.kill)
 	return f
 }
 
 func (f *faulty) addr() string { return "tcp://" + f.ln.Addr().String() }
+
+// count returns how many requests for method were read.
+func (f *faulty) count(method string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.read[method]
+}
 
 func (f *faulty) accept() {
 	for {
@@ -106,6 +114,9 @@ func (f *faulty) serve(nc net.Conn) {
 		if json.Unmarshal(sc.Bytes(), &r) != nil || r.ID == nil {
 			continue
 		}
+		f.mu.Lock()
+		f.read[r.Method]++
+		f.mu.Unlock()
 		var p []json.RawMessage
 		json.Unmarshal(r.Params, &p)
 		val := `null`
@@ -325,7 +336,7 @@ func TestClient_resilience_killedServerFailsPendingCallsAndARedialReachesItsSucc
 			errs <- err
 		}()
 	}
-	time.Sleep(200 * time.Millisecond) // let the requests go out
+	waitFor(t, "the pending requests to reach the server", func() bool { return f.count("drop") == n })
 	killed := time.Now()
 	f.kill()
 	for range n {

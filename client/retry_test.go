@@ -144,10 +144,23 @@ func TestClient_idempotentCallRetriedPastARealServersOverload(t *testing.T) {
 	defer cancel()
 	busy := make(chan error, 1)
 	go func() { busy <- c.Call(ctx, "sleep", map[string]int{"ms": 300}, nil) }()
-	time.Sleep(100 * time.Millisecond) // the sleep holds the session's one slot
-	var e *codec.Error
-	if err := c.Call(ctx, "echo", []int{1}, nil); !errors.As(err, &e) || e.Code != codec.CodeOverloaded {
-		t.Fatalf("not idempotent: %v, want -32000 at once", err)
+	// Once the sleep holds the session's one slot, a call that is not
+	// idempotent is refused at once; until then it is answered.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		var e *codec.Error
+		err := c.Call(ctx, "echo", []int{1}, nil)
+		if st := c.Stats(); st.Retries != 0 {
+			t.Fatalf("stats %+v: a call that is not idempotent was retried", st)
+		}
+		if errors.As(err, &e) && e.Code == codec.CodeOverloaded {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not idempotent: %v, want -32000 at once", err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sleep never held the session's slot")
+		}
 	}
 	var got []int
 	if err := c.Call(ctx, "echo", []int{2}, &got, client.Idempotent()); err != nil || len(got) != 1 || got[0] != 2 {

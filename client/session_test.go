@@ -1,13 +1,16 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +22,12 @@ import (
 // dialer dials addr over TCP, newline-framed: what Dial does.
 func dialer(t *testing.T, addr string) client.DialFunc {
 	t.Helper()
+	return wrappingDialer(t, addr, func(nc net.Conn) net.Conn { return nc })
+}
+
+// wrappingDialer is dialer with each connection wrapped by wrap.
+func wrappingDialer(t *testing.T, addr string, wrap func(net.Conn) net.Conn) client.DialFunc {
+	t.Helper()
 	address, ok := strings.CutPrefix(addr, "tcp://")
 	if !ok {
 		t.Fatalf("not a tcp address: %s", addr)
@@ -29,7 +38,7 @@ func dialer(t *testing.T, addr string) client.DialFunc {
 		if err != nil {
 			return nil, err
 		}
-		return conn.NewByteStream(nc, nil, nil), nil
+		return conn.NewByteStream(wrap(nc), nil, nil), nil
 	}
 }
 
@@ -81,12 +90,23 @@ func TestClient_redialsAfterTheServerRestarts(t *testing.T) {
 	}
 }
 
+// countingConn counts the requests for sleep written on a connection, in
+// a count shared by the connections of one test.
+type countingConn struct {
+	net.Conn
+	sleeps *atomic.Int32
+}
+
+func (c countingConn) Write(p []byte) (int, error) {
+	c.sleeps.Add(int32(bytes.Count(p, []byte(`"method":"sleep"`))))
+	return c.Conn.Write(p)
+}
+
 func TestClient_poolOpensSessionsOnlyForParallelCalls(t *testing.T) {
 	srv := startServer(t)
-	c, err := client.Dial(context.Background(), srv.addr, &client.Options{Sessions: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var sleeps atomic.Int32
+	c := client.New(wrappingDialer(t, srv.addr, func(nc net.Conn) net.Conn { return countingConn{nc, &sleeps} }),
+		&client.Options{Sessions: 3})
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -100,13 +120,15 @@ func TestClient_poolOpensSessionsOnlyForParallelCalls(t *testing.T) {
 	}
 	// Three slow calls side by side: each finds the open ones busy.
 	var wg sync.WaitGroup
-	for range 3 {
+	for i := range 3 {
 		wg.Go(func() {
-			if err := c.Call(ctx, "sleep", map[string]int{"ms": 300}, nil); err != nil {
+			if err := c.Call(ctx, "sleep", map[string]int{"ms": 1000}, nil); err != nil {
 				t.Error(err)
 			}
 		})
-		time.Sleep(30 * time.Millisecond) // let it take its session
+		// Let it take its session: once its request is written, it is
+		// pending there (the server answers it a second later).
+		waitFor(t, fmt.Sprintf("sleep request %d written", i+1), func() bool { return sleeps.Load() == int32(i+1) })
 	}
 	waitFor(t, "three sessions", func() bool { return c.Stats().Open == 3 })
 	// A fourth goes to a session, not to a fourth dial.

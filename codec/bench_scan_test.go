@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -78,6 +79,20 @@ func BenchmarkValid(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// BenchmarkScanDeep measures the refusal of nesting past the limit: a
+// 100,000-deep array costs the bytes up to the limit, not the whole input.
+func BenchmarkScanDeep(b *testing.B) {
+	frame := []byte(strings.Repeat("[", 100_000))
+	s := NewScanner(nil)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(frame)))
+	for b.Loop() {
+		if _, _, err := s.Scan(frame); !errors.Is(err, ErrTooDeep) {
+			b.Fatalf("Scan: %v, want ErrTooDeep", err)
 		}
 	}
 }

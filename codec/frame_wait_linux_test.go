@@ -6,8 +6,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/mcpwire/mcpwire/internal/loopback"
 )
@@ -68,13 +70,44 @@ func TestFramer_overTCP(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The waiter's peek reports each time it finds the socket empty, so
+	// that a frame is written only once the framer waits for it.
+	waiting := make(chan struct{}, 1)
+	pw := fr.(*newlineFramer).waiter.(*peekWaiter)
+	peek := pw.ready
+	pw.ready = func(fd uintptr) bool {
+		ready := peek(fd)
+		if !ready {
+			select {
+			case waiting <- struct{}{}:
+			default:
+			}
+		}
+		return ready
+	}
 	write("{\"a\":1}\n")
 	next(`{"a":1}`)
-	go func() { time.Sleep(20 * time.Millisecond); io.WriteString(client, "{\"b\":2}\n") }()
-	next(`{"b":2}`) // waited for
+	wrote := make(chan error, 1)
+	go func() {
+		select {
+		case <-waiting:
+			_, err := io.WriteString(client, "{\"b\":2}\n")
+			wrote <- err
+		case <-time.After(5 * time.Second): // before next's read deadline
+			wrote <- errors.New("the framer never waited on the empty socket")
+		}
+	}()
+	server.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got, err := fr.Next()
+	if werr := <-wrote; werr != nil {
+		t.Fatal(werr)
+	}
+	if err != nil || string(got) != `{"b":2}` { // waited for
+		t.Fatalf("Next: %q, %v; want %q", got, err, `{"b":2}`)
+	}
 	write("{\"c\":3}\n")
 	write("{\"d\":4}\n")
-	time.Sleep(20 * time.Millisecond) // both are in the socket before the framer looks
+	waitQueued(t, server.(syscall.Conn), 2*len("{\"c\":3}\n")) // both are in the socket before the framer looks
 	next(`{"c":3}`)
 	next(`{"d":4}`)
 
@@ -107,4 +140,26 @@ func TestWaitRead_allocs(t *testing.T) {
 	}); allocs != 0 {
 		t.Errorf("%v allocations per wait", allocs)
 	}
+}
+
+// waitQueued waits until at least n bytes are queued for reading on c.
+func waitQueued(t *testing.T, c syscall.Conn, n int) {
+	t.Helper()
+	rc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var queued int32
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		var errno syscall.Errno
+		if err := rc.Control(func(fd uintptr) {
+			_, _, errno = syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&queued)))
+		}); err != nil || errno != 0 {
+			t.Fatalf("TIOCINQ: %v, %v", err, errno)
+		}
+		if int(queued) >= n {
+			return
+		}
+	}
+	t.Fatalf("%d bytes queued after 10s, want %d", queued, n)
 }

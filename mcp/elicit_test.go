@@ -60,6 +60,7 @@ func TestElicitURL_acceptedAndCompleted(t *testing.T) {
 			srv := elicitServer(t)
 			asked := make(chan *mcp.ElicitParams, 1)
 			completed := make(chan string, 4)
+			marks := make(chan struct{}, 1)
 			c := mcp.NewClient(nil, &mcp.ClientOptions{
 				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 					return &mcp.ElicitResult{Action: mcp.ElicitDecline}, nil
@@ -71,6 +72,7 @@ func TestElicitURL_acceptedAndCompleted(t *testing.T) {
 				ElicitationCompleteHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ElicitationCompleteParams) {
 					completed <- p.ElicitationID
 				},
+				LoggingMessageHandler: markHandler(marks),
 			})
 			cs := tr.connect(t, srv, c)
 			ctx := ctx10(t)
@@ -96,18 +98,15 @@ func TestElicitURL_acceptedAndCompleted(t *testing.T) {
 			if res, err := cs.CallTool(ctx, "form", nil); err != nil || firstTextOf(res) != "action=decline" {
 				t.Fatalf("%+v, %v", res, err)
 			}
-			select {
-			case id := <-completed:
-				t.Fatalf("completed %q again", id)
-			case <-time.After(50 * time.Millisecond):
-			}
+			noMoreCompletions(t, srv.Sessions()[0], marks, completed)
 		})
 	}
 }
 
-// urlOnlyClient serves URL mode elicitation only (and cancels it), and
-// sends the elicitations it hears have completed to completed.
-func urlOnlyClient(completed chan<- string) *mcp.Client {
+// urlOnlyClient serves URL mode elicitation only (and cancels it), sends
+// the elicitations it hears have completed to completed, and the log
+// messages it receives to marks (markHandler).
+func urlOnlyClient(completed chan<- string, marks chan<- struct{}) *mcp.Client {
 	return mcp.NewClient(nil, &mcp.ClientOptions{
 		URLElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
@@ -115,7 +114,34 @@ func urlOnlyClient(completed chan<- string) *mcp.Client {
 		ElicitationCompleteHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ElicitationCompleteParams) {
 			completed <- p.ElicitationID
 		},
+		LoggingMessageHandler: markHandler(marks),
 	})
+}
+
+// markHandler is a LoggingMessageHandler that sends each message it
+// receives to marks.
+func markHandler(marks chan<- struct{}) func(context.Context, *mcp.ClientSession, *mcp.LoggingMessageParams) {
+	return func(context.Context, *mcp.ClientSession, *mcp.LoggingMessageParams) { marks <- struct{}{} }
+}
+
+// noMoreCompletions checks that no completion is on its way to the
+// client. ss sends a log message after the completions it sent, on the
+// same stream, and the client runs notifications in order on its reader:
+// once the message (the mark) is received, every completion sent before
+// it has been received too, and passed on or dropped.
+func noMoreCompletions(t *testing.T, ss *mcp.ServerSession, marks <-chan struct{}, completed <-chan string) {
+	t.Helper()
+	must(t, ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: mcp.LevelEmergency, Data: "mark"}))
+	select {
+	case <-marks:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the mark sent after the completions never came")
+	}
+	select {
+	case id := <-completed:
+		t.Fatalf("completed %q again", id)
+	default:
+	}
 }
 
 func TestElicitURL_requiredErrorThenCompleted(t *testing.T) {
@@ -123,7 +149,8 @@ func TestElicitURL_requiredErrorThenCompleted(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			srv := elicitServer(t)
 			completed := make(chan string, 4)
-			c := urlOnlyClient(completed)
+			marks := make(chan struct{}, 1)
+			c := urlOnlyClient(completed, marks)
 			cs := tr.connect(t, srv, c)
 			ctx := ctx10(t)
 			ec := srv.Sessions()[0].ClientCapabilities().Elicitation
@@ -171,11 +198,7 @@ func TestElicitURL_requiredErrorThenCompleted(t *testing.T) {
 			if err != nil || !res.IsError || !strings.Contains(firstTextOf(res), "elicitation.form") {
 				t.Fatalf("%+v, %v", res, err)
 			}
-			select {
-			case id := <-completed:
-				t.Fatalf("completed %q again", id)
-			case <-time.After(50 * time.Millisecond):
-			}
+			noMoreCompletions(t, srv.Sessions()[0], marks, completed)
 		})
 	}
 }

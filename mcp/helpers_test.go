@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -157,13 +158,16 @@ func (cl *client) next() note {
 	}
 }
 
-// none checks that no notification comes for a while.
-func (cl *client) none(d time.Duration) {
+// none checks that no notification is on its way. It must run in a
+// synctest bubble: it waits until every goroutine of the bubble is
+// blocked, so whatever the server was going to send has been received.
+func (cl *client) none() {
 	cl.t.Helper()
+	synctest.Wait()
 	select {
 	case n := <-cl.notes:
 		cl.t.Fatalf("unexpected notification %s %s", n.method, n.params)
-	case <-time.After(d):
+	default:
 	}
 }
 

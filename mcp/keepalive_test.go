@@ -9,10 +9,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/conn"
@@ -47,7 +47,13 @@ type wireMsg struct {
 	Method string          `json:"method"`
 }
 
+// In a synctest bubble (io.Pipe, virtual time): the three pings must be
+// answered within the 50 ms timeout, which a loaded machine need not do.
 func TestKeepAlive_serverPingsOverStdioAndClosesASilentClient(t *testing.T) {
+	synctest.Test(t, testKeepAlive_serverPingsOverStdioAndClosesASilentClient)
+}
+
+func testKeepAlive_serverPingsOverStdioAndClosesASilentClient(t *testing.T) {
 	var logs logBuffer
 	srv := mcp.NewServer(nil, &mcp.ServerOptions{
 		KeepAlive: mcp.KeepAlive{Interval: 10 * time.Millisecond, Timeout: 50 * time.Millisecond, MaxMissed: 2},
@@ -102,7 +108,12 @@ func (c *pingCounter) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// In a synctest bubble (io.Pipe, virtual time).
 func TestKeepAlive_clientPingsOverStdio(t *testing.T) {
+	synctest.Test(t, testKeepAlive_clientPingsOverStdio)
+}
+
+func testKeepAlive_clientPingsOverStdio(t *testing.T) {
 	srv := echoServer(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -149,7 +160,13 @@ func silentServer(t *testing.T, mc conn.MessageConn) {
 	t.Cleanup(func() { c.Close() })
 }
 
+// In a synctest bubble (conn.Pipe, virtual time): the session ends after
+// exactly three missed pings, each 30 ms.
 func TestKeepAlive_clientClosesASilentServer(t *testing.T) {
+	synctest.Test(t, testKeepAlive_clientClosesASilentServer)
+}
+
+func testKeepAlive_clientClosesASilentServer(t *testing.T) {
 	a, b := conn.Pipe()
 	silentServer(t, b)
 	var logs logBuffer
@@ -165,8 +182,8 @@ func TestKeepAlive_clientClosesASilentServer(t *testing.T) {
 	if err := waitErr(t, cs.Wait); !errors.Is(err, mcp.ErrPingTimeout) {
 		t.Fatalf("Wait: %v, want ErrPingTimeout", err)
 	}
-	if d := time.Since(start); d < 3*30*time.Millisecond {
-		t.Fatalf("closed after %v: before three pings could be missed", d)
+	if d := time.Since(start); d < 3*30*time.Millisecond || d > 3*(10+30)*time.Millisecond {
+		t.Fatalf("closed after %v: want three pings missed, each within an interval and a timeout", d)
 	}
 	if l := logs.String(); !strings.Contains(l, "did not answer pings") || !strings.Contains(l, "missed=3") || !strings.Contains(l, "server=hung") {
 		t.Fatalf("log: %s", l)
@@ -174,16 +191,16 @@ func TestKeepAlive_clientClosesASilentServer(t *testing.T) {
 }
 
 // keepAliveHTTP serves a server with a keep-alive over Streamable HTTP
-// and returns its URL and log.
-func keepAliveHTTP(t *testing.T, srv func(*mcp.ServerOptions) *mcp.Server, opts *mcp.HTTPOptions) (string, *logBuffer) {
+// in memory (rawHTTPInMemory: run it in a synctest bubble) and returns a
+// raw peer of it and the server's log.
+func keepAliveHTTP(t *testing.T, srv func(*mcp.ServerOptions) *mcp.Server, opts *mcp.HTTPOptions) (*rawHTTP, *logBuffer) {
 	t.Helper()
 	logs := new(logBuffer)
 	s := srv(&mcp.ServerOptions{
 		KeepAlive: mcp.KeepAlive{Interval: 20 * time.Millisecond, Timeout: 100 * time.Millisecond, MaxMissed: 2},
 		Conn:      &conn.Options{Logger: logs.logger()},
 	})
-	ts, _ := serveHTTP(t, s, opts)
-	return ts.URL, logs
+	return rawHTTPInMemory(t, s, opts), logs
 }
 
 // answerPing POSTs the answer to a ping event.
@@ -210,9 +227,14 @@ func nextData(t *testing.T, r *mcp.SSEReader) event {
 	}
 }
 
+// In a synctest bubble (HTTP in memory, virtual time): the test's answers
+// to pings are never late, however loaded the machine.
 func TestKeepAlive_serverPingsOnTheGETStreamAndClosesASilentClient(t *testing.T) {
-	url, logs := keepAliveHTTP(t, func(o *mcp.ServerOptions) *mcp.Server { return mcp.NewServer(nil, o) }, nil)
-	p := newRawHTTP(t, url)
+	synctest.Test(t, testKeepAlive_serverPingsOnTheGETStreamAndClosesASilentClient)
+}
+
+func testKeepAlive_serverPingsOnTheGETStreamAndClosesASilentClient(t *testing.T) {
+	p, logs := keepAliveHTTP(t, func(o *mcp.ServerOptions) *mcp.Server { return mcp.NewServer(nil, o) }, nil)
 	p.initialize("2025-11-25")
 	get := p.do(http.MethodGet, "")
 	if get.StatusCode != http.StatusOK {
@@ -234,9 +256,16 @@ func TestKeepAlive_serverPingsOnTheGETStreamAndClosesASilentClient(t *testing.T)
 	}
 }
 
+// In a synctest bubble (HTTP in memory, virtual time): the 200 ms with no
+// stream open are exactly ten intervals and two timeouts, and the test's
+// answers to pings are never late.
 func TestKeepAlive_serverPingsOnAPOSTStreamAndNotWithoutOne(t *testing.T) {
+	synctest.Test(t, testKeepAlive_serverPingsOnAPOSTStreamAndNotWithoutOne)
+}
+
+func testKeepAlive_serverPingsOnAPOSTStreamAndNotWithoutOne(t *testing.T) {
 	release := make(chan struct{})
-	url, _ := keepAliveHTTP(t, func(o *mcp.ServerOptions) *mcp.Server {
+	p, _ := keepAliveHTTP(t, func(o *mcp.ServerOptions) *mcp.Server {
 		srv := mcp.NewServer(nil, o)
 		must(t, srv.AddTool(&mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			select {
@@ -247,7 +276,6 @@ func TestKeepAlive_serverPingsOnAPOSTStreamAndNotWithoutOne(t *testing.T) {
 		}))
 		return srv
 	}, nil)
-	p := newRawHTTP(t, url)
 	p.initialize("2025-11-25")
 
 	// No stream open: nothing reaches the client, nothing is missed.
@@ -279,30 +307,40 @@ func TestKeepAlive_pingsDoNotKeepAnIdleHTTPSessionAlive(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, true},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, false},
 	} {
+		// In a synctest bubble (HTTP in memory, virtual time): the calls come
+		// every 20 ms exactly, never 150 ms apart on a loaded machine.
 		t.Run(tc.body, func(t *testing.T) {
-			ts, _ := serveHTTP(t, echoServer(t), &mcp.HTTPOptions{SessionTimeout: 150 * time.Millisecond})
-			p := newRawHTTP(t, ts.URL)
-			p.initialize("2025-11-25")
-			expired := false
-			for end := time.Now().Add(600 * time.Millisecond); time.Now().Before(end) && !expired; {
-				resp := p.post(tc.body)
-				resp.Body.Close()
-				expired = resp.StatusCode == http.StatusNotFound
-				time.Sleep(20 * time.Millisecond)
-			}
-			if expired != tc.expires {
-				t.Fatalf("expired: %v, want %v", expired, tc.expires)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				p := rawHTTPInMemory(t, echoServer(t), &mcp.HTTPOptions{SessionTimeout: 150 * time.Millisecond})
+				p.initialize("2025-11-25")
+				expired := false
+				for end := time.Now().Add(600 * time.Millisecond); time.Now().Before(end) && !expired; {
+					resp := p.post(tc.body)
+					resp.Body.Close()
+					expired = resp.StatusCode == http.StatusNotFound
+					time.Sleep(20 * time.Millisecond)
+				}
+				if expired != tc.expires {
+					t.Fatalf("expired: %v, want %v", expired, tc.expires)
+				}
+			})
 		})
 	}
 }
 
+// In a synctest bubble (HTTP in memory, virtual time): the pings before the
+// server hangs are answered within the 50 ms timeout, however loaded the
+// machine.
 func TestKeepAlive_clientOverHTTPClosesAServerThatHangs(t *testing.T) {
+	synctest.Test(t, testKeepAlive_clientOverHTTPClosesAServerThatHangs)
+}
+
+func testKeepAlive_clientOverHTTPClosesAServerThatHangs(t *testing.T) {
 	srv := echoServer(t)
 	h := mcp.NewStreamableHTTPHandler(srv, fastRetry)
 	var hung atomic.Bool
 	var pings atomic.Int32
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url, client := serveInMemory(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			body, _ := io.ReadAll(r.Body)
 			if bytes.Contains(body, []byte(`"method":"ping"`)) {
@@ -316,15 +354,14 @@ func TestKeepAlive_clientOverHTTPClosesAServerThatHangs(t *testing.T) {
 		}
 		h.ServeHTTP(w, r)
 	}))
-	defer ts.Close()
-	defer h.Close()
+	t.Cleanup(func() { h.Close() }) // before the server closes
 
 	var logs logBuffer
 	c := mcp.NewClient(nil, &mcp.ClientOptions{
 		KeepAlive: mcp.KeepAlive{Interval: 20 * time.Millisecond, Timeout: 50 * time.Millisecond, MaxMissed: 2},
 		Conn:      &conn.Options{Logger: logs.logger()},
 	})
-	cs, err := c.ConnectHTTP(context.Background(), ts.URL, nil)
+	cs, err := c.ConnectHTTP(context.Background(), url, &mcp.HTTPClientOptions{HTTPClient: client})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/mcp"
@@ -97,7 +98,13 @@ func TestResources_unknownIsResourceNotFoundWithTheURI(t *testing.T) {
 	}
 }
 
+// In a synctest bubble: none() waits until every goroutine is blocked,
+// so a notification the server would send has been received by then.
 func TestResources_subscribeAndUpdated(t *testing.T) {
+	synctest.Test(t, testResources_subscribeAndUpdated)
+}
+
+func testResources_subscribeAndUpdated(t *testing.T) {
 	srv := resourceServer(t)
 	a, b := newClient(t, srv), newClient(t, srv)
 	a.initialize(mcp.LatestVersion)
@@ -111,11 +118,11 @@ func TestResources_subscribeAndUpdated(t *testing.T) {
 	if n.method != "notifications/resources/updated" || string(n.params) != `{"uri":"test://static-text"}` {
 		t.Fatalf("got %s %s", n.method, n.params)
 	}
-	b.none(50e6)
+	b.none()
 	must(t, srv.ResourceUpdated(context.Background(), "test://other"))
 	a.mustCall("resources/unsubscribe", map[string]any{"uri": "test://static-text"}, nil)
 	must(t, srv.ResourceUpdated(context.Background(), "test://static-text"))
-	a.none(50e6)
+	a.none()
 }
 
 func TestResources_subscribeHandlerMayRefuse(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -62,7 +63,13 @@ func wantCode(t *testing.T, what string, err error, c codec.Code) {
 	}
 }
 
+// In a synctest bubble: synctest.Wait proves tasks/result is still
+// waiting, where a 50 ms wait proved nothing on a loaded machine.
 func TestTaskCreatePollResult(t *testing.T) {
+	synctest.Test(t, testTaskCreatePollResult)
+}
+
+func testTaskCreatePollResult(t *testing.T) {
 	srv, release := taskServer(t, &mcp.TaskOptions{PollInterval: 20 * time.Millisecond}, 0)
 	cs := connect(t, srv, mcp.NewClient(nil, nil))
 	ctx := ctx10(t)
@@ -95,10 +102,11 @@ func TestTaskCreatePollResult(t *testing.T) {
 		}
 		got <- r
 	}()
+	synctest.Wait() // every goroutine is blocked: the task waits, and so does tasks/result
 	select {
 	case r := <-got:
 		t.Fatalf("tasks/result answered %+v before the task ended", r)
-	case <-time.After(50 * time.Millisecond):
+	default:
 	}
 	close(release)
 	r := <-got
@@ -162,7 +170,13 @@ func TestTaskFailures(t *testing.T) {
 	wantCode(t, "cancel unknown", err, codec.CodeInvalidParams)
 }
 
+// In a synctest bubble: synctest.Wait lets the cancelled tool return
+// before the status is checked, without guessing how long that takes.
 func TestTaskCancel(t *testing.T) {
+	synctest.Test(t, testTaskCancel)
+}
+
+func testTaskCancel(t *testing.T) {
 	srv, _ := taskServer(t, &mcp.TaskOptions{}, 0)
 	cs := connect(t, srv, mcp.NewClient(nil, nil))
 	ctx := ctx10(t)
@@ -180,7 +194,7 @@ func TestTaskCancel(t *testing.T) {
 	_, err = cs.CancelTask(ctx, id)
 	wantCode(t, "cancel twice", err, codec.CodeInvalidParams)
 	// The tool saw its context end and returned; the task stays cancelled.
-	time.Sleep(20 * time.Millisecond)
+	synctest.Wait()
 	if g, err := cs.GetTask(ctx, id); err != nil || g.Status != mcp.TaskCancelled {
 		t.Fatalf("after cancel %+v, %v", g, err)
 	}

@@ -6,13 +6,19 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/mcp"
 )
 
+// In a synctest bubble: none() waits until every goroutine is blocked,
+// so a notification the server would send has been received by then.
 func TestLogging_levelsAreFilteredPerSession(t *testing.T) {
+	synctest.Test(t, testLogging_levelsAreFilteredPerSession)
+}
+
+func testLogging_levelsAreFilteredPerSession(t *testing.T) {
 	srv := mcp.NewServer(nil, nil)
 	must(t, srv.AddTool(&mcp.Tool{Name: "log"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		for _, l := range []mcp.LoggingLevel{mcp.LevelDebug, mcp.LevelInfo, mcp.LevelWarning, mcp.LevelError} {
@@ -35,7 +41,7 @@ func TestLogging_levelsAreFilteredPerSession(t *testing.T) {
 			t.Fatalf("got %s %s", n.method, n.params)
 		}
 	}
-	quiet.none(20 * time.Millisecond)
+	quiet.none()
 	loud.mustCall("tools/call", map[string]any{"name": "log"}, nil)
 	for range 4 {
 		loud.next()
@@ -46,7 +52,13 @@ func TestLogging_levelsAreFilteredPerSession(t *testing.T) {
 	}
 }
 
+// In a synctest bubble: none() waits until every goroutine is blocked,
+// so a notification the server would send has been received by then.
 func TestLogging_defaultLevelIsInfo(t *testing.T) {
+	synctest.Test(t, testLogging_defaultLevelIsInfo)
+}
+
+func testLogging_defaultLevelIsInfo(t *testing.T) {
 	srv := mcp.NewServer(nil, nil)
 	must(t, srv.AddTool(&mcp.Tool{Name: "log"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		req.Log(ctx, mcp.LevelDebug, "", "hidden")
@@ -59,10 +71,16 @@ func TestLogging_defaultLevelIsInfo(t *testing.T) {
 	if n := cl.next(); string(n.params) != `{"level":"info","data":"shown"}` {
 		t.Fatalf("got %s", n.params)
 	}
-	cl.none(20 * time.Millisecond)
+	cl.none()
 }
 
+// In a synctest bubble: none() waits until every goroutine is blocked,
+// so a notification the server would send has been received by then.
 func TestProgress_notificationsCarryTheRequestsToken(t *testing.T) {
+	synctest.Test(t, testProgress_notificationsCarryTheRequestsToken)
+}
+
+func testProgress_notificationsCarryTheRequestsToken(t *testing.T) {
 	srv := mcp.NewServer(nil, nil)
 	must(t, srv.AddTool(&mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		for _, p := range []float64{0, 50, 100} {
@@ -85,7 +103,7 @@ func TestProgress_notificationsCarryTheRequestsToken(t *testing.T) {
 	}
 	// No token: no progress.
 	cl.mustCall("tools/call", map[string]any{"name": "slow"}, nil)
-	cl.none(20 * time.Millisecond)
+	cl.none()
 }
 
 func TestCancellation_cancelsTheHandlerAndSendsNoResponse(t *testing.T) {
@@ -152,7 +170,13 @@ func TestPagination_cursorsWalkEveryItemOnce(t *testing.T) {
 	}
 }
 
+// In a synctest bubble: none() waits until every goroutine is blocked,
+// so a notification the server would send has been received by then.
 func TestListChanged_everyInitializedSessionIsTold(t *testing.T) {
+	synctest.Test(t, testListChanged_everyInitializedSessionIsTold)
+}
+
+func testListChanged_everyInitializedSessionIsTold(t *testing.T) {
 	srv := mcp.NewServer(nil, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{
 		Tools:     &mcp.ToolsCapability{ListChanged: true},
 		Resources: &mcp.ResourcesCapability{ListChanged: true},
@@ -180,15 +204,21 @@ func TestListChanged_everyInitializedSessionIsTold(t *testing.T) {
 	if n := a.next(); n.method != "notifications/prompts/list_changed" {
 		t.Fatalf("got %s", n.method)
 	}
-	pending.none(20 * time.Millisecond) // not initialised: not told
+	pending.none() // not initialised: not told
 }
 
+// In a synctest bubble: none() waits until every goroutine is blocked,
+// so a notification the server would send has been received by then.
 func TestListChanged_notPromisedNotSent(t *testing.T) {
+	synctest.Test(t, testListChanged_notPromisedNotSent)
+}
+
+func testListChanged_notPromisedNotSent(t *testing.T) {
 	srv := mcp.NewServer(nil, nil)
 	cl := newClient(t, srv)
 	cl.initialize(mcp.LatestVersion) // no tools yet: no tools capability
 	must(t, srv.AddTool(&mcp.Tool{Name: "late"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil }))
-	cl.none(20 * time.Millisecond)
+	cl.none()
 }
 
 func TestClientRequests_samplingElicitationRoots(t *testing.T) {

@@ -649,22 +649,46 @@ func TestMCP_resources(t *testing.T) {
 				t.Fatalf("an unknown resource: %v", err)
 			}
 
-			before := read(watchedURI).Text
+			version := func() int {
+				t.Helper()
+				text := read(watchedURI).Text
+				var v int
+				if _, err := fmt.Sscanf(text, "Watched resource content, version %d.", &v); err != nil {
+					t.Fatalf("watched: %q: %v", text, err)
+				}
+				return v
+			}
+			before := version()
 			if err := cs.Subscribe(ctx, watchedURI); err != nil {
 				t.Fatal(err)
 			}
 			rec.waitFor(t, "updated: "+watchedURI, 10*time.Second)
-			if after := read(watchedURI).Text; after == before {
-				t.Fatalf("updated, but still %q", after)
+			if after := version(); after == before {
+				t.Fatalf("updated, but still version %d", after)
 			}
 			if err := cs.Unsubscribe(ctx, watchedURI); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(200 * time.Millisecond) // an update already on its way may still come
-			n := len(rec.snapshot())
-			time.Sleep(300 * time.Millisecond)
-			if got := rec.snapshot(); len(got) != n {
-				t.Fatalf("updates after unsubscribe: %q", got[n:])
+			// The server changes the resource only while a session is
+			// subscribed: after the unsubscribe, once more at most (a change
+			// that checked for subscribers before it), however late the
+			// updates already sent arrive. Ten intervals give it the time
+			// to go on if it were to.
+			unsubscribed := version()
+			time.Sleep(10 * 50 * time.Millisecond)
+			last := version()
+			if last > unsubscribed+1 {
+				t.Fatalf("the resource changed from version %d to %d after the unsubscribe", unsubscribed, last)
+			}
+			// Every update told of a change.
+			updates := 0
+			for _, ev := range rec.snapshot() {
+				if ev == "updated: "+watchedURI {
+					updates++
+				}
+			}
+			if updates > last-before {
+				t.Fatalf("%d updates for %d changes", updates, last-before)
 			}
 		})
 	}

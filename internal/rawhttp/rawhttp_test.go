@@ -16,14 +16,14 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.IgnoreCurrent()) }
 
 // serve answers one connection with answer once it has read want, then
-// holds the connection for hold and closes it.
-func serve(t *testing.T, want, answer string, hold time.Duration) string {
+// closes it: at once, or, if hold, when the test ends.
+func serve(t *testing.T, want, answer string, hold bool) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
+	done, release := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		nc, err := ln.Accept()
@@ -37,9 +37,12 @@ func serve(t *testing.T, want, answer string, hold time.Duration) string {
 			return
 		}
 		io.WriteString(nc, answer)
-		time.Sleep(hold)
+		if hold {
+			<-release
+		}
 	}()
 	t.Cleanup(func() {
+		close(release)
 		ln.Close()
 		<-done
 	})
@@ -54,12 +57,12 @@ const (
 func TestConn_readsTheAnswerAndTheConnectionsEnd(t *testing.T) {
 	for _, tc := range []struct {
 		name, answer string
-		hold         time.Duration
+		hold         bool
 		want         error
 	}{
-		{"closed", ans, 0, nil},
-		{"open", ans, time.Second, rawhttp.ErrOpen},
-		{"more", ans + "HTTP/1.1 200 OK\r\n", 0, rawhttp.ErrMore},
+		{"closed", ans, false, nil},
+		{"open", ans, true, rawhttp.ErrOpen},
+		{"more", ans + "HTTP/1.1 200 OK\r\n", false, rawhttp.ErrMore},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := rawhttp.Send(t, serve(t, req, tc.answer, tc.hold), req, 10*time.Second)
@@ -68,7 +71,13 @@ func TestConn_readsTheAnswerAndTheConnectionsEnd(t *testing.T) {
 			if err != nil || res.Status != 400 || res.Header.Get("Content-Type") != "application/json" || res.Body != "hello" {
 				t.Fatalf("%+v %v", res, err)
 			}
-			if err := c.WaitClose(100 * time.Millisecond); !errors.Is(err, tc.want) {
+			// The wait ends early on a close or more bytes; it runs out
+			// only on the connection held open.
+			wait := 10 * time.Second
+			if tc.hold {
+				wait = 100 * time.Millisecond
+			}
+			if err := c.WaitClose(wait); !errors.Is(err, tc.want) {
 				t.Fatalf("WaitClose: %v, want %v", err, tc.want)
 			}
 		})
@@ -77,7 +86,7 @@ func TestConn_readsTheAnswerAndTheConnectionsEnd(t *testing.T) {
 
 func TestConn_skipsAStreamAndDrainsToTheEnd(t *testing.T) {
 	stream := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: 1\n\n"
-	c := rawhttp.Send(t, serve(t, req, stream, 0), req, 10*time.Second)
+	c := rawhttp.Send(t, serve(t, req, stream, false), req, 10*time.Second)
 	defer c.Close()
 	c.SkipStreams = true
 	res, err := c.ReadResponse()
@@ -89,7 +98,7 @@ func TestConn_skipsAStreamAndDrainsToTheEnd(t *testing.T) {
 	}
 
 	// Without SkipStreams, a stream is read until the deadline.
-	c = rawhttp.Send(t, serve(t, req, stream, time.Second), req, 200*time.Millisecond)
+	c = rawhttp.Send(t, serve(t, req, stream, true), req, 200*time.Millisecond)
 	defer c.Close()
 	if res, err := c.ReadResponse(); err == nil || res == nil || res.Body != "data: 1\n\n" {
 		t.Fatalf("%+v %v, want the stream's start and the deadline's error", res, err)

@@ -1,0 +1,53 @@
+package pipenet_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/mcpwire/mcpwire/internal/pipenet"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestListener_dialMeetsAcceptAndCloseEndsBoth(t *testing.T) {
+	l := pipenet.Listen()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			t.Error(err)
+		}
+		accepted <- c
+	}()
+	client, err := l.Dial(context.Background(), "tcp", "ignored:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := <-accepted
+	go func() { io.WriteString(client, "hello"); client.Close() }()
+	if got, err := io.ReadAll(server); err != nil || string(got) != "hello" {
+		t.Fatalf("the server read %q, %v", got, err)
+	}
+	server.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := l.Dial(ctx, "", ""); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Dial with no Accept and an ended context: %v", err)
+	}
+	l.Close()
+	if _, err := l.Accept(); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Accept after Close: %v", err)
+	}
+	if _, err := l.Dial(context.Background(), "", ""); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Dial after Close: %v", err)
+	}
+	if a := l.Addr(); a.Network() != "pipe" || a.String() != "pipe" {
+		t.Fatalf("Addr %v %v", a.Network(), a)
+	}
+}
