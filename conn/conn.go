@@ -57,7 +57,6 @@ type Conn struct {
 	held         codec.Buffer   // the reader's output, held until it would block
 	heldBox      *codec.Buffer  // for giveSpare and takeSpare, reader only
 	ctxs         []reqCtx       // the reader's next request contexts
-	lead         lead           // the reader running pooled requests itself (lead.go)
 
 	lifecycle // lifecycle.go; last: see its tasks
 }
@@ -125,9 +124,6 @@ func (c *Conn) start(s Stream) {
 		return
 	}
 	c.scan = codec.NewScanner(c.opts.Limits)
-	if !c.opts.AlwaysHandOff {
-		c.lead.keep = keeperOf(s)
-	}
 	go c.readLoop()
 	if e, ok := s.(*inProcessEnd); ok {
 		c.direct = e

@@ -18,13 +18,11 @@ var (
 
 // serveMessage serves one message of frame. Problems caused by the peer
 // are logged at debug level only: the peer is told, and a hostile one must
-// not flood the log. It reports whether the reader, running the message's
-// handler itself, was deposed meanwhile (lead.go): it is no longer the
-// reader then.
-func (c *Conn) serveMessage(frame []byte, m *codec.Message, to replyTo, reader bool, ref **frameRef) (deposed bool) {
+// not flood the log.
+func (c *Conn) serveMessage(frame []byte, m *codec.Message, to replyTo, reader bool, ref **frameRef) {
 	switch m.Kind {
 	case codec.KindRequest, codec.KindNotification:
-		return c.dispatch(frame, m, to, reader, ref)
+		c.dispatch(frame, m, to, reader, ref)
 	case codec.KindInvalid:
 		if lostResponse(m) && c.calls.failMalformed(m) { // rare
 			c.opts.Logger.Debug("jsonrpc: malformed response fails its call", "id", string(m.ID), "err", m.Err)
@@ -41,13 +39,11 @@ func (c *Conn) serveMessage(frame []byte, m *codec.Message, to replyTo, reader b
 		}
 		c.answer(to, nil, reader)
 	}
-	return false
 }
 
 // dispatch serves one request or notification: from an interceptor, inline
-// on the dispatching goroutine, on the reader as if on the pool (lead.go),
-// or on the pool. It reports whether the reader was deposed.
-func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, reader bool, ref **frameRef) (deposed bool) {
+// on the dispatching goroutine, or on the pool.
+func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, reader bool, ref **frameRef) {
 	name := m.Method
 	if m.MethodEscaped {
 		name = m.AppendMethod(nil) // rare: escaped method names
@@ -66,12 +62,9 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, reader bool,
 	case isCall && e.Intercept != nil && c.intercept(e, m, to, reader):
 	case e.Inline:
 		c.serveInline(e.Handler, c.request(e, m, reader), m, to, reader)
-	case to.held(reader) && c.lead.leads(e):
-		return c.serveLed(m, e)
 	default:
 		c.handOff(frame, m, e, to, reader, ref)
 	}
-	return false
 }
 
 // held reports whether the answer to a message goes straight into the
@@ -167,7 +160,7 @@ func (c *Conn) serveInline(h router.Handler, req *router.Request, m *codec.Messa
 // message alone): the frame itself is reused for the next read.
 func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to replyTo, reader bool, ref **frameRef) {
 	isCall := m.Kind == codec.KindRequest
-	if !c.admitHandler(to, reader, e, m, c.admit) {
+	if !c.admitHandler(to, reader, e, m) {
 		return
 	}
 	var shared **frameRef // a batch's elements share one copy of the frame
@@ -227,14 +220,21 @@ func (c *Conn) submitRefusal(t *task, reader bool) *codec.Error {
 	} else {
 		err = c.opts.Pool.Submit(t)
 	}
-	var oe *pool.OverloadedError
 	switch {
 	case err == nil:
 		return nil
-	case err == errReaderMustRead, errors.As(err, &oe):
+	case err == errReaderMustRead, isOverloaded(err):
 		return c.overloaded
 	}
 	return c.shuttingDown
+}
+
+// isOverloaded reports whether err is the pool's *pool.OverloadedError.
+// Apart from submitRefusal, so that its target escapes (errors.As) only on
+// a refusal: a hand-off that succeeds allocates nothing here.
+func isOverloaded(err error) bool {
+	var oe *pool.OverloadedError
+	return errors.As(err, &oe)
 }
 
 // errReaderMustRead stops the reader's wait for room in the pool: it must
@@ -270,18 +270,17 @@ var doneCtx = func() context.Context {
 	return ctx
 }()
 
-// admitHandler takes the slots the handler of m needs (acquire) and checks
-// with started that the connection is not stopping; it reports false
-// having refused m. started is admit for a task counted in tasks, a
-// bare look at stopping for one the reader runs (lead.go).
-func (c *Conn) admitHandler(to replyTo, reader bool, e *router.Entry, m *codec.Message, started func() bool) bool {
+// admitHandler takes the slots the handler of m needs (acquire) and counts
+// its task (admit) unless the connection is stopping; it reports false
+// having refused m.
+func (c *Conn) admitHandler(to replyTo, reader bool, e *router.Entry, m *codec.Message) bool {
 	isCall := m.Kind == codec.KindRequest
 	if err := c.acquire(reader); err != nil {
 		c.refuse(to, reader, isCall, e.Method, m.ID, err)
 		return false
 	}
 	c.inFlight(1)
-	if !started() { // stopping began while this one waited
+	if !c.admit() { // stopping began while this one waited
 		c.release(time.Time{})
 		c.refuse(to, reader, isCall, e.Method, m.ID, c.shuttingDown)
 		return false

@@ -31,10 +31,7 @@
 // miss is). A handler marked inline runs on the reader; any other is admitted
 // (Options.MaxInFlight, then a shared Options.Admission) and handed to the
 // pool with a copy of its frame (the read buffer is reused for the next
-// read) — or, alone in its frame, run by the reader itself with the same
-// bookkeeping, no copy and no hand-off, until a watchdog finds it blocking
-// and another goroutine takes the reading over (lead.go;
-// Options.AlwaysHandOff). Every answer goes through one place (reply.go) that knows where it
+// read). Every answer goes through one place (reply.go) that knows where it
 // belongs: a batch's slot, the ServeBody call it came in, the reader's held
 // output, or the writer. The writer appends responses to a pending buffer:
 // whoever finds it idle becomes the flusher and writes everything that

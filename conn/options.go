@@ -65,23 +65,6 @@ type Options struct {
 	// a new goroutine's grows and is copied on every request
 	// (workers.go).
 	Pool Executor
-	// AlwaysHandOff hands every request for the Pool to it. By default
-	// the reader runs one that came alone in its frame itself, as long as
-	// its handler returns quickly, which spares a goroutine hand-off: a
-	// handler that holds the reader for more than 50–100µs is left to
-	// finish where it is while another goroutine takes the reading over,
-	// and its method's requests go to the Pool from then on (one is tried
-	// on the reader again after 5ms, then after twice as long each time it
-	// is still slow, up to 1s). Handlers that each take a few tens of
-	// microseconds of CPU then run one after another on the reader; with
-	// a peer that pipelines them on one connection and idle CPUs, this
-	// option runs them side by side instead. It applies to streams whose
-	// frames can be kept past the next read (codec.Keeper: the built-in
-	// framings, Pipe); on others every such request goes to the Pool.
-	// A deposed handler finishes outside the Pool, so the Pool's Workers
-	// do not bound it: MaxInFlight and Admission, which every request
-	// respects, do.
-	AlwaysHandOff bool
 	// MaxInFlight bounds requests running at once on this connection
 	// (default 1024).
 	MaxInFlight int

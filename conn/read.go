@@ -11,16 +11,10 @@ import (
 
 // readLoop owns the stream's reading side, the reader's scanner, its
 // inline request and its held output. It ends on end of stream, on a fatal
-// read error, or when Shutdown or Close stops it; or at once, leaving all
-// that to the goroutine that took the reading over, when a handler it ran
-// was deposed (lead.go).
+// read error, or when Shutdown or Close stops it.
 func (c *Conn) readLoop() {
 	var why error
-	deposed := false
 	defer func() {
-		if deposed {
-			return // not the reader any more
-		}
 		c.flushHeld()
 		close(c.readDone)
 		if !c.stopping.Load() {
@@ -64,16 +58,13 @@ func (c *Conn) readLoop() {
 		if c.held.B == nil {
 			c.held.B = takeSpare(&c.heldBox)
 		}
-		if deposed = c.serveFrame(frame, c.scan, nil, true); deposed {
-			return
-		}
+		c.serveFrame(frame, c.scan, nil, true)
 	}
 }
 
 // serveFrame serves every message of one frame: read by the reader
-// (reader set, body nil) or given to ServeBody (body set). It reports
-// whether the reader was deposed (see serveMessage).
-func (c *Conn) serveFrame(frame []byte, scan *codec.Scanner, body *bodyReply, reader bool) (deposed bool) {
+// (reader set, body nil) or given to ServeBody (body set).
+func (c *Conn) serveFrame(frame []byte, scan *codec.Scanner, body *bodyReply, reader bool) {
 	msgs, isBatch, err := scan.Scan(frame)
 	to := replyTo{body: body}
 	switch {
@@ -86,10 +77,9 @@ func (c *Conn) serveFrame(frame []byte, scan *codec.Scanner, body *bodyReply, re
 		c.serveBatch(frame, msgs, body, reader)
 	default:
 		var ref *frameRef
-		deposed = c.serveMessage(frame, &msgs[0], to, reader, &ref)
+		c.serveMessage(frame, &msgs[0], to, reader, &ref)
 		ref.release()
 	}
-	return deposed
 }
 
 // isClosedErr reports an error caused by closing the stream ourselves.

@@ -60,7 +60,6 @@ type task struct {
 
 	prev, next *task // in Conn.inflight while a request is unanswered
 	listed     bool
-	led        bool // run by the reader (lead.go): not counted in tasks
 }
 
 var taskPool = sync.Pool{New: func() any { return new(task) }}
@@ -72,8 +71,8 @@ const ctxSlab = 32
 // newTask makes the task for the request or notification m of e, with
 // the context rc (nil: one from the reader's slab, or a new one). Its
 // request's spans are m's, into the frame m was read from: handOff then
-// copies them (copyFrame); the reader leading the request leaves them
-// there (lead.go).
+// copies them (copyFrame), or leaves them for a caller that serves the
+// request where it is (an InProcess call).
 func (c *Conn) newTask(e *router.Entry, m *codec.Message, reader bool, rc *reqCtx) *task {
 	switch {
 	case rc != nil:
@@ -202,15 +201,13 @@ func (t *task) finish() {
 	}
 	t.ctx.cancelWith(context.Canceled) // the context ends with the handler
 	t.ref.release()
-	own, out, led := t.own, t.out.B, t.led
+	own, out := t.own, t.out.B
 	*t = task{}
 	if cap(own) <= maxKeptBuffer && cap(out) <= maxKeptBuffer { // let a large one go
 		t.own, t.out.B = own[:0], out[:0]
 	}
 	taskPool.Put(t)
-	if !led {
-		c.taskDone()
-	}
+	c.taskDone()
 }
 
 // maxKeptBuffer bounds the buffers a recycled task keeps for its next

@@ -135,7 +135,7 @@ func TestConn_withoutPoolReusesWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := net.Pipe()
-	c := New(a, &Options{Router: r, AlwaysHandOff: true})
+	c := New(a, &Options{Router: r})
 	defer b.Close()
 	if c.workers == nil {
 		t.Fatal("no workers for a connection without a Pool")
