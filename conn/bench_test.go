@@ -58,6 +58,13 @@ func mcpwireServer(b *testing.B, nc net.Conn) func() { return mcpwireEcho(nc, ni
 // cost of the hand-off to a worker and back.
 func mcpwirePooledServer(b *testing.B, nc net.Conn) func() { return mcpwirePooledEcho(b, nc, nil) }
 
+// mcpwireSharedServer runs echo off the reader with no Options.Pool: on
+// the workers every connection without a pool shares.
+func mcpwireSharedServer(b *testing.B, nc net.Conn) func() {
+	c := conn.New(nc, &conn.Options{Router: pooledEchoRouter()})
+	return func() { c.Close() }
+}
+
 // mcpwireEcho serves echo inline with m as Options.Metrics (nil: none).
 func mcpwireEcho(nc net.Conn, m conn.Metrics) func() {
 	c := conn.New(nc, &conn.Options{Router: echoRouter(), Metrics: m})
@@ -160,6 +167,7 @@ var servers = []struct {
 	{"impl=mcpwire+prometheus", mcpwirePrometheusServer},
 	{"impl=mcpwire-pooled", mcpwirePooledServer},
 	{"impl=mcpwire-pooled+prometheus", mcpwirePooledPrometheusServer},
+	{"impl=mcpwire-shared", mcpwireSharedServer},
 	{"impl=minimal", minimalServer},
 }
 
@@ -240,7 +248,7 @@ func BenchmarkEchoBatch(b *testing.B) {
 	for _, s := range []struct {
 		name  string
 		start server
-	}{{"impl=mcpwire", mcpwireServer}, {"impl=mcpwire-pooled", mcpwirePooledServer}} {
+	}{{"impl=mcpwire", mcpwireServer}, {"impl=mcpwire-pooled", mcpwirePooledServer}, {"impl=mcpwire-shared", mcpwireSharedServer}} {
 		b.Run("size=100/"+s.name, func(b *testing.B) { echoBatch(b, s.start) })
 	}
 }

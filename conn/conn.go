@@ -34,9 +34,11 @@ type Conn struct {
 	scan   *codec.Scanner
 	out    *writer
 	limit  *pool.Limiter
-	// workers run non-inline handlers when Options.Pool is nil
-	// (defaultWorkers' set, given back when the connection has finished).
-	workers *workers
+	// shared is defaultPool's pool, taken by the first hand-off of a
+	// connection without Options.Pool (executor) and given back when the
+	// connection has finished: a session whose handlers are all inline
+	// (an HTTP POST's, often) never takes it.
+	shared atomic.Pointer[pool.Pool]
 
 	ctx    context.Context // handlers' parent: carries the connection
 	cancel context.CancelFunc
@@ -109,9 +111,7 @@ func newConn(opts *Options) *Conn {
 	c.submitCtx, _ = o.Pool.(contextSubmitter)
 	c.calls.init(o.OnUnmatched)
 	c.lifecycle.init()
-	if o.Pool == nil {
-		c.workers = defaultWorkers.acquire()
-	}
+
 	return c
 }
 
@@ -129,6 +129,23 @@ func (c *Conn) start(s Stream) {
 		c.direct = e
 		e.attach(c) // the peer may post to us from now on
 	}
+}
+
+// executor returns what runs the connection's non-inline handlers:
+// Options.Pool, or the shared pool, taken on first use. Any goroutine.
+func (c *Conn) executor() Executor {
+	if c.opts.Pool != nil {
+		return c.opts.Pool
+	}
+	if p := c.shared.Load(); p != nil {
+		return p
+	}
+	p := defaultPool.Acquire()
+	if !c.shared.CompareAndSwap(nil, p) { // another hand-off took it first
+		defaultPool.Release(p)
+		return c.shared.Load()
+	}
+	return p
 }
 
 // refusal is a -32000 answer for a request refused before it started,

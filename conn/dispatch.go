@@ -184,11 +184,8 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 	switch {
 	case here:
 		t.runHere()
-	case c.opts.Pool == nil:
-		c.queued.Add(1) // before the worker can start it: see taskStarted
-		c.workers.Submit(t)
 	default:
-		c.queued.Add(1)
+		c.queued.Add(1) // before a worker can start it: see taskStarted
 		c.submit(t, reader)
 	}
 	if !isCall {
@@ -218,7 +215,7 @@ func (c *Conn) submitRefusal(t *task, reader bool) *codec.Error {
 			err = c.submitWaiting(sc, t)
 		}
 	} else {
-		err = c.opts.Pool.Submit(t)
+		err = c.executor().Submit(t)
 	}
 	switch {
 	case err == nil:

@@ -240,8 +240,8 @@ func (c *Conn) finish(why error) {
 		<-c.readDone
 	}
 	<-c.idle
-	if c.workers != nil {
-		defaultWorkers.release(c.workers) // no task of ours is left
+	if p := c.shared.Load(); p != nil {
+		defaultPool.Release(p) // no task of ours is left: none takes it now
 	}
 	c.calls.failAll(ErrClosed)
 	c.err = why

@@ -37,6 +37,19 @@ const (
 	CancelSilent
 )
 
+// defaultPool runs the non-inline handlers of every connection without
+// Options.Pool: unbounded (MaxInFlight and Admission bound the work), so
+// handlers that block never hold the others back. Its workers live on
+// after a request, for sharedIdle, waiting for the next: their stacks,
+// grown by sonic and by the handlers, stay grown, where a goroutine per
+// request would grow and copy a new stack every time (on a batch of 100
+// cheap calls, more than half the time).
+var defaultPool = pool.NewShared(&pool.Options{Workers: pool.Unbounded, IdleTimeout: sharedIdle})
+
+// sharedIdle is how long a worker of defaultPool waits for a task before
+// it exits.
+const sharedIdle = 2 * time.Second
+
 // Default values of Options.
 const (
 	DefaultMaxInFlight  = 1024
@@ -56,14 +69,11 @@ type Options struct {
 	// Router serves the peer's requests and notifications. Nil serves
 	// nothing: every request is answered -32601.
 	Router *router.Router
-	// Pool runs non-inline handlers. Nil runs them on the default
-	// workers, shared by every connection without a Pool and bounded by
-	// MaxInFlight alone: goroutines that take queued handlers one after
-	// another, one more recruited whenever handlers wait and none is on
-	// its way (so handlers that block never hold the others back), each
-	// waiting 2 to 4 s for more once idle; their stacks stay grown, where
-	// a new goroutine's grows and is copied on every request
-	// (workers.go).
+	// Pool runs non-inline handlers. Nil runs them on a pool.Pool with
+	// no bound on workers (pool.Unbounded), shared by every connection
+	// without a Pool and bounded by MaxInFlight and Admission alone: a
+	// handler never waits for another to finish, and idle workers wait
+	// 2 to 4 s for more before they exit.
 	Pool Executor
 	// MaxInFlight bounds requests running at once on this connection
 	// (default 1024).
