@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/pool"
-	"github.com/mcpwire/mcpwire/router"
 )
 
 // ErrClosed is returned by calls on a connection that has ended, and by
@@ -31,7 +30,6 @@ type Conn struct {
 	// direct is s when it is an end of InProcess: calls go straight to
 	// the peer session, not through out.
 	direct *inProcessEnd
-	scan   *codec.Scanner
 	out    *writer
 	limit  *pool.Limiter
 	// shared is defaultPool's pool, taken by the first hand-off of a
@@ -53,12 +51,9 @@ type Conn struct {
 	submitCtx contextSubmitter
 	calls     pendingCalls // our outgoing calls awaiting responses
 
-	overloaded   *codec.Error   // -32000 with this connection's retry hint
-	shuttingDown *codec.Error   // likewise, refused because it is stopping
-	inlineReq    router.Request // the reader's request for inline handlers
-	held         codec.Buffer   // the reader's output, held until it would block
-	heldBox      *codec.Buffer  // for giveSpare and takeSpare, reader only
-	ctxs         []reqCtx       // the reader's next request contexts
+	overloaded   *codec.Error // -32000 with this connection's retry hint
+	shuttingDown *codec.Error // likewise, refused because it is stopping
+	rd           reader       // the reading goroutine's own (read.go)
 
 	lifecycle // lifecycle.go; last: see its tasks
 }
@@ -123,8 +118,8 @@ func (c *Conn) start(s Stream) {
 		close(c.readDone)
 		return
 	}
-	c.scan = codec.NewScanner(c.opts.Limits)
-	go c.readLoop()
+	c.rd = reader{c: c, scan: codec.NewScanner(c.opts.Limits)}
+	go c.rd.loop()
 	if e, ok := s.(*inProcessEnd); ok {
 		c.direct = e
 		e.attach(c) // the peer may post to us from now on
