@@ -69,15 +69,6 @@ type Framer interface {
 	Buffered() bool
 }
 
-// A Keeper is a Framer whose frames can be made to outlive the next call
-// to Next: after KeepFrames, every frame returned so far stays valid for
-// good, and later frames are read into other memory. The built-in framers
-// are Keepers. A connection uses it to leave a frame to a handler that is
-// still running when another goroutine takes over reading.
-type Keeper interface {
-	KeepFrames()
-}
-
 // Framing delimits messages on a byte stream, in both directions. Newline
 // and Header are built in; a transport with a framing of its own (a length
 // prefix, a protocol's envelope) implements Framing and passes it wherever a

@@ -258,25 +258,3 @@ func putGrown(g *grown) {
 
 // bufCap reports the size of the read buffer (tests check it stays bounded).
 func (b *frameBuf) bufCap() int { return cap(b.buf) }
-
-// KeepFrames leaves every frame Next has returned to whoever holds it: the
-// frames stay valid for good, and the framer reads on into a new buffer,
-// the bytes not yet consumed copied there at the same offsets (so that no
-// index into the buffer changes). See Keeper.
-func (b *frameBuf) KeepFrames() {
-	var nb []byte
-	switch {
-	case b.g != nil: // a grown buffer: it stays with the frames, out of its pool
-		b.g = takeGrown(len(b.buf))
-		nb = b.g.b
-	case b.first != nil: // the first buffer
-		b.first = make([]byte, len(b.first))
-		nb = b.first
-	case b.buf == nil: // a waiter's: no buffer
-		return
-	default:
-		nb = make([]byte, len(b.buf))
-	}
-	copy(nb[b.r:b.w], b.buf[b.r:b.w])
-	b.buf = nb
-}

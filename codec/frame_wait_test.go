@@ -69,27 +69,6 @@ func TestFramer_waiterHoldsNothingIdle(t *testing.T) {
 	}
 }
 
-// TestFramer_waiterKeepFrames: KeepFrames with no buffer held (a waiter's
-// framer between reads) keeps nothing and reads on.
-func TestFramer_waiterKeepFrames(t *testing.T) {
-	w := &chunkWaiter{chunks: []string{"{}\n", "[]\n"}}
-	fr := NewFramer(w, Newline, nil)
-	w.fr = fr.(interface{ bufCap() int })
-	first, err := fr.Next()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fr.(Keeper).KeepFrames()
-	second, err := fr.Next()
-	if err != nil || string(first) != "{}" || string(second) != "[]" {
-		t.Fatalf("%q, %q, %v", first, second, err)
-	}
-	fr.(Keeper).KeepFrames() // nothing held now
-	if _, err := fr.Next(); err != io.EOF {
-		t.Fatalf("end: %v", err)
-	}
-}
-
 // TestWaitingReader_notAWaiter: readers that are neither ReadWaiters nor
 // sockets get none; a ReadWaiter is its own.
 func TestWaitingReader_notAWaiter(t *testing.T) {

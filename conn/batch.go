@@ -33,7 +33,7 @@ var errBatchTooLarge = codec.NewError(codec.CodeResponseTooLarge, "Response too 
 
 // serveBatch dispatches every element of a batch. Non-inline elements run in
 // parallel on the pool, sharing one copy of the frame.
-func (c *Conn) serveBatch(frame []byte, msgs []codec.Message, body *bodyReply, reader bool) {
+func (c *Conn) serveBatch(frame []byte, msgs []codec.Message, body *bodyReply, rd *reader) {
 	b := batchPool.Get().(*batch)
 	b.c, b.body = c, body
 	b.slots = append(b.slots[:0], make([]*codec.Buffer, len(msgs))...)
@@ -41,20 +41,20 @@ func (c *Conn) serveBatch(frame []byte, msgs []codec.Message, body *bodyReply, r
 	b.left.Store(int32(len(msgs)) + 1)
 	var ref *frameRef
 	for i := range msgs {
-		c.serveMessage(frame, &msgs[i], replyTo{b: b, slot: i}, reader, &ref)
+		c.serveMessage(frame, &msgs[i], replyTo{b: b, slot: i}, rd, &ref)
 	}
 	ref.release()
-	b.complete(-1, nil, reader) // the dispatcher's own hold
+	b.complete(-1, nil, rd) // the dispatcher's own hold
 }
 
 // complete records element slot's response (slot -1: the dispatcher's
 // hold) and sends the batch if it was the last one.
-func (b *batch) complete(slot int, resp *codec.Buffer, reader bool) {
+func (b *batch) complete(slot int, resp *codec.Buffer, rd *reader) {
 	if slot >= 0 {
 		b.slots[slot] = resp
 	}
 	if b.left.Add(-1) == 0 {
-		b.send(reader)
+		b.send(rd)
 	}
 }
 
@@ -65,9 +65,9 @@ func (b *batch) inArena() (*codec.Buffer, int) { return &b.arena, len(b.arena.B)
 
 // completeInArena settles element slot with the response the dispatcher
 // encoded into the arena from start on.
-func (b *batch) completeInArena(slot, start int, reader bool) {
+func (b *batch) completeInArena(slot, start int, rd *reader) {
 	b.spans[slot] = span{start, len(b.arena.B)}
-	b.complete(slot, nil, reader)
+	b.complete(slot, nil, rd)
 }
 
 // response returns element i's response, or nil for none.
@@ -84,7 +84,7 @@ func (b *batch) response(i int) []byte {
 // send joins the responses into one array. A batch of notifications only
 // emits nothing; an array over MaxBatchResponseBytes is replaced by -32003.
 // It recycles b: nothing refers to a batch once its last element is done.
-func (b *batch) send(reader bool) {
+func (b *batch) send(rd *reader) {
 	c, body := b.c, b.body
 	size, n := 1, 0
 	for i := range b.slots {
@@ -123,9 +123,9 @@ func (b *batch) send(reader bool) {
 	}
 	batchPool.Put(b)
 	if out == nil {
-		c.emit(body, nil, reader)
+		c.emit(body, nil, rd)
 		return
 	}
-	c.emit(body, out.B, reader)
+	c.emit(body, out.B, rd)
 	arrayBufs.Put(out)
 }

@@ -129,7 +129,7 @@ func TestConn_batchElementsCountAgainstTheLimit(t *testing.T) {
 					// watchdog's timer fires, which a bubble's clock does
 					// not while the peer's second write waits on the
 					// pipe's lock.
-					opts.Pool, opts.Overload, opts.AlwaysHandOff = p0, pool.Reject, true
+					opts.Pool, opts.Overload = p0, pool.Reject
 					r := limitRouter(&cc, gate)
 					_, p := serve(t, r, &opts)
 					first := p // where the requests before the batch go

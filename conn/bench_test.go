@@ -58,16 +58,17 @@ func mcpwireServer(b *testing.B, nc net.Conn) func() { return mcpwireEcho(nc, ni
 // cost of the hand-off to a worker and back.
 func mcpwirePooledServer(b *testing.B, nc net.Conn) func() { return mcpwirePooledEcho(b, nc, nil) }
 
+// mcpwireSharedServer runs echo off the reader with no Options.Pool: on
+// the workers every connection without a pool shares.
+func mcpwireSharedServer(b *testing.B, nc net.Conn) func() {
+	c := conn.New(nc, &conn.Options{Router: pooledEchoRouter()})
+	return func() { c.Close() }
+}
+
 // mcpwireEcho serves echo inline with m as Options.Metrics (nil: none).
 func mcpwireEcho(nc net.Conn, m conn.Metrics) func() {
 	c := conn.New(nc, &conn.Options{Router: echoRouter(), Metrics: m})
 	return func() { c.Close() }
-}
-
-// mcpwireHandOffServer runs echo on the pool with Options.AlwaysHandOff:
-// every request handed to a worker, none led by the reader.
-func mcpwireHandOffServer(b *testing.B, nc net.Conn) func() {
-	return mcpwirePooledEchoWith(b, nc, &conn.Options{AlwaysHandOff: true})
 }
 
 // mcpwirePooledEcho serves echo on a pool with m as Options.Metrics.
@@ -166,7 +167,7 @@ var servers = []struct {
 	{"impl=mcpwire+prometheus", mcpwirePrometheusServer},
 	{"impl=mcpwire-pooled", mcpwirePooledServer},
 	{"impl=mcpwire-pooled+prometheus", mcpwirePooledPrometheusServer},
-	{"impl=mcpwire-handoff", mcpwireHandOffServer},
+	{"impl=mcpwire-shared", mcpwireSharedServer},
 	{"impl=minimal", minimalServer},
 }
 
@@ -244,39 +245,47 @@ func BenchmarkEchoRoundTrip(b *testing.B) {
 // BenchmarkEchoBatch sends batches of 100 echo requests; per-element cost
 // is ns/op divided by 100.
 func BenchmarkEchoBatch(b *testing.B) {
-	b.Run("size=100", func(b *testing.B) {
-		cli, srv := net.Pipe()
-		stop := mcpwireServer(b, srv)
-		defer stop()
-		frame := []byte{'['}
-		for i := range 100 {
-			if i > 0 {
-				frame = append(frame, ',')
-			}
-			frame = append(frame, bytes.TrimSuffix(echoRequest(i), []byte("\n"))...)
+	for _, s := range []struct {
+		name  string
+		start server
+	}{{"impl=mcpwire", mcpwireServer}, {"impl=mcpwire-pooled", mcpwirePooledServer}, {"impl=mcpwire-shared", mcpwireSharedServer}} {
+		b.Run("size=100/"+s.name, func(b *testing.B) { echoBatch(b, s.start) })
+	}
+}
+
+// echoBatch is BenchmarkEchoBatch for one server.
+func echoBatch(b *testing.B, start server) {
+	cli, srv := net.Pipe()
+	stop := start(b, srv)
+	defer stop()
+	frame := []byte{'['}
+	for i := range 100 {
+		if i > 0 {
+			frame = append(frame, ',')
 		}
-		frame = append(frame, ']', '\n')
-		want := []byte{'['}
-		for i := range 100 {
-			if i > 0 {
-				want = append(want, ',')
-			}
-			want = append(want, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,`...)
-			want = append(want, echoTail[:len(echoTail)-1]...)
+		frame = append(frame, bytes.TrimSuffix(echoRequest(i), []byte("\n"))...)
+	}
+	frame = append(frame, ']', '\n')
+	want := []byte{'['}
+	for i := range 100 {
+		if i > 0 {
+			want = append(want, ',')
 		}
-		want = append(want, ']', '\n')
-		br := bufio.NewReaderSize(cli, 1<<20)
-		b.SetBytes(int64(len(frame)))
-		b.ReportAllocs()
-		for b.Loop() {
-			go cli.Write(frame)
-			line, err := br.ReadSlice('\n')
-			if err != nil || !bytes.Equal(line, want) {
-				b.Fatalf("%q, %v", line, err)
-			}
+		want = append(want, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,`...)
+		want = append(want, echoTail[:len(echoTail)-1]...)
+	}
+	want = append(want, ']', '\n')
+	br := bufio.NewReaderSize(cli, 1<<20)
+	b.SetBytes(int64(len(frame)))
+	b.ReportAllocs()
+	for b.Loop() {
+		go cli.Write(frame)
+		line, err := br.ReadSlice('\n')
+		if err != nil || !bytes.Equal(line, want) {
+			b.Fatalf("%q, %v", line, err)
 		}
-		cli.Close()
-	})
+	}
+	cli.Close()
 }
 
 // BenchmarkCall is a client conn calling a server conn in process, one call

@@ -82,11 +82,11 @@ func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) er
 // answers goes to the session's stream).
 func (c *Conn) serveBody(body []byte, r *bodyReply) {
 	if len(body) > c.opts.Limits.MaxFrameBytes {
-		c.answer(replyTo{body: r}, errorResponse(nil, c.invalid(errBodyTooLarge)), false)
+		c.answer(replyTo{body: r}, errorResponse(nil, c.invalid(errBodyTooLarge)), nil)
 		return
 	}
 	s := getScanner(c.opts.Limits)
-	c.serveFrame(body, s, r, false)
+	c.serveFrame(body, s, r, nil)
 	putScanner(c.opts.Limits, s)
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/pool"
-	"github.com/mcpwire/mcpwire/router"
 )
 
 // ErrClosed is returned by calls on a connection that has ended, and by
@@ -31,12 +30,13 @@ type Conn struct {
 	// direct is s when it is an end of InProcess: calls go straight to
 	// the peer session, not through out.
 	direct *inProcessEnd
-	scan   *codec.Scanner
 	out    *writer
 	limit  *pool.Limiter
-	// workers run non-inline handlers when Options.Pool is nil
-	// (defaultWorkers' set, given back when the connection has finished).
-	workers *workers
+	// shared is defaultPool's pool, taken by the first hand-off of a
+	// connection without Options.Pool (executor) and given back when the
+	// connection has finished: a session whose handlers are all inline
+	// (an HTTP POST's, often) never takes it.
+	shared atomic.Pointer[pool.Pool]
 
 	ctx    context.Context // handlers' parent: carries the connection
 	cancel context.CancelFunc
@@ -51,13 +51,9 @@ type Conn struct {
 	submitCtx contextSubmitter
 	calls     pendingCalls // our outgoing calls awaiting responses
 
-	overloaded   *codec.Error   // -32000 with this connection's retry hint
-	shuttingDown *codec.Error   // likewise, refused because it is stopping
-	inlineReq    router.Request // the reader's request for inline handlers
-	held         codec.Buffer   // the reader's output, held until it would block
-	heldBox      *codec.Buffer  // for giveSpare and takeSpare, reader only
-	ctxs         []reqCtx       // the reader's next request contexts
-	lead         lead           // the reader running pooled requests itself (lead.go)
+	overloaded   *codec.Error // -32000 with this connection's retry hint
+	shuttingDown *codec.Error // likewise, refused because it is stopping
+	rd           reader       // the reading goroutine's own (read.go)
 
 	lifecycle // lifecycle.go; last: see its tasks
 }
@@ -110,9 +106,7 @@ func newConn(opts *Options) *Conn {
 	c.submitCtx, _ = o.Pool.(contextSubmitter)
 	c.calls.init(o.OnUnmatched)
 	c.lifecycle.init()
-	if o.Pool == nil {
-		c.workers = defaultWorkers.acquire()
-	}
+
 	return c
 }
 
@@ -124,15 +118,29 @@ func (c *Conn) start(s Stream) {
 		close(c.readDone)
 		return
 	}
-	c.scan = codec.NewScanner(c.opts.Limits)
-	if !c.opts.AlwaysHandOff {
-		c.lead.keep = keeperOf(s)
-	}
-	go c.readLoop()
+	c.rd = reader{c: c, scan: codec.NewScanner(c.opts.Limits)}
+	go c.rd.loop()
 	if e, ok := s.(*inProcessEnd); ok {
 		c.direct = e
 		e.attach(c) // the peer may post to us from now on
 	}
+}
+
+// executor returns what runs the connection's non-inline handlers:
+// Options.Pool, or the shared pool, taken on first use. Any goroutine.
+func (c *Conn) executor() Executor {
+	if c.opts.Pool != nil {
+		return c.opts.Pool
+	}
+	if p := c.shared.Load(); p != nil {
+		return p
+	}
+	p := defaultPool.Acquire()
+	if !c.shared.CompareAndSwap(nil, p) { // another hand-off took it first
+		defaultPool.Release(p)
+		return c.shared.Load()
+	}
+	return p
 }
 
 // refusal is a -32000 answer for a request refused before it started,

@@ -612,7 +612,7 @@ func TestConn_answersOverloadedWhenANonBlockingPoolIsFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p0.Close(context.Background())
-	_, p := serve(t, testRouter(t), &conn.Options{Pool: p0, AlwaysHandOff: true})
+	_, p := serve(t, testRouter(t), &conn.Options{Pool: p0})
 	// One worker and a queue of one: of three slow requests sent at once,
 	// at most two are accepted, and the refusals come first. (Led by the
 	// reader, the first would not take the worker.)

@@ -18,36 +18,32 @@ var (
 
 // serveMessage serves one message of frame. Problems caused by the peer
 // are logged at debug level only: the peer is told, and a hostile one must
-// not flood the log. It reports whether the reader, running the message's
-// handler itself, was deposed meanwhile (lead.go): it is no longer the
-// reader then.
-func (c *Conn) serveMessage(frame []byte, m *codec.Message, to replyTo, reader bool, ref **frameRef) (deposed bool) {
+// not flood the log.
+func (c *Conn) serveMessage(frame []byte, m *codec.Message, to replyTo, rd *reader, ref **frameRef) {
 	switch m.Kind {
 	case codec.KindRequest, codec.KindNotification:
-		return c.dispatch(frame, m, to, reader, ref)
+		c.dispatch(frame, m, to, rd, ref)
 	case codec.KindInvalid:
 		if lostResponse(m) && c.calls.failMalformed(m) { // rare
 			c.opts.Logger.Debug("jsonrpc: malformed response fails its call", "id", string(m.ID), "err", m.Err)
 		}
-		c.answer(to, errorResponse(m.ID, c.invalid(m.Err)), reader)
+		c.answer(to, errorResponse(m.ID, c.invalid(m.Err)), rd)
 	case codec.KindResult, codec.KindError:
 		c.calls.deliver(m, c.opts.Logger)
-		c.answer(to, nil, reader)
+		c.answer(to, nil, rd)
 	default: // KindBadResponse
 		if c.calls.failMalformed(m) {
 			c.opts.Logger.Debug("jsonrpc: malformed response fails its call", "id", string(m.ID), "err", m.Err)
 		} else {
 			c.opts.Logger.Debug("jsonrpc: malformed response dropped", "err", m.Err)
 		}
-		c.answer(to, nil, reader)
+		c.answer(to, nil, rd)
 	}
-	return false
 }
 
 // dispatch serves one request or notification: from an interceptor, inline
-// on the dispatching goroutine, on the reader as if on the pool (lead.go),
-// or on the pool. It reports whether the reader was deposed.
-func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, reader bool, ref **frameRef) (deposed bool) {
+// on the dispatching goroutine, or on the pool.
+func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, rd *reader, ref **frameRef) {
 	name := m.Method
 	if m.MethodEscaped {
 		name = m.AppendMethod(nil) // rare: escaped method names
@@ -60,39 +56,36 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, reader bool,
 		if isCall { // rare path: say which name was not found
 			err = codec.ErrMethodNotFound.WithData(map[string]string{"method": string(name)})
 		}
-		c.refuse(to, reader, isCall, UnknownMethod, m.ID, err)
+		c.refuse(to, rd, isCall, UnknownMethod, m.ID, err)
 	case c.stopping.Load():
-		c.refuse(to, reader, isCall, e.Method, m.ID, c.shuttingDown)
-	case isCall && e.Intercept != nil && c.intercept(e, m, to, reader):
+		c.refuse(to, rd, isCall, e.Method, m.ID, c.shuttingDown)
+	case isCall && e.Intercept != nil && c.intercept(e, m, to, rd):
 	case e.Inline:
-		c.serveInline(e.Handler, c.request(e, m, reader), m, to, reader)
-	case to.held(reader) && c.lead.leads(e):
-		return c.serveLed(m, e)
+		c.serveInline(e.Handler, c.request(e, m, rd), m, to, rd)
 	default:
-		c.handOff(frame, m, e, to, reader, ref)
+		c.handOff(frame, m, e, to, rd, ref)
 	}
-	return false
 }
 
 // held reports whether the answer to a message goes straight into the
 // reader's held output: a message alone in a frame the reader read.
-func (to replyTo) held(reader bool) bool { return reader && to.b == nil && to.body == nil }
+func (to replyTo) held(rd *reader) bool { return rd != nil && to.b == nil && to.body == nil }
 
 // request returns the request a handler or interceptor sees on the
 // dispatching goroutine: the reader's own (no allocation), or a new one.
-func (c *Conn) request(e *router.Entry, m *codec.Message, reader bool) *router.Request {
-	if reader {
-		c.inlineReq = router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
-		return &c.inlineReq
+func (c *Conn) request(e *router.Entry, m *codec.Message, rd *reader) *router.Request {
+	if rd != nil {
+		rd.req = router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
+		return &rd.req
 	}
 	return &router.Request{Method: e.Method, ID: m.ID, Params: m.Params}
 }
 
 // doneRequest lets go of the reader's request once served, so that it pins
 // no buffer.
-func (c *Conn) doneRequest(reader bool) {
-	if reader {
-		c.inlineReq = router.Request{}
+func (c *Conn) doneRequest(rd *reader) {
+	if rd != nil {
+		rd.req = router.Request{}
 	}
 }
 
@@ -100,24 +93,24 @@ func (c *Conn) doneRequest(reader bool) {
 // it did. Alone on the reader, the answer is encoded straight into the
 // held output: no allocation, no hand-off. Under middleware
 // (e.Intercepted) the answer goes through it, as an inline handler's.
-func (c *Conn) intercept(e *router.Entry, m *codec.Message, to replyTo, reader bool) bool {
+func (c *Conn) intercept(e *router.Entry, m *codec.Message, to replyTo, rd *reader) bool {
 	if e.Intercepted != nil {
-		return c.interceptGuarded(e, m, to, reader)
+		return c.interceptGuarded(e, m, to, rd)
 	}
-	result, ok := c.interceptTimed(e, c.request(e, m, reader))
-	c.doneRequest(reader)
+	result, ok := c.interceptTimed(e, c.request(e, m, rd))
+	c.doneRequest(rd)
 	switch {
 	case !ok:
 		return false
-	case to.held(reader):
-		start := len(c.held.B)
-		c.held.B = codec.AppendResult(c.held.B, m.ID, result)
-		c.held.B = c.s.FrameInPlace(c.held.B, start)
-		c.heldFull()
+	case to.held(rd):
+		start := len(rd.held.B)
+		rd.held.B = codec.AppendResult(rd.held.B, m.ID, result)
+		rd.held.B = c.s.FrameInPlace(rd.held.B, start)
+		rd.heldFull()
 	default:
 		resp := respBufs.Get()
 		resp.B = codec.AppendResult(resp.B, m.ID, result)
-		c.answer(to, resp, reader)
+		c.answer(to, resp, rd)
 	}
 	return true
 }
@@ -125,15 +118,15 @@ func (c *Conn) intercept(e *router.Entry, m *codec.Message, to replyTo, reader b
 // interceptGuarded is intercept for a method under middleware: the
 // interceptor's result is answered through e.Intercepted, the middleware
 // around it, which may refuse it as it would refuse a miss.
-func (c *Conn) interceptGuarded(e *router.Entry, m *codec.Message, to replyTo, reader bool) bool {
-	req := c.request(e, m, reader)
+func (c *Conn) interceptGuarded(e *router.Entry, m *codec.Message, to replyTo, rd *reader) bool {
+	req := c.request(e, m, rd)
 	result, ok := e.Intercept.Intercept(req)
 	if !ok {
-		c.doneRequest(reader)
+		c.doneRequest(rd)
 		return false
 	}
 	req.Intercepted = result
-	c.serveInline(e.Intercepted, req, m, to, reader)
+	c.serveInline(e.Intercepted, req, m, to, rd)
 	return true
 }
 
@@ -141,33 +134,33 @@ func (c *Conn) interceptGuarded(e *router.Entry, m *codec.Message, to replyTo, r
 // interceptor's answer), for req, the request m, on the dispatching
 // goroutine, and answers it. Alone on the reader, its response is encoded
 // straight into the held output.
-func (c *Conn) serveInline(h router.Handler, req *router.Request, m *codec.Message, to replyTo, reader bool) {
-	if m.Kind == codec.KindRequest && to.held(reader) {
-		start := len(c.held.B)
-		c.runInline(c.ctx, h, req, &c.held)
-		c.held.B = c.s.FrameInPlace(c.held.B, start)
-		c.heldFull()
+func (c *Conn) serveInline(h router.Handler, req *router.Request, m *codec.Message, to replyTo, rd *reader) {
+	if m.Kind == codec.KindRequest && to.held(rd) {
+		start := len(rd.held.B)
+		c.runInline(c.ctx, h, req, &rd.held)
+		rd.held.B = c.s.FrameInPlace(rd.held.B, start)
+		rd.heldFull()
 	} else if m.Kind == codec.KindRequest && to.b != nil {
 		out, start := to.b.inArena()
 		c.runInline(c.ctx, h, req, out)
-		to.b.completeInArena(to.slot, start, reader)
+		to.b.completeInArena(to.slot, start, rd)
 	} else {
 		var resp *codec.Buffer
 		if m.Kind == codec.KindRequest {
 			resp = respBufs.Get()
 		}
 		c.runInline(c.ctx, h, req, resp)
-		c.answer(to, resp, reader)
+		c.answer(to, resp, rd)
 	}
-	c.doneRequest(reader)
+	c.doneRequest(rd)
 }
 
 // handOff runs the handler of e on the pool, with a copy of the frame
 // (shared through ref by the elements of a batch, the task's own for a
 // message alone): the frame itself is reused for the next read.
-func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to replyTo, reader bool, ref **frameRef) {
+func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to replyTo, rd *reader, ref **frameRef) {
 	isCall := m.Kind == codec.KindRequest
-	if !c.admitHandler(to, reader, e, m, c.admit) {
+	if !c.admitHandler(to, rd, e, m) {
 		return
 	}
 	var shared **frameRef // a batch's elements share one copy of the frame
@@ -179,7 +172,7 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 	if here {
 		rc = &to.body.into.ctx // one allocation for both
 	}
-	t := c.newTask(e, m, reader, rc)
+	t := c.newTask(e, m, rd, rc)
 	if !here { // the frame is reused before the handler runs, or a batch's
 		t.copyFrame(frame, m, shared)
 	}
@@ -191,23 +184,20 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 	switch {
 	case here:
 		t.runHere()
-	case c.opts.Pool == nil:
-		c.queued.Add(1) // before the worker can start it: see taskStarted
-		c.workers.Submit(t)
 	default:
-		c.queued.Add(1)
-		c.submit(t, reader)
+		c.queued.Add(1) // before a worker can start it: see taskStarted
+		c.submit(t, rd)
 	}
 	if !isCall {
-		c.answer(to, nil, reader) // a notification is settled once handed off
+		c.answer(to, nil, rd) // a notification is settled once handed off
 	}
 }
 
 // submit hands t to the pool, and answers it when the pool refuses.
-func (c *Conn) submit(t *task, reader bool) {
-	if refusal := c.submitRefusal(t, reader); refusal != nil {
+func (c *Conn) submit(t *task, rd *reader) {
+	if refusal := c.submitRefusal(t, rd); refusal != nil {
 		c.taskStarted()
-		t.abandon(refusal, reader)
+		t.abandon(refusal, rd)
 	}
 }
 
@@ -218,23 +208,30 @@ func (c *Conn) submit(t *task, reader bool) {
 // for admission (see wait): not at all while this connection's own calls
 // are unanswered, and no longer once one is made (then t is refused
 // -32000), for their responses can only come through it.
-func (c *Conn) submitRefusal(t *task, reader bool) *codec.Error {
+func (c *Conn) submitRefusal(t *task, rd *reader) *codec.Error {
 	var err error
-	if sc := c.submitCtx; reader && sc != nil {
+	if sc := c.submitCtx; rd != nil && sc != nil {
 		if err = sc.SubmitContext(doneCtx, t); err == doneCtx.Err() { // full
-			err = c.submitWaiting(sc, t)
+			err = rd.submitWaiting(sc, t)
 		}
 	} else {
-		err = c.opts.Pool.Submit(t)
+		err = c.executor().Submit(t)
 	}
-	var oe *pool.OverloadedError
 	switch {
 	case err == nil:
 		return nil
-	case err == errReaderMustRead, errors.As(err, &oe):
+	case err == errReaderMustRead, isOverloaded(err):
 		return c.overloaded
 	}
 	return c.shuttingDown
+}
+
+// isOverloaded reports whether err is the pool's *pool.OverloadedError.
+// Apart from submitRefusal, so that its target escapes (errors.As) only on
+// a refusal: a hand-off that succeeds allocates nothing here.
+func isOverloaded(err error) bool {
+	var oe *pool.OverloadedError
+	return errors.As(err, &oe)
 }
 
 // errReaderMustRead stops the reader's wait for room in the pool: it must
@@ -242,8 +239,9 @@ func (c *Conn) submitRefusal(t *task, reader bool) *codec.Error {
 var errReaderMustRead = errors.New("conn: the reader must go on reading")
 
 // submitWaiting is the reader's wait for room in a full pool.
-func (c *Conn) submitWaiting(sc contextSubmitter, t *task) error {
-	c.flushHeld()
+func (rd *reader) submitWaiting(sc contextSubmitter, t *task) error {
+	c := rd.c
+	rd.flushHeld()
 	wctx, stop, busy := c.calls.readerWait(c.ctx)
 	if busy {
 		return errReaderMustRead
@@ -270,20 +268,19 @@ var doneCtx = func() context.Context {
 	return ctx
 }()
 
-// admitHandler takes the slots the handler of m needs (acquire) and checks
-// with started that the connection is not stopping; it reports false
-// having refused m. started is admit for a task counted in tasks, a
-// bare look at stopping for one the reader runs (lead.go).
-func (c *Conn) admitHandler(to replyTo, reader bool, e *router.Entry, m *codec.Message, started func() bool) bool {
+// admitHandler takes the slots the handler of m needs (acquire) and counts
+// its task (admit) unless the connection is stopping; it reports false
+// having refused m.
+func (c *Conn) admitHandler(to replyTo, rd *reader, e *router.Entry, m *codec.Message) bool {
 	isCall := m.Kind == codec.KindRequest
-	if err := c.acquire(reader); err != nil {
-		c.refuse(to, reader, isCall, e.Method, m.ID, err)
+	if err := c.acquire(rd); err != nil {
+		c.refuse(to, rd, isCall, e.Method, m.ID, err)
 		return false
 	}
 	c.inFlight(1)
-	if !started() { // stopping began while this one waited
+	if !c.admit() { // stopping began while this one waited
 		c.release(time.Time{})
-		c.refuse(to, reader, isCall, e.Method, m.ID, c.shuttingDown)
+		c.refuse(to, rd, isCall, e.Method, m.ID, c.shuttingDown)
 		return false
 	}
 	return true
@@ -292,12 +289,12 @@ func (c *Conn) admitHandler(to replyTo, reader bool, e *router.Entry, m *codec.M
 // acquire takes a slot of the connection's MaxInFlight, then one of the
 // shared Admission, waiting or not as Options.Overload says. It returns
 // the error to answer with when the request is refused.
-func (c *Conn) acquire(reader bool) *codec.Error {
+func (c *Conn) acquire(rd *reader) *codec.Error {
 	if !c.limit.TryAcquire() {
 		if c.opts.Overload == pool.Reject {
 			return c.overloaded
 		}
-		if err := c.wait(c.limit, reader); err != nil {
+		if err := c.wait(c.limit, rd); err != nil {
 			return err
 		}
 	}
@@ -307,7 +304,7 @@ func (c *Conn) acquire(reader bool) *codec.Error {
 	}
 	refusal := c.overloaded
 	if c.opts.Overload == pool.Block {
-		if refusal = c.wait(a, reader); refusal == nil {
+		if refusal = c.wait(a, rd); refusal == nil {
 			return nil
 		}
 	}
@@ -321,10 +318,10 @@ func (c *Conn) acquire(reader bool) *codec.Error {
 // is made: their responses can only come through it, and the handlers
 // holding every slot may be the ones waiting for them. The request is
 // then refused -32000, as under Reject.
-func (c *Conn) wait(a pool.Admission, reader bool) *codec.Error {
+func (c *Conn) wait(a pool.Admission, rd *reader) *codec.Error {
 	ctx := c.ctx
-	if reader {
-		c.flushHeld()
+	if rd != nil {
+		rd.flushHeld()
 		wctx, stop, busy := c.calls.readerWait(c.ctx)
 		if busy {
 			return c.overloaded

@@ -1,6 +1,6 @@
 // Package conn runs one bidirectional JSON-RPC 2.0 session: it reads and
-// dispatches requests to a router, runs handlers inline or on a bounded
-// pool, writes their responses coalesced, and sends calls and
+// dispatches requests to a router, runs handlers inline or on a pool,
+// writes their responses coalesced, and sends calls and
 // notifications of its own to the peer.
 //
 // # Streams and bodies
@@ -20,29 +20,67 @@
 // of one program with no stream between: each call is served on its
 // caller's goroutine.
 //
-// # The path of a request
+// # Design: the execution model
 //
-// The reading goroutine takes messages from the stream and validates and
-// classifies them (codec.Scanner), then looks the method up
-// (router.Router). An interceptor registered for the method
-// (router.MethodOptions.Intercept, a response cache) may answer it right
-// there, through the router's middleware if there is any
-// (router.Entry.Intercepted: a hit is authorised and rate limited as a
-// miss is). A handler marked inline runs on the reader; any other is admitted
-// (Options.MaxInFlight, then a shared Options.Admission) and handed to the
-// pool with a copy of its frame (the read buffer is reused for the next
-// read) — or, alone in its frame, run by the reader itself with the same
-// bookkeeping, no copy and no hand-off, until a watchdog finds it blocking
-// and another goroutine takes the reading over (lead.go;
-// Options.AlwaysHandOff). Every answer goes through one place (reply.go) that knows where it
-// belongs: a batch's slot, the ServeBody call it came in, the reader's held
-// output, or the writer. The writer appends responses to a pending buffer:
-// whoever finds it idle becomes the flusher and writes everything that
-// accumulated meanwhile in one system call. While more whole messages are
-// already buffered, the reader holds its own responses back and flushes
-// them before it would block or once they reach 2 KiB, so a pipelining
-// peer gets many responses per write, and starts on them while the reader
-// serves the rest.
+// A request goes from the stream to a handler and back in one of three
+// ways, chosen by its method (router.MethodOptions):
+//
+//   - an interceptor (a response cache) answers it on the goroutine that
+//     read it, through the method's middleware if it has any
+//     (router.Entry.Intercepted: a hit is authorised and rate limited as a
+//     miss is);
+//   - an inline handler runs on that goroutine too: cheap handlers pay no
+//     hand-off;
+//   - any other handler is admitted (Options.MaxInFlight, then a shared
+//     Options.Admission) and handed off, with a copy of its frame (the
+//     read buffer is reused for the next read), to the executor:
+//     Options.Pool, or else a pool.Pool with no bound on workers shared
+//     by every connection without a pool of its own.
+//
+// The reader is the one goroutine that reads the stream. Its state — the
+// scanner, the output it holds back, the request an inline handler is
+// serving — belongs to the reader type, whose methods run on the reading
+// goroutine only; code that may run anywhere takes a *reader that is nil
+// off the reader. ServeBody serves a body the same way on its caller's
+// goroutine, with no reader.
+//
+// Every answer goes through one place (reply.go) that knows where it
+// belongs: a batch's slot, the ServeBody call it came in, the reader's
+// held output, or the writer. The writer coalesces: producers append
+// framed responses to a pending buffer, and whoever finds no write under
+// way becomes the flusher and writes all that accumulated meanwhile in one
+// system call. While more whole messages are already buffered, the reader
+// holds its own responses back and hands them over before it would block
+// or once they reach a few KiB; a worker answering while more of the
+// connection's tasks wait to start leaves its response for the last of
+// them to flush (bounded by a short timer). So a pipelining peer gets
+// many responses per write.
+//
+// The goroutines of a connection, beside the executor's workers:
+//
+//	goroutine          started by                       lives
+//	reader             New, NewStream with a stream     the session
+//	timer callback     HandlerTimeout, the writer's     while it fires
+//	                   late flush, a parent context's
+//	                   cancellation (runtime timers,
+//	                   context.AfterFunc)
+//	closer             the end of the stream, Close,    until the handlers in
+//	                   a failed write (drainAndClose,   flight have returned
+//	                   finish)
+//	Shutdown's flusher Shutdown                         until pending output
+//	                                                    is written, or the
+//	                                                    grace has passed
+//
+// No goroutine is started per request: a handler timeout is a runtime
+// timer, which runs code only if it fires. An idle connection holds its
+// reader and nothing else.
+//
+// Glossary. Held output: the reader's responses not yet handed to the
+// writer. Hand-off: giving a task to the executor. Task: a request or
+// notification handed off, with its copy of the frame and its context.
+// Settled: a message whose answer (or the decision that none is due) has
+// been given; every message is settled exactly once. Flusher: whoever
+// writes the pending output.
 //
 // # Guarantees
 //

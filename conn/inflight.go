@@ -165,7 +165,7 @@ func (c *Conn) Cancel(id []byte) bool {
 	rc.cancelWith(context.Canceled)
 	if silent {
 		c.answeredCtx(rc, codec.CodeCancelled)
-		c.answer(to, nil, false)
+		c.answer(to, nil, nil)
 	}
 	return true
 }
@@ -193,6 +193,6 @@ func (c *Conn) abandonAll() {
 	for _, a := range all {
 		a.ctx.cancelWith(context.Canceled)
 		c.answeredCtx(a.ctx, errAbandoned.Code)
-		c.answer(a.to, a.resp, false)
+		c.answer(a.to, a.resp, nil)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -159,27 +160,34 @@ func TestInProcess_handlerTimeoutAnswersTheCaller(t *testing.T) {
 }
 
 func TestInProcess_aSessionWaitsForItsPeerToStart(t *testing.T) {
-	a, b := conn.InProcess()
-	client := conn.NewStream(b, nil)
-	defer client.Close()
-	errc := make(chan error, 1)
-	var got []int
-	go func() { errc <- client.Call(context.Background(), "echo", []int{3}, &got) }()
-	time.Sleep(10 * time.Millisecond) // the call waits for a server
-	server := conn.NewStream(a, &conn.Options{Router: testRouter(t)})
-	defer server.Close()
-	if err := <-errc; err != nil || len(got) != 1 || got[0] != 3 {
-		t.Fatalf("got %v, %v", got, err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		a, b := conn.InProcess()
+		client := conn.NewStream(b, nil)
+		defer client.Close()
+		errc := make(chan error, 1)
+		var got []int
+		go func() { errc <- client.Call(context.Background(), "echo", []int{3}, &got) }()
+		synctest.Wait() // the call has failed, or waits for a server
+		select {
+		case err := <-errc:
+			t.Fatalf("a call with no server yet returned: %v", err)
+		default:
+		}
+		server := conn.NewStream(a, &conn.Options{Router: testRouter(t)})
+		defer server.Close()
+		if err := <-errc; err != nil || len(got) != 1 || got[0] != 3 {
+			t.Fatalf("got %v, %v", got, err)
+		}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel()
-	_, lone := conn.InProcess()
-	c := conn.NewStream(lone, nil)
-	defer c.Close()
-	if err := c.Call(ctx, "echo", nil, nil); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("a call with no peer: %v", err)
-	}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		defer cancel()
+		_, lone := conn.InProcess()
+		c := conn.NewStream(lone, nil)
+		defer c.Close()
+		if err := c.Call(ctx, "echo", nil, nil); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("a call with no peer: %v", err)
+		}
+	})
 }
 
 func TestInProcess_closingOneEndEndsBoth(t *testing.T) {

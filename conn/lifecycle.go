@@ -29,9 +29,7 @@ import (
 // sets once (with stopping); admit counts a task only while stopBit is
 // clear, in one compare-and-swap, so once stop has returned the count
 // only falls, and idle is closed exactly once: by the step that leaves
-// stopBit and no task. A handler the reader runs itself (lead.go) is not
-// counted in tasks: readDone waits for it, and for it deposed lead.left
-// does, waited on only once readDone is closed. terminate runs once.
+// stopBit and no task. terminate runs once.
 type lifecycle struct {
 	stopping     atomic.Bool   // set by stop only
 	readDetached atomic.Bool   // Shutdown could not interrupt the reader
@@ -111,11 +109,9 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 		})
 		return nil
 	}
-	readStopped := false
 	if c.interruptRead() {
 		select {
 		case <-c.readDone:
-			readStopped = true
 		case <-ctx.Done():
 		}
 	} else {
@@ -124,16 +120,8 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 		// starts no work, and closing the stream may yet wake it.
 		c.readDetached.Store(true)
 	}
-	drained := make(chan struct{})
-	go func() {
-		<-c.idle
-		if readStopped { // no reader is left to depose a handler
-			c.lead.left.Wait()
-		}
-		close(drained)
-	}()
 	select {
-	case <-drained:
+	case <-c.idle:
 	case <-ctx.Done():
 	}
 	cut := ctx.Err()
@@ -172,7 +160,6 @@ func (c *Conn) drainAndClose(why error) {
 	c.stop()
 	go func() {
 		<-c.idle
-		c.lead.left.Wait() // the last reader is returning: nobody deposes now
 		_ = c.out.drain()
 		c.terminate(why)
 	}()
@@ -228,10 +215,6 @@ func (c *Conn) taskDone() {
 	}
 }
 
-// running reports that the connection is not stopping: admit for work
-// not counted in tasks (lead.go).
-func (c *Conn) running() bool { return !c.stopping.Load() }
-
 // terminate ends the connection once, recording why.
 func (c *Conn) terminate(why error) {
 	c.closeOnce.Do(func() {
@@ -255,11 +238,10 @@ func (c *Conn) closeNow() {
 func (c *Conn) finish(why error) {
 	if !c.readDetached.Load() {
 		<-c.readDone
-		c.lead.left.Wait()
 	}
 	<-c.idle
-	if c.workers != nil {
-		defaultWorkers.release(c.workers) // no task of ours is left
+	if p := c.shared.Load(); p != nil {
+		defaultPool.Release(p) // no task of ours is left: none takes it now
 	}
 	c.calls.failAll(ErrClosed)
 	c.err = why

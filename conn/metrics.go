@@ -73,11 +73,11 @@ func (c *Conn) clock() time.Duration {
 }
 
 // refuse answers a request with e before any handler ran, and reports it.
-func (c *Conn) refuse(to replyTo, reader, isCall bool, method string, id []byte, e *codec.Error) {
+func (c *Conn) refuse(to replyTo, rd *reader, isCall bool, method string, id []byte, e *codec.Error) {
 	if m := c.opts.Metrics; m != nil && isCall {
 		m.Refused(method, e.Code)
 	}
-	c.answerError(to, reader, isCall, id, e)
+	c.answerError(to, rd, isCall, id, e)
 }
 
 // invalid reports e, the answer to a message that is no valid request,

@@ -153,7 +153,7 @@ func TestMetrics_interceptorHitIsAnsweredWithoutInFlight(t *testing.T) {
 			if tc.hit {
 				r = interceptedRouter(t, cacheHit{[]byte(`{"cached":true}`)})
 			}
-			_, p := serve(t, r, &conn.Options{Metrics: ml, Pool: &hands, AlwaysHandOff: true})
+			_, p := serve(t, r, &conn.Options{Metrics: ml, Pool: &hands})
 			p.send(`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`)
 			if m := p.recvObj(); m["result"] == nil {
 				t.Fatal(m)
@@ -255,7 +255,7 @@ func TestMetrics_refusalsBeforeAHandlerRan(t *testing.T) {
 		// The first request holds the one worker; a task of the test's
 		// fills the queue. Every request goes to the pool, even the
 		// second, which the reader would otherwise run itself.
-		overloaded(t, conn.Options{Pool: p0, AlwaysHandOff: true}, func() {
+		overloaded(t, conn.Options{Pool: p0}, func() {
 			if err := p0.Submit(taskFunc(func() {})); err != nil {
 				t.Fatal(err)
 			}

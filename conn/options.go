@@ -37,6 +37,19 @@ const (
 	CancelSilent
 )
 
+// defaultPool runs the non-inline handlers of every connection without
+// Options.Pool: unbounded (MaxInFlight and Admission bound the work), so
+// handlers that block never hold the others back. Its workers live on
+// after a request, for sharedIdle, waiting for the next: their stacks,
+// grown by sonic and by the handlers, stay grown, where a goroutine per
+// request would grow and copy a new stack every time (on a batch of 100
+// cheap calls, more than half the time).
+var defaultPool = pool.NewShared(&pool.Options{Workers: pool.Unbounded, IdleTimeout: sharedIdle})
+
+// sharedIdle is how long a worker of defaultPool waits for a task before
+// it exits.
+const sharedIdle = 2 * time.Second
+
 // Default values of Options.
 const (
 	DefaultMaxInFlight  = 1024
@@ -56,32 +69,12 @@ type Options struct {
 	// Router serves the peer's requests and notifications. Nil serves
 	// nothing: every request is answered -32601.
 	Router *router.Router
-	// Pool runs non-inline handlers. Nil runs them on the default
-	// workers, shared by every connection without a Pool and bounded by
-	// MaxInFlight alone: goroutines that take queued handlers one after
-	// another, one more recruited whenever handlers wait and none is on
-	// its way (so handlers that block never hold the others back), each
-	// waiting 2 to 4 s for more once idle; their stacks stay grown, where
-	// a new goroutine's grows and is copied on every request
-	// (workers.go).
+	// Pool runs non-inline handlers. Nil runs them on a pool.Pool with
+	// no bound on workers (pool.Unbounded), shared by every connection
+	// without a Pool and bounded by MaxInFlight and Admission alone: a
+	// handler never waits for another to finish, and idle workers wait
+	// 2 to 4 s for more before they exit.
 	Pool Executor
-	// AlwaysHandOff hands every request for the Pool to it. By default
-	// the reader runs one that came alone in its frame itself, as long as
-	// its handler returns quickly, which spares a goroutine hand-off: a
-	// handler that holds the reader for more than 50–100µs is left to
-	// finish where it is while another goroutine takes the reading over,
-	// and its method's requests go to the Pool from then on (one is tried
-	// on the reader again after 5ms, then after twice as long each time it
-	// is still slow, up to 1s). Handlers that each take a few tens of
-	// microseconds of CPU then run one after another on the reader; with
-	// a peer that pipelines them on one connection and idle CPUs, this
-	// option runs them side by side instead. It applies to streams whose
-	// frames can be kept past the next read (codec.Keeper: the built-in
-	// framings, Pipe); on others every such request goes to the Pool.
-	// A deposed handler finishes outside the Pool, so the Pool's Workers
-	// do not bound it: MaxInFlight and Admission, which every request
-	// respects, do.
-	AlwaysHandOff bool
 	// MaxInFlight bounds requests running at once on this connection
 	// (default 1024).
 	MaxInFlight int

@@ -13,8 +13,7 @@ import (
 // The overload checks run in synctest virtual time: handlers sleep and
 // clients keep their schedule on the bubble's clock, so every latency is
 // exact and every bound below holds on any machine, under -race too. They
-// measure the pool: every request goes to it (AlwaysHandOff), none is led
-// by a reader, whose deposed handlers would run beside the W workers.
+// measure the pool: every request goes to its W workers.
 
 // Two sessions offer a pool of W workers (handler sleeping S) twice its
 // capacity for D, refused past a shared Admission limit of 2W. Then:
@@ -43,7 +42,7 @@ func TestConn_overloadKeepsTheQueueAndLatencyBounded(t *testing.T) {
 		l := load{method: "work", perTick: workers * int(tick) / int(service), tick: tick, ticks: ticks, retryAfter: hint}
 		p := startPool(t, &pool.Options{Workers: workers, RetryAfter: hint}) // queue 16 × W: never full
 		adm := pool.NewLimiter(limit)
-		clients, stop := sessions(2, conn.Options{Router: workRouter(service), Pool: p, Admission: adm, Overload: pool.Reject, AlwaysHandOff: true})
+		clients, stop := sessions(2, conn.Options{Router: workRouter(service), Pool: p, Admission: adm, Overload: pool.Reject})
 
 		samples, maxQueue := 0, 0
 		quit, sampled := make(chan struct{}), make(chan struct{})
@@ -124,7 +123,7 @@ func runOverload(tb testing.TB, adm pool.Admission, workers int, service time.Du
 		tb.Fatal(err)
 	}
 	defer p.Close(context.Background())
-	clients, stop := sessions(2, conn.Options{Router: workRouter(service), Pool: p, Admission: adm, MaxInFlight: huge, Overload: pool.Reject, AlwaysHandOff: true})
+	clients, stop := sessions(2, conn.Options{Router: workRouter(service), Pool: p, Admission: adm, MaxInFlight: huge, Overload: pool.Reject})
 	defer stop()
 
 	// Half the capacity: one request per session every 4 × service/workers.

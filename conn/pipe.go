@@ -128,10 +128,6 @@ func (p *pipeEnd) ReadMessage() ([]byte, error) {
 	}
 }
 
-// KeepFrames is a codec.Keeper's: the messages read are the writer's
-// copies, kept for good already.
-func (p *pipeEnd) KeepFrames() {}
-
 // Buffered reports whether a message waits to be read.
 func (p *pipeEnd) Buffered() bool { return p.in.unread.Load() > 0 }
 

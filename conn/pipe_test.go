@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/conn"
@@ -48,57 +49,63 @@ func TestPipe_holdsMessagesUntilReadEvenPastTheEnd(t *testing.T) {
 // when one is read; Close releases a waiting writer with
 // io.ErrClosedPipe.
 func TestPipe_aFullQueueHoldsTheWriter(t *testing.T) {
-	a, b := conn.Pipe()
-	for i := range 64 {
-		if err := a.WriteMessage([]byte{byte(i)}); err != nil {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := conn.Pipe()
+		for i := range 64 {
+			if err := a.WriteMessage([]byte{byte(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wrote := make(chan error, 1)
+		go func() { wrote <- a.WriteMessage([]byte("65th")) }()
+		synctest.Wait() // the write has returned or waits for good
+		select {
+		case err := <-wrote:
+			t.Fatalf("the 65th write returned (%v) with 64 unread", err)
+		default:
+		}
+		if msg, err := b.ReadMessage(); err != nil || msg[0] != 0 {
+			t.Fatalf("first read: %v, %v", msg, err)
+		}
+		if err := <-wrote; err != nil {
 			t.Fatal(err)
 		}
-	}
-	wrote := make(chan error, 1)
-	go func() { wrote <- a.WriteMessage([]byte("65th")) }()
-	select {
-	case err := <-wrote:
-		t.Fatalf("the 65th write returned (%v) with 64 unread", err)
-	case <-time.After(20 * time.Millisecond):
-	}
-	if msg, err := b.ReadMessage(); err != nil || msg[0] != 0 {
-		t.Fatalf("first read: %v, %v", msg, err)
-	}
-	if err := <-wrote; err != nil {
-		t.Fatal(err)
-	}
-	go func() { wrote <- a.WriteMessage([]byte("66th")) }()
-	time.Sleep(10 * time.Millisecond)
-	b.Close()
-	if err := <-wrote; !errors.Is(err, io.ErrClosedPipe) {
-		t.Fatalf("a write held at Close: %v", err)
-	}
+		go func() { wrote <- a.WriteMessage([]byte("66th")) }()
+		synctest.Wait() // the 66th write waits
+		b.Close()
+		if err := <-wrote; !errors.Is(err, io.ErrClosedPipe) {
+			t.Fatalf("a write held at Close: %v", err)
+		}
+	})
 }
 
 // A read waits for a write, and its deadline ends the wait; a deadline
 // moved while it waits counts from then.
 func TestPipe_readDeadline(t *testing.T) {
-	a, b := conn.Pipe()
-	d := b.(interface{ SetReadDeadline(time.Time) error })
-	d.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
-	if _, err := b.ReadMessage(); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("past the deadline: %v", err)
-	}
-	d.SetReadDeadline(time.Now().Add(time.Hour))
-	read := make(chan string, 1)
-	go func() {
-		msg, err := b.ReadMessage()
-		if err != nil {
-			msg = []byte(err.Error())
+	synctest.Test(t, func(t *testing.T) {
+		a, b := conn.Pipe()
+		d := b.(interface{ SetReadDeadline(time.Time) error })
+		d.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+		if _, err := b.ReadMessage(); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("past the deadline: %v", err)
 		}
-		read <- string(msg)
-	}()
-	time.Sleep(10 * time.Millisecond)
-	d.SetReadDeadline(time.Time{}) // moved while the read waits
-	a.WriteMessage([]byte("late"))
-	if got := <-read; got != "late" {
-		t.Fatalf("read %q", got)
-	}
+		d.SetReadDeadline(time.Now().Add(time.Hour))
+		read := make(chan string, 1)
+		go func() {
+			msg, err := b.ReadMessage()
+			if err != nil {
+				msg = []byte(err.Error())
+			}
+			read <- string(msg)
+		}()
+		synctest.Wait()                // the read waits
+		d.SetReadDeadline(time.Time{}) // moved while the read waits
+		time.Sleep(2 * time.Hour)      // past the old deadline
+		a.WriteMessage([]byte("late"))
+		if got := <-read; got != "late" {
+			t.Fatalf("read %q", got)
+		}
+	})
 }
 
 // Messages written through NewMessageStream in one burst arrive one by

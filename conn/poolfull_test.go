@@ -43,7 +43,7 @@ func TestConn_fullPoolDoesNotStopTheReaderFromAnsweringCalls(t *testing.T) {
 	}), nil); err != nil {
 		t.Fatal(err)
 	}
-	_, p := serve(t, r, &conn.Options{Pool: newFullPool(t), AlwaysHandOff: true})
+	_, p := serve(t, r, &conn.Options{Pool: newFullPool(t)})
 	p.send(strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"ask"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"ask"}`,
@@ -91,7 +91,7 @@ func TestConn_fullPoolDoesNotHoldBackAnswersReady(t *testing.T) {
 	}), &router.MethodOptions{Inline: true}); err != nil {
 		t.Fatal(err)
 	}
-	_, p := serve(t, r, &conn.Options{Pool: newFullPool(t), AlwaysHandOff: true})
+	_, p := serve(t, r, &conn.Options{Pool: newFullPool(t)})
 	// One write: the reader finds them all buffered, so it holds the
 	// answer to 3 while it serves 4, for which the pool is full.
 	p.send(strings.Join([]string{

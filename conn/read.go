@@ -7,21 +7,31 @@ import (
 	"os"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/router"
 )
 
-// readLoop owns the stream's reading side, the reader's scanner, its
-// inline request and its held output. It ends on end of stream, on a fatal
-// read error, or when Shutdown or Close stops it; or at once, leaving all
-// that to the goroutine that took the reading over, when a handler it ran
-// was deposed (lead.go).
-func (c *Conn) readLoop() {
+// reader is a connection's reading side and the state that only the
+// reading goroutine touches: its scanner, the output it holds back, the
+// request an inline handler is serving, the contexts of the requests it
+// hands off. Its methods run on the reading goroutine only; a function
+// that may run on any goroutine takes a *reader that is nil elsewhere
+// (the answers of workers, timers, Cancel, Shutdown and ServeBody).
+type reader struct {
+	c       *Conn
+	scan    *codec.Scanner
+	held    codec.Buffer   // output held until it would block (reply.go)
+	heldBox *codec.Buffer  // for giveSpare and takeSpare
+	req     router.Request // the request an inline handler is serving
+	ctxs    []reqCtx       // the next request contexts (a slab)
+}
+
+// loop reads and serves frames until end of stream, a fatal read error,
+// or Shutdown or Close.
+func (rd *reader) loop() {
+	c := rd.c
 	var why error
-	deposed := false
 	defer func() {
-		if deposed {
-			return // not the reader any more
-		}
-		c.flushHeld()
+		rd.flushHeld()
 		close(c.readDone)
 		if !c.stopping.Load() {
 			// The peer ended the stream (or it broke): finish what was
@@ -33,10 +43,10 @@ func (c *Conn) readLoop() {
 		if !c.s.Buffered() {
 			// About to block on a read: send what the reader held back,
 			// and give large output buffers back while waiting.
-			if c.flushHeld() != nil {
+			if rd.flushHeld() != nil {
 				return
 			}
-			c.held.B = giveSpare(c.held.B, &c.heldBox)
+			rd.held.B = giveSpare(rd.held.B, &rd.heldBox)
 			c.out.idle()
 			if c.stopping.Load() {
 				return
@@ -47,7 +57,7 @@ func (c *Conn) readLoop() {
 			var fe *codec.FrameError
 			if errors.As(err, &fe) {
 				c.opts.Logger.Debug("jsonrpc: bad frame", "err", err)
-				c.answer(replyTo{}, errorResponse(nil, c.invalid(fe.RPCError())), true)
+				c.answer(replyTo{}, errorResponse(nil, c.invalid(fe.RPCError())), rd)
 				continue
 			}
 			switch {
@@ -61,35 +71,31 @@ func (c *Conn) readLoop() {
 			}
 			return
 		}
-		if c.held.B == nil {
-			c.held.B = takeSpare(&c.heldBox)
+		if rd.held.B == nil {
+			rd.held.B = takeSpare(&rd.heldBox)
 		}
-		if deposed = c.serveFrame(frame, c.scan, nil, true); deposed {
-			return
-		}
+		c.serveFrame(frame, rd.scan, nil, rd)
 	}
 }
 
-// serveFrame serves every message of one frame: read by the reader
-// (reader set, body nil) or given to ServeBody (body set). It reports
-// whether the reader was deposed (see serveMessage).
-func (c *Conn) serveFrame(frame []byte, scan *codec.Scanner, body *bodyReply, reader bool) (deposed bool) {
+// serveFrame serves every message of one frame: read by the reader (rd
+// set, body nil) or given to ServeBody (body set, rd nil).
+func (c *Conn) serveFrame(frame []byte, scan *codec.Scanner, body *bodyReply, rd *reader) {
 	msgs, isBatch, err := scan.Scan(frame)
 	to := replyTo{body: body}
 	switch {
 	case err != nil:
 		c.opts.Logger.Debug("jsonrpc: parse error", "err", err)
-		c.answer(to, errorResponse(nil, c.invalid(codec.ErrParse)), reader)
+		c.answer(to, errorResponse(nil, c.invalid(codec.ErrParse)), rd)
 	case isBatch && c.refuseBatch.Load():
-		c.answer(to, errorResponse(nil, c.invalid(errBatchRefused)), reader)
+		c.answer(to, errorResponse(nil, c.invalid(errBatchRefused)), rd)
 	case isBatch:
-		c.serveBatch(frame, msgs, body, reader)
+		c.serveBatch(frame, msgs, body, rd)
 	default:
 		var ref *frameRef
-		deposed = c.serveMessage(frame, &msgs[0], to, reader, &ref)
+		c.serveMessage(frame, &msgs[0], to, rd, &ref)
 		ref.release()
 	}
-	return deposed
 }
 
 // isClosedErr reports an error caused by closing the stream ourselves.

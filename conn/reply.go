@@ -27,18 +27,18 @@ type replyTo struct {
 }
 
 // answer settles the message to with resp (nil: no response is due) and
-// takes resp back to the buffer pool. reader is true only on the reading
-// goroutine, which may hold its output back.
-func (c *Conn) answer(to replyTo, resp *codec.Buffer, reader bool) {
+// takes resp back to the buffer pool. rd is the reader when the reading
+// goroutine calls (it may hold its output back), nil on any other.
+func (c *Conn) answer(to replyTo, resp *codec.Buffer, rd *reader) {
 	if to.b != nil {
-		to.b.complete(to.slot, resp, reader)
+		to.b.complete(to.slot, resp, rd)
 		return
 	}
 	var msg []byte
 	if resp != nil {
 		msg = resp.B
 	}
-	c.emit(to.body, msg, reader)
+	c.emit(to.body, msg, rd)
 	if resp != nil {
 		respBufs.Put(resp)
 	}
@@ -46,24 +46,24 @@ func (c *Conn) answer(to replyTo, resp *codec.Buffer, reader bool) {
 
 // answerError settles the message to with the error e: a response for a
 // request (isCall), nothing for a notification.
-func (c *Conn) answerError(to replyTo, reader, isCall bool, id []byte, e *codec.Error) {
+func (c *Conn) answerError(to replyTo, rd *reader, isCall bool, id []byte, e *codec.Error) {
 	var resp *codec.Buffer
 	if isCall {
 		resp = errorResponse(id, e)
 	}
-	c.answer(to, resp, reader)
+	c.answer(to, resp, rd)
 }
 
 // emit sends the whole answer to one frame — a response or a batch array;
 // nil: none — to the ServeBody call it came in (body), or to the stream.
-func (c *Conn) emit(body *bodyReply, msg []byte, reader bool) {
+func (c *Conn) emit(body *bodyReply, msg []byte, rd *reader) {
 	switch {
 	case body != nil:
 		body.put(msg)
 	case msg == nil:
-	case reader:
-		c.held.B = c.s.AppendFrame(c.held.B, msg)
-		c.heldFull()
+	case rd != nil:
+		rd.held.B = c.s.AppendFrame(rd.held.B, msg)
+		rd.heldFull()
 	case c.saturated != nil && c.saturated():
 		c.sent(c.out.send(msg)) // the tasks queued wait for a busy worker: hold nothing for them
 	default:
@@ -114,19 +114,19 @@ const heldFlushBytes = 64 << 10
 const heldEarlyBytes = 2 << 10
 
 // heldFull flushes the reader's held output once it is heldEarlyBytes.
-func (c *Conn) heldFull() {
-	if len(c.held.B) >= heldEarlyBytes {
-		c.flushHeld()
+func (rd *reader) heldFull() {
+	if len(rd.held.B) >= heldEarlyBytes {
+		rd.flushHeld()
 	}
 }
 
-// flushHeld hands the reader's held output to the writer. Reader only.
-func (c *Conn) flushHeld() error {
-	if len(c.held.B) == 0 {
+// flushHeld hands the reader's held output to the writer.
+func (rd *reader) flushHeld() error {
+	if len(rd.held.B) == 0 {
 		return nil
 	}
 	var err error
-	c.held.B, err = c.out.sendHeld(c.held.B)
-	c.sent(err)
+	rd.held.B, err = rd.c.out.sendHeld(rd.held.B)
+	rd.c.sent(err)
 	return err
 }

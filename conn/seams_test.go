@@ -157,7 +157,7 @@ func interceptedRouter(t *testing.T, ic router.Interceptor) *router.Router {
 
 func TestConn_interceptorAnswersWithoutAHandOff(t *testing.T) {
 	var hits countingPool
-	_, p := serve(t, interceptedRouter(t, cacheHit{[]byte(`{"cached":true}`)}), &conn.Options{Pool: &hits, AlwaysHandOff: true})
+	_, p := serve(t, interceptedRouter(t, cacheHit{[]byte(`{"cached":true}`)}), &conn.Options{Pool: &hits})
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`,
 		`[{"jsonrpc":"2.0","id":2,"method":"echo","params":[2]},{"jsonrpc":"2.0","method":"echo","params":[3]}]`)
 	if m := p.recvObj(); m["id"].(float64) != 1 || m["result"].(map[string]any)["cached"] != true {
@@ -174,7 +174,7 @@ func TestConn_interceptorAnswersWithoutAHandOff(t *testing.T) {
 	}
 
 	var misses countingPool
-	_, p = serve(t, interceptedRouter(t, cacheMiss{}), &conn.Options{Pool: &misses, AlwaysHandOff: true})
+	_, p = serve(t, interceptedRouter(t, cacheMiss{}), &conn.Options{Pool: &misses})
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`)
 	if m := p.recvObj(); m["result"].([]any)[0].(float64) != 1 || misses.n.Load() != 1 {
 		t.Fatalf("a miss must reach the handler on the pool: %v, %d hand-offs", m, misses.n.Load())

@@ -43,21 +43,6 @@ type Stream interface {
 	Close() error
 }
 
-// keeperOf returns what keeps s's frames past the next read, or nil when
-// they cannot be kept (see lead.go).
-func keeperOf(s Stream) codec.Keeper {
-	var k codec.Keeper
-	switch s := s.(type) {
-	case *byteStream:
-		k, _ = s.Framer.(codec.Keeper)
-	case *messageStream:
-		k, _ = s.mc.(codec.Keeper)
-	default:
-		k, _ = s.(codec.Keeper)
-	}
-	return k
-}
-
 type readDeadliner interface{ SetReadDeadline(time.Time) error }
 type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 

@@ -60,7 +60,6 @@ type task struct {
 
 	prev, next *task // in Conn.inflight while a request is unanswered
 	listed     bool
-	led        bool // run by the reader (lead.go): not counted in tasks
 }
 
 var taskPool = sync.Pool{New: func() any { return new(task) }}
@@ -72,16 +71,16 @@ const ctxSlab = 32
 // newTask makes the task for the request or notification m of e, with
 // the context rc (nil: one from the reader's slab, or a new one). Its
 // request's spans are m's, into the frame m was read from: handOff then
-// copies them (copyFrame); the reader leading the request leaves them
-// there (lead.go).
-func (c *Conn) newTask(e *router.Entry, m *codec.Message, reader bool, rc *reqCtx) *task {
+// copies them (copyFrame), or leaves them for a caller that serves the
+// request where it is (an InProcess call).
+func (c *Conn) newTask(e *router.Entry, m *codec.Message, rd *reader, rc *reqCtx) *task {
 	switch {
 	case rc != nil:
-	case reader:
-		if len(c.ctxs) == 0 {
-			c.ctxs = make([]reqCtx, ctxSlab)
+	case rd != nil:
+		if len(rd.ctxs) == 0 {
+			rd.ctxs = make([]reqCtx, ctxSlab)
 		}
-		rc, c.ctxs = &c.ctxs[0], c.ctxs[1:]
+		rc, rd.ctxs = &rd.ctxs[0], rd.ctxs[1:]
 	default:
 		rc = new(reqCtx)
 	}
@@ -127,7 +126,7 @@ func (t *task) Run() {
 // InProcess caller's (bodyReply.into), which never queued it.
 func (t *task) runHere() {
 	code, resp := t.runHandler()
-	t.answer(code, resp, false)
+	t.answer(code, resp, nil)
 }
 
 // runHandler runs the task's handler, under HandlerTimeout, and returns
@@ -156,17 +155,17 @@ func (t *task) runHandler() (codec.Code, *codec.Buffer) {
 
 // answer sends the task's response resp, unless someone else answered its
 // request first (a timeout, Cancel, Shutdown), and finishes the task.
-// reader is true on the reading goroutine.
-func (t *task) answer(code codec.Code, resp *codec.Buffer, reader bool) {
+// rd is the reader on the reading goroutine, nil on any other.
+func (t *task) answer(code codec.Code, resp *codec.Buffer, rd *reader) {
 	c := t.c
 	switch {
 	case resp == nil:
 	case c.inflight.claim(t):
 		c.answeredCtx(t.ctx, code)
 		if resp == &t.out {
-			c.emit(t.to.body, t.out.B, reader)
+			c.emit(t.to.body, t.out.B, rd)
 		} else {
-			c.answer(t.to, resp, reader)
+			c.answer(t.to, resp, rd)
 		}
 	case resp != &t.out:
 		respBufs.Put(resp) // answered already: timeout, cancellation or shutdown
@@ -181,16 +180,16 @@ func expire(rc *reqCtx) {
 	rc.cancelWith(context.DeadlineExceeded)
 	if resp, to, ok := rc.c.inflight.claimAnswer(rc, errTimeout); ok {
 		rc.c.answeredCtx(rc, errTimeout.Code)
-		rc.c.answer(to, resp, false)
+		rc.c.answer(to, resp, nil)
 	}
 }
 
 // abandon answers a task that could not be started and finishes it.
-func (t *task) abandon(e *codec.Error, reader bool) {
+func (t *task) abandon(e *codec.Error, rd *reader) {
 	t.c.release(t.start)
 	if resp, to, ok := t.c.inflight.claimAnswer(t.ctx, e); ok {
 		t.c.refusedCtx(t.ctx, e.Code)
-		t.c.answer(to, resp, reader)
+		t.c.answer(to, resp, rd)
 	}
 	t.finish()
 }
@@ -202,15 +201,13 @@ func (t *task) finish() {
 	}
 	t.ctx.cancelWith(context.Canceled) // the context ends with the handler
 	t.ref.release()
-	own, out, led := t.own, t.out.B, t.led
+	own, out := t.own, t.out.B
 	*t = task{}
 	if cap(own) <= maxKeptBuffer && cap(out) <= maxKeptBuffer { // let a large one go
 		t.own, t.out.B = own[:0], out[:0]
 	}
 	taskPool.Put(t)
-	if !led {
-		c.taskDone()
-	}
+	c.taskDone()
 }
 
 // maxKeptBuffer bounds the buffers a recycled task keeps for its next

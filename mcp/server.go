@@ -59,8 +59,7 @@ type ServerOptions struct {
 	KeepAlive KeepAlive
 	// Conn is the base of every session's connection options: its pool,
 	// limits, timeouts, logger, parent context and close callback. Without
-	// a pool, handlers the session's reader does not run itself (see
-	// conn.Options.AlwaysHandOff; every handler of an HTTP POST) run on
+	// a pool, handlers that are not inline run on
 	// goroutines the server's sessions share and reuse (never fewer than
 	// handlers running: one never waits for another). The server sets the
 	// router, the cancellation policy (CancelSilent, as

@@ -1,11 +1,15 @@
-// Package pool runs handlers on a bounded set of goroutines and bounds the
-// work a connection may have in flight.
+// Package pool is the project's one executor: it runs handlers on reused
+// goroutines, and bounds the work a connection may have in flight.
 //
 // # Pool
 //
 // A Pool is an executor on ants/v2 (github.com/panjf2000/ants/v2) with at
 // most Options.Workers goroutines and a bounded queue (Options.Queue) in
-// front of them. Submit queues a Task (an interface value, normally a
+// front of them — or, with Workers set to Unbounded, no bound on either:
+// then a task never waits for another to finish, and the callers' own
+// admission (a Limiter, a connection's MaxInFlight) bounds the work. A
+// Shared hands one Pool to many users and closes it after the last: the
+// executor of every connection that has no pool of its own. Submit queues a Task (an interface value, normally a
 // pointer the caller recycles); no closure is made per task, and in steady
 // state Submit does not allocate. Each worker drains the queue, so a burst
 // of tasks costs one worker wake-up rather than one per task, and more
@@ -20,8 +24,9 @@
 // Idle workers exit after Options.IdleTimeout. Close stops accepting tasks
 // (Submit returns ErrClosed afterwards, and a Submit blocked on a full queue
 // is woken with ErrClosed), then waits until the tasks already accepted,
-// running or queued, have returned and every goroutine the pool started has exited, or until its ctx
-// is done.
+// running or queued, have returned and the pool's goroutines have been
+// told to exit (they do at once), or until its ctx is done. It waits on an
+// event (the last task returning), never by polling.
 //
 // A Task that panics does not take the process down: the worker recovers,
 // reports the value to Options.PanicHandler (if set) and goes on with the

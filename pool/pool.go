@@ -2,7 +2,7 @@ package pool
 
 import (
 	"context"
-	"errors"
+	"math"
 	"runtime"
 	"strconv"
 	"sync"
@@ -30,15 +30,23 @@ const (
 	// DefaultIdleTimeout is how long an idle worker waits for a task before
 	// it exits.
 	DefaultIdleTimeout = 10 * time.Second
+	// Unbounded, as Options.Workers, bounds neither the workers nor the
+	// queue: a worker is started whenever tasks wait and none is on its
+	// way to them, so a task never waits for another to finish. What
+	// bounds the work then is the callers' admission (a connection's
+	// MaxInFlight and Admission).
+	Unbounded = -1
 )
 
 // Options configure a Pool. A nil *Options gives the defaults. Options are
 // copied by New.
 type Options struct {
 	// Workers bounds the goroutines running tasks (default 64 × GOMAXPROCS
-	// at the time New is called).
+	// at the time New is called; Unbounded, or any negative value: no
+	// bound).
 	Workers int
-	// Queue bounds the tasks waiting for a worker (default 16 × Workers).
+	// Queue bounds the tasks waiting for a worker (default 16 × Workers;
+	// no bound when Workers is Unbounded).
 	Queue int
 	// Overload says what Submit does when the queue is full: wait for room
 	// (Block, the default) or fail at once with an *OverloadedError
@@ -88,8 +96,9 @@ type errorString string
 
 func (e errorString) Error() string { return string(e) }
 
-// Pool is a bounded executor on ants/v2 with a bounded queue in front of
-// its workers. Safe for concurrent use.
+// Pool is an executor on ants/v2 with a queue in front of its workers,
+// both bounded unless Options.Workers is Unbounded. Safe for concurrent
+// use.
 //
 // Hand-off. A task is pushed on the queue; each ants worker runs a drain
 // loop that takes tasks from the queue until it is empty, so a burst of
@@ -105,35 +114,41 @@ func (e errorString) Error() string { return string(e) }
 type Pool struct {
 	ap         *ants.PoolWithFuncGeneric[*Pool]
 	overloaded *OverloadedError // shared, read-only: no allocation per refusal
-	workers    int
+	workers    int              // math.MaxInt when unbounded
+	unbounded  bool
 	queueCap   int
 	reject     bool
 	retryAfter time.Duration
 	panics     func(any)
 
 	mu       sync.Mutex
-	q        ring          // tasks waiting for a worker
-	drainers int           // drain loops started and not returned
-	full     atomic.Bool   // drainers == workers, for Saturated
-	starting bool          // a drain loop was started and has not yet run
-	notFull  sync.Cond     // Submits waiting for room in the queue (Block)
-	closed   bool          // set once, by the first Close
-	idle     chan struct{} // closed when closed, no drainer left and q empty
+	q        ring        // tasks waiting for a worker
+	drainers int         // drain loops started and not returned
+	full     atomic.Bool // drainers == workers, for Saturated
+	starting bool        // a drain loop was started and has not yet run
+	notFull  sync.Cond   // Submits waiting for room in the queue (Block)
+	closed   bool        // set once, by the first Close
 
 	closeOnce sync.Once
-	done      chan struct{} // closed when all work is done and every worker gone
-	closeErr  error         // set before done is closed
+	done      chan struct{} // closed by release: closed, no drain loop left, q empty
 }
 
 // New starts a pool. It starts no goroutine before the first Submit other
-// than ants' clock and idle-worker reaper.
+// than ants' clock and idle-worker reaper. Its error is ants' refusal of
+// its options, which New normalises first: it returns none today.
 func New(opts *Options) (*Pool, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	if o.Workers <= 0 {
+	unbounded := o.Workers < 0
+	size := o.Workers // ants' capacity: -1 is its unbounded pool
+	switch {
+	case unbounded:
+		o.Workers, o.Queue, size = math.MaxInt, math.MaxInt, -1
+	case o.Workers == 0:
 		o.Workers = DefaultWorkersPerCPU * runtime.GOMAXPROCS(0)
+		size = o.Workers
 	}
 	if o.Queue <= 0 {
 		o.Queue = DefaultQueuePerWorker * o.Workers
@@ -147,17 +162,17 @@ func New(opts *Options) (*Pool, error) {
 	p := &Pool{
 		overloaded: &OverloadedError{RetryAfter: o.RetryAfter},
 		workers:    o.Workers,
+		unbounded:  unbounded,
 		queueCap:   o.Queue,
 		reject:     o.Overload == Reject,
 		retryAfter: o.RetryAfter,
 		panics:     o.PanicHandler,
-		idle:       make(chan struct{}),
 		done:       make(chan struct{}),
 	}
 	p.notFull.L = &p.mu
 	// ants blocks, never refuses: the pool starts at most Workers drain
 	// loops, so an Invoke waits at most for a worker that is returning.
-	ap, err := ants.NewPoolWithFuncGeneric(o.Workers, (*Pool).drain,
+	ap, err := ants.NewPoolWithFuncGeneric(size, (*Pool).drain,
 		ants.WithExpiryDuration(o.IdleTimeout),
 		ants.WithLogger(quiet{}),
 	)
@@ -276,10 +291,11 @@ func (p *Pool) drain() {
 	}
 	p.drainers--
 	p.full.Store(false)
-	if p.closed && p.drainers == 0 && p.q.len() == 0 {
-		close(p.idle)
-	}
+	last := p.closed && p.drainers == 0 && p.q.len() == 0
 	p.mu.Unlock()
+	if last {
+		p.release()
+	}
 }
 
 // run runs one task; a panic is reported to the PanicHandler and the
@@ -304,8 +320,14 @@ func (p *Pool) locked(f func() int) int {
 	return f()
 }
 
-// QueueCap returns the bound on tasks waiting for a worker.
-func (p *Pool) QueueCap() int { return p.queueCap }
+// QueueCap returns the bound on tasks waiting for a worker (Unbounded for
+// none).
+func (p *Pool) QueueCap() int {
+	if p.unbounded {
+		return Unbounded
+	}
+	return p.queueCap
+}
 
 // Busy returns the number of workers running tasks (draining the queue):
 // a snapshot, for metrics.
@@ -319,55 +341,59 @@ func (p *Pool) RetryAfter() time.Duration { return p.retryAfter }
 
 // Saturated reports whether every worker is running tasks, so that a task
 // queued now waits for one of them to finish: a snapshot, read without a
-// lock.
+// lock. An unbounded pool is never saturated.
 func (p *Pool) Saturated() bool { return p.full.Load() }
 
-// Cap returns the bound on workers.
-func (p *Pool) Cap() int { return p.workers }
+// Cap returns the bound on workers (Unbounded for none).
+func (p *Pool) Cap() int {
+	if p.unbounded {
+		return Unbounded
+	}
+	return p.workers
+}
 
 // Close stops accepting tasks (Submit returns ErrClosed, a Submit waiting
 // for room is woken with it) and waits until ctx is done for the tasks
 // already accepted — running or queued — to return. It returns nil once
-// they have and every goroutine the pool started has exited, or ctx's
-// error if ctx is done first; the tasks go on, and their workers exit when
-// they are done. Close may be called again (to wait longer) and from
-// several goroutines.
+// they have, every worker has been told to exit and ants' own goroutines
+// (its clock and reaper) to stop — they do so at once, waiting on nothing
+// — or ctx's error if ctx is done first; the tasks go on, and their
+// workers exit when they are done. Close may be called again (to wait
+// longer) and from several goroutines.
 func (p *Pool) Close(ctx context.Context) error {
-	p.closeOnce.Do(func() {
-		p.mu.Lock()
-		p.closed = true
-		p.notFull.Broadcast()
-		if p.drainers == 0 && p.q.len() == 0 {
-			close(p.idle)
-		}
-		p.mu.Unlock()
-		// ants waits for its goroutines only inside ReleaseContext; run it on
-		// a goroutine of ours so that every Close, whatever its ctx, can wait
-		// on done. That goroutine ends when the last task returns.
-		go p.shutdown()
-	})
+	p.stop()
 	select {
 	case <-p.done:
-		if p.closeErr != nil && !errors.Is(p.closeErr, ants.ErrPoolClosed) {
-			return p.closeErr
-		}
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-// shutdown waits for the accepted tasks, then releases ants' pool.
-func (p *Pool) shutdown() {
-	<-p.idle
-	// Release stops idle workers, ants' clock and reaper, and waits for
-	// them: a worker whose drain loop has just returned may still be on its
-	// way back to ants.
-	err := p.ap.ReleaseContext(context.Background())
-	for p.ap.Running() != 0 {
-		time.Sleep(time.Millisecond)
-	}
-	p.closeErr = err
+// stop makes the pool accept no more tasks, once; the pool is released
+// when no task is left (release), by stop itself or by the last drain
+// loop.
+func (p *Pool) stop() {
+	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		p.closed = true
+		p.notFull.Broadcast()
+		last := p.drainers == 0 && p.q.len() == 0
+		p.mu.Unlock()
+		if last {
+			p.release()
+		}
+	})
+}
+
+// release stops ants' pool — its idle workers, clock and reaper exit, and
+// a busy worker exits once its drain loop returns — and closes done. It
+// runs once: the pool is closed and no task is left. ants' ReleaseContext
+// would also wait for those goroutines to be gone, but it polls (in a busy
+// loop), which made closing many pools at once, one per short session,
+// take milliseconds each: nothing here waits for them.
+func (p *Pool) release() {
+	p.ap.Release()
 	close(p.done)
 }
 

@@ -22,7 +22,6 @@
 //	demoserver -page-size 3                     # lists in pages of 3 (to test pagination)
 //	demoserver -overload reject -max-inflight 8 # answer -32000 past 8 requests in flight per connection
 //	demoserver -inline=false                    # every method of the demo on the pool
-//	demoserver -inline=false -handoff           # ... each request handed to a worker (to measure the hand-off)
 //	demoserver -metrics 127.0.0.1:9090          # Prometheus metrics at http://127.0.0.1:9090/metrics
 //	demoserver -auth-token s3cret               # every call needs the token (-32009 / HTTP 401 without it)
 //	demoserver -rate 100                        # 100 calls per second per peer (-32011 / HTTP 429 past it)

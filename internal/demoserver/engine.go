@@ -54,8 +54,6 @@ func newEngine(cfg config, log *slog.Logger) (*engine, error) {
 		Admission:   e.admission,
 		Overload:    cfg.overload,
 		Logger:      log,
-
-		AlwaysHandOff: cfg.handOff,
 	}
 	return e, nil
 }

@@ -26,7 +26,6 @@ type config struct {
 	pageSize    int           // -page-size
 	watch       time.Duration // -watch-interval
 	inline      bool          // -inline
-	handOff     bool          // -handoff
 	maxInFlight int           // -max-inflight
 	overload    pool.Overload // -overload
 	metrics     string        // -metrics: HOST:PORT, or "" for none
@@ -65,7 +64,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	pageSize := fs.Int("page-size", mcp.DefaultPageSize, "the most items of one MCP list answer (tools, resources, templates, prompts)")
 	watch := fs.Duration("watch-interval", defaultWatchInterval, "how often test://watched-resource changes while a session is subscribed")
 	inline := fs.Bool("inline", true, "run the cheap plain methods (the specification's examples, echo) inline on the reader;\nfalse puts them on the pool like every other method, to measure the hand-off\n(MCP's own inline methods, initialize and ping among them, stay inline)")
-	handOff := fs.Bool("handoff", false, "hand every request for the pool to its workers; by default a connection's reader\nruns one that came alone itself, until it blocks (then another goroutine reads on)")
+	fs.Bool("handoff", false, "no effect, kept for old scripts: every request for the pool goes to its workers")
 	maxInFlight := fs.Int("max-inflight", conn.DefaultMaxInFlight, "`N` requests one connection may have on the pool at once, queued or running;\npast it -overload applies")
 	overload := fs.String("overload", "block", "when a connection's -max-inflight (or the server's limit) is full, `block|reject`:\nstop reading that connection, or answer -32000 with data.retryAfterMs at once")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (HOST:PORT; port 0 picks one,\nlogged as metrics=URL): mcpwire_*, and the standard go_* and process_*")
@@ -144,7 +143,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	}
 	return fs, config{
 		listen: *listen, framing: f, verbose: *verbose, grace: *grace, pageSize: *pageSize, watch: *watch,
-		inline: *inline, handOff: *handOff, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
+		inline: *inline, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
 		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag, fastRPC: *fastRPC,
 		keepAlive: *keepAlive, cors: splitList(*cors), readTimeout: *readTimeout,
 		maxSessions: *maxSessions, maxPerPeer: *maxPerPeer, sessionIdle: *sessionIdle,

@@ -3,9 +3,9 @@ package demoserver
 import (
 	"bufio"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -232,23 +232,18 @@ func TestStart_keepalivePingsTheClient(t *testing.T) {
 	}
 }
 
-// -handoff hands every pooled request to the pool's workers: the options
-// the connections get say so; without it they do not.
-func TestStart_handoffHandsEveryRequestToThePool(t *testing.T) {
-	for _, args := range [][]string{{"-listen", "tcp://127.0.0.1:0"}, {"-listen", "tcp://127.0.0.1:0", "-handoff"}} {
-		_, cfg, err := parseFlags(args, io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := newEngine(cfg, slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := len(args) == 3; e.conn.AlwaysHandOff != want {
-			t.Errorf("%q: AlwaysHandOff %v, want %v", args, e.conn.AlwaysHandOff, want)
-		}
-		if err := e.close(); err != nil {
-			t.Fatal(err)
-		}
+// -handoff is still accepted, and changes nothing: every request for the
+// pool goes to its workers.
+func TestStart_handoffIsAcceptedAndHasNoEffect(t *testing.T) {
+	_, plain, err := parseFlags([]string{"-listen", "tcp://127.0.0.1:0"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, handOff, err := parseFlags([]string{"-listen", "tcp://127.0.0.1:0", "-handoff"}, io.Discard)
+	if err != nil {
+		t.Fatalf("-handoff refused: %v", err)
+	}
+	if !reflect.DeepEqual(plain, handOff) {
+		t.Errorf("-handoff changed the configuration:\n%+v\n%+v", plain, handOff)
 	}
 }

@@ -45,7 +45,7 @@ func overloadServer(t *testing.T, policy pool.Overload) (addr string, stop func(
 		return true, nil
 	}), nil)
 	srv := transport.NewServer(&conn.Options{
-		Router: r, Pool: p, AlwaysHandOff: true,
+		Router: r, Pool: p,
 		Admission: pool.NewLimiter(2 * overloadWorkers), Overload: policy,
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

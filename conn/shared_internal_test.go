@@ -1,0 +1,79 @@
+package conn
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/pool"
+	"github.com/mcpwire/mcpwire/router"
+)
+
+type taskFunc func()
+
+func (f taskFunc) Run() { f() }
+
+// A connection without a Pool runs the requests it hands off, one after
+// another, on the same few workers of the shared pool, and gives the pool
+// back when it ends: the last connection's end closes it.
+func TestConn_withoutPoolSharesOnePool(t *testing.T) {
+	r := router.New()
+	if err := r.Register("echo", router.Func(func(_ context.Context, p []string) ([]string, error) { return p, nil }), nil); err != nil {
+		t.Fatal(err)
+	}
+	a, b := net.Pipe()
+	c := New(a, &Options{Router: r})
+	defer b.Close()
+	br := bufio.NewReader(b)
+	call := func(i int) {
+		t.Helper()
+		if _, err := fmt.Fprintf(b, `{"jsonrpc":"2.0","id":%d,"method":"echo","params":["x"]}`+"\n", i); err != nil {
+			t.Fatal(err)
+		}
+		line, err := br.ReadString('\n')
+		if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":["x"]}`+"\n", i); err != nil || line != want {
+			t.Fatalf("answer %q, %v; want %q", line, err, want)
+		}
+	}
+	call(0)
+	p := c.shared.Load()
+	if p == nil {
+		t.Fatal("a connection without a Pool handed off, not to the shared pool")
+	}
+	before := p.Running()
+	for i := 1; i <= 100; i++ {
+		call(i)
+	}
+	if n := p.Running() - before; n > 2 {
+		t.Errorf("%d workers started for 100 requests one after another", n)
+	}
+	alone := defaultPool.Acquire() == p // no other connection holds another one
+	defaultPool.Release(p)
+	c.Close()
+	if err := p.Submit(taskFunc(func() {})); alone && err != pool.ErrClosed {
+		t.Errorf("the last connection ended; Submit on its shared pool = %v, want ErrClosed", err)
+	}
+}
+
+// A session whose handlers all run inline never takes the shared pool:
+// a session per HTTP POST does not make one for nothing.
+func TestConn_inlineOnlyTakesNoPool(t *testing.T) {
+	r := router.New()
+	if err := r.Register("echo", router.Func(func(_ context.Context, p []string) ([]string, error) { return p, nil }), &router.MethodOptions{Inline: true}); err != nil {
+		t.Fatal(err)
+	}
+	c := NewStream(nil, &Options{Router: r})
+	defer c.Close()
+	var got []byte
+	if err := c.ServeBody(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":["x"]}`), func(msg []byte) { got = append(got, msg...) }); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":1,"result":["x"]}`; string(got) != want {
+		t.Fatalf("answer %q, want %q", got, want)
+	}
+	if c.shared.Load() != nil {
+		t.Error("an inline request took the shared pool")
+	}
+}
