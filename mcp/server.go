@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/router"
 )
@@ -95,7 +96,7 @@ type Server struct {
 	sessions map[*ServerSession]struct{}            // initialised and open
 	subs     map[string]map[*ServerSession]struct{} // resource URI → subscribers
 
-	httpSessions sessionCount // of every HTTP handler serving the server
+	bounded sessionCount // sessions of the transports that bound them (AcquireSession)
 }
 
 // NewServer returns a server that introduces itself as impl (nil: a
@@ -178,12 +179,14 @@ func (s *Server) Bind(ctx context.Context, p *conn.Peer) (*conn.Options, error) 
 // session served only through its connection's ServeBody (an HTTP
 // transport's). The session ends when the stream does, or on Close.
 func (s *Server) Connect(ctx context.Context, stream conn.Stream) (*ServerSession, error) {
-	return s.connect(ctx, stream, &conn.Peer{Transport: "stream"}, nil)
+	return s.ConnectTransport(ctx, stream, &conn.Peer{Transport: "stream"}, nil)
 }
 
-// connect starts a session on stream for peer; t, if set, is the
-// transport's hook into the session (see sessionTransport).
-func (s *Server) connect(ctx context.Context, stream conn.Stream, peer *conn.Peer, t sessionTransport) (*ServerSession, error) {
+// ConnectTransport starts a session on stream for peer, as Connect does,
+// for a transport that serves the session message by message: t, if not
+// nil, is its hook into the session (see SessionTransport), set before
+// the first message is served and told when the session ends.
+func (s *Server) ConnectTransport(ctx context.Context, stream conn.Stream, peer *conn.Peer, t SessionTransport) (*ServerSession, error) {
 	o, err := s.Bind(ctx, peer)
 	if err != nil {
 		return nil, err
@@ -193,6 +196,14 @@ func (s *Server) connect(ctx context.Context, stream conn.Stream, peer *conn.Pee
 	ss.setConn(conn.NewStream(stream, o))
 	return ss, nil
 }
+
+// Logger returns the logger of ServerOptions.Conn, or one that discards
+// everything when none was given.
+func (s *Server) Logger() *slog.Logger { return s.log }
+
+// Limits returns the limits every session of the server starts with
+// (ServerOptions.Conn's, the codec defaults filling what is unset).
+func (s *Server) Limits() codec.Limits { return s.conn.Limits.WithDefaults() }
 
 // Run serves one session on a byte stream framed by ServerOptions.Conn's
 // framing (newline-delimited by default: MCP's stdio transport, e.g.
@@ -252,6 +263,6 @@ func (s *Server) drop(ss *ServerSession, why error) {
 	ss.err = why
 	close(ss.done)
 	if ss.transport != nil {
-		ss.transport.sessionEnded()
+		ss.transport.SessionEnded()
 	}
 }
