@@ -157,7 +157,7 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, log *slog.Logg
 	h := streamable.NewHandler(srv, nil)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	hs := streamable.NewHTTPServer(ln.Addr().String(), mux)
+	hs := transport.NewHTTPServer(mux, &transport.HTTPServerOptions{Addr: ln.Addr().String(), EventStreams: true})
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()

@@ -13,7 +13,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpwire/mcpwire/conn"
-	"github.com/mcpwire/mcpwire/internal/httpjson"
 	"github.com/mcpwire/mcpwire/mcp/streamable"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -64,9 +63,9 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	mux.Handle("/rpc", rpc)
 	ws := transport.NewWebSocketHandler(d, &transport.WebSocketOptions{Logger: log})
 	mux.Handle("/ws", g.http(ws))
-	// Every body within -read-timeout, whichever endpoint it is for (the
-	// server's own bound, streamable.DefaultHTTPTimeout, is the default).
-	hs := streamable.NewHTTPServer(ln.Addr().String(), httpjson.BoundBodies(mux, cfg.readTimeout))
+	// Every body within -read-timeout, whichever endpoint it is for; no
+	// server-wide read or write timeout, which would cut event streams.
+	hs := transport.NewHTTPServer(mux, &transport.HTTPServerOptions{Addr: ln.Addr().String(), EventStreams: true, BodyTimeout: cfg.readTimeout})
 	hs.ReadHeaderTimeout = min(hs.ReadHeaderTimeout, cfg.readTimeout)
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	log.Info("listening", "addr", "http://"+ln.Addr().String(), "endpoint", "/mcp", "legacy", "/sse", "rpc", "/rpc", "ws", "/ws")

@@ -66,7 +66,8 @@
 // NewSSEHandler serves the HTTP+SSE transport of 2024-11-05 beside it,
 // under the same bounds on sessions; its sessions expire after
 // SessionTimeout without a request too. Serve both with
-// NewHTTPServer, whose timeouts leave event streams be.
+// transport.NewHTTPServer and HTTPServerOptions.EventStreams, whose
+// timeouts leave event streams be.
 //
 // # Client
 //

@@ -13,8 +13,8 @@ import (
 )
 
 // A server over Streamable HTTP on a loopback address, and a client
-// calling its tool. A real server would listen with streamable.NewHTTPServer and
-// mount the handler at /mcp.
+// calling its tool. A real server would listen with transport.NewHTTPServer
+// (HTTPServerOptions.EventStreams) and mount the handler at /mcp.
 func ExampleNewHandler() {
 	type Args struct {
 		Message string `json:"message"`

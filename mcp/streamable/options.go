@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/mcpwire/mcpwire/internal/httpjson"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -152,25 +151,4 @@ func (o *Options) withDefaults(maxFrame int) Options {
 		c.SessionStore = NewMemorySessionStore()
 	}
 	return c
-}
-
-// NewHTTPServer returns an http.Server serving h on addr with the
-// timeouts an MCP endpoint wants: ReadHeaderTimeout 10s and IdleTimeout
-// 2 minutes against idle or slow clients, MaxHeaderBytes 64 KiB, and no
-// ReadTimeout or WriteTimeout — they would cut long-lived event streams;
-// a Streamable HTTP handler bounds each body read and each write itself
-// (Options.ReadTimeout, WriteTimeout). Every request that has a body
-// must send it within DefaultHTTPTimeout of its header, whatever handler h
-// routes it to (httpjson.BoundBodies): a handler that answers without
-// reading the body (a token check, say) cannot leave the server waiting
-// for a stalled one. Bind it to a loopback address when it serves one
-// machine.
-func NewHTTPServer(addr string, h http.Handler) *http.Server {
-	return &http.Server{
-		Addr:              addr,
-		Handler:           httpjson.BoundBodies(h, DefaultHTTPTimeout),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-	}
 }

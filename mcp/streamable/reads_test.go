@@ -17,6 +17,7 @@ import (
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/mcp/streamable"
 	"github.com/mcpwire/mcpwire/router"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // TestHTTP_singleErrorAnswerHasItsStatus: a POST answered as plain JSON
@@ -151,9 +152,9 @@ func TestHTTP_stalledBodyIsCut(t *testing.T) {
 // come whole open for the next request, whether the handler reads them or
 // not.
 func TestNewHTTPServer_keepsHealthyConnections(t *testing.T) {
-	hs := streamable.NewHTTPServer("", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hs := transport.NewHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusTeapot)
-	}))
+	}), &transport.HTTPServerOptions{EventStreams: true})
 	if hs.ReadTimeout != 0 || hs.WriteTimeout != 0 {
 		t.Fatalf("%+v", hs)
 	}
