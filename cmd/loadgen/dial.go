@@ -199,6 +199,9 @@ func awaitInit(ctx context.Context, s conn.Stream) ([]byte, error) {
 	scan := codec.NewScanner(nil)
 	for {
 		msg, err := s.Next()
+		if ce, ok := err.(*conn.CallError); ok {
+			return nil, fmt.Errorf("initialize: %v", ce.Err)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				err = ctx.Err()

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // ClientOptions configure a client's Streamable HTTP transport. A nil
@@ -496,10 +497,9 @@ func setHeaders(req *http.Request, h http.Header) {
 }
 
 // responseError turns a response other than 200 and 202 into an error:
-// the JSON-RPC error it carries, or one naming the status; its data holds
-// the status.
+// the JSON-RPC error it carries (its data holds the status), or a
+// *transport.HTTPStatusError naming the status and the URL.
 func responseError(resp *http.Response) error {
-	e := codec.NewError(codec.CodeInternalError, "HTTP "+resp.Status)
 	body, _ := codec.ReadBody(resp.Body, 64<<10, nil)
 	var we struct {
 		Error *struct {
@@ -507,23 +507,11 @@ func responseError(resp *http.Response) error {
 			Message string     `json:"message"`
 		} `json:"error"`
 	}
-	if codec.Unmarshal(body, &we) == nil && we.Error != nil {
-		e = codec.NewError(we.Error.Code, "HTTP "+strconv.Itoa(resp.StatusCode)+": "+we.Error.Message)
+	if codec.Unmarshal(body, &we) != nil || we.Error == nil {
+		return transport.NewHTTPStatusError(resp)
 	}
+	e := codec.NewError(we.Error.Code, "HTTP "+strconv.Itoa(resp.StatusCode)+": "+we.Error.Message)
 	return e.WithData(map[string]int{"status": resp.StatusCode})
-}
-
-// failCall ends the call id with an error response made here.
-func (t *httpClientStream) failCall(id []byte, err error) { t.deliver(errorAnswer(id, err)) }
-
-// errorAnswer is the error response to the request id that err ended
-// before the server could answer it.
-func errorAnswer(id []byte, err error) []byte {
-	var e *codec.Error
-	if !errors.As(err, &e) {
-		e = codec.NewError(codec.CodeInternalError, err.Error())
-	}
-	return codec.AppendError(nil, id, e)
 }
 
 // failSession ends the stream with err, and forgets the session: Next

@@ -204,7 +204,7 @@ func (s *sseClient) WriteMessage(msg []byte) error {
 		return ErrClosedTransport
 	}
 	if msgs, _, serr := s.scan.Scan(msg); serr == nil && len(msgs) == 1 && msgs[0].Kind == codec.KindRequest {
-		s.deliver(errorAnswer(msgs[0].ID, err))
+		s.failCall(msgs[0].ID, err)
 	}
 	return nil
 }

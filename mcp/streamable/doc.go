@@ -81,7 +81,10 @@
 // ErrSessionNotFound. A server that refuses the initialize POST with 400,
 // 404 or 405 is tried as an HTTP+SSE server unless
 // ClientOptions.DisableSSEFallback; ConnectSSE speaks that transport
-// directly. NewClientStream is the client side as a bare conn.Stream.
+// directly. An answer that is neither JSON-RPC nor one of the statuses
+// above (a 404 from a wrong URL, a proxy's 502) is a
+// *transport.HTTPStatusError, as the call's or Connect's error.
+// NewClientStream is the client side as a bare conn.Stream.
 //
 // # Design
 //

@@ -1,8 +1,12 @@
 package streamable
 
 import (
+	"errors"
 	"io"
 	"sync"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
 )
 
 // inbox is where the goroutines of an HTTP client transport put the
@@ -14,6 +18,9 @@ type inbox struct {
 	failed chan struct{} // closed by fail; err says why
 	err    error
 	fail1  sync.Once
+
+	mu       sync.Mutex
+	callErrs []*conn.CallError // each announced by a nil message in in
 }
 
 func newInbox() inbox {
@@ -25,17 +32,45 @@ func newInbox() inbox {
 func (b *inbox) next() ([]byte, error) {
 	select {
 	case m := <-b.in:
-		return m, nil
+		return b.took(m)
 	case <-b.failed:
 		select {
 		case m := <-b.in:
-			return m, nil
+			return b.took(m)
 		default:
 			return nil, b.err
 		}
 	case <-b.done:
 		return nil, io.EOF
 	}
+}
+
+// took returns what next returns for m, taken from in: m, or for nil the
+// first call error queued (failCall).
+func (b *inbox) took(m []byte) ([]byte, error) {
+	if m != nil {
+		return m, nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.callErrs[0]
+	b.callErrs[0] = nil
+	b.callErrs = b.callErrs[1:]
+	return nil, e
+}
+
+// failCall ends the call id (as sent), for which no answer will come:
+// with an error response made here when err is a JSON-RPC error, else
+// with err itself (a *transport.HTTPStatusError, say), as a
+// *conn.CallError next returns. False once the transport has ended.
+func (b *inbox) failCall(id []byte, err error) bool {
+	if e, ok := errors.AsType[*codec.Error](err); ok {
+		return b.deliver(codec.AppendError(nil, id, e))
+	}
+	b.mu.Lock()
+	b.callErrs = append(b.callErrs, &conn.CallError{ID: append([]byte(nil), id...), Err: err})
+	b.mu.Unlock()
+	return b.deliver(nil)
 }
 
 // deliver hands msg to next; false once the transport has ended.
