@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/conn"
@@ -79,7 +80,7 @@ func TestKeepAlive_serverPingsOnTheGETStreamAndClosesASilentClient(t *testing.T)
 	}
 }
 
-func TestKeepAlive_serverPingsOnAPOSTStreamAndNotWithoutOne(t *testing.T) {
+func TestKeepAlive_serverPingsOnAPOSTStream(t *testing.T) {
 	release := make(chan struct{})
 	url, _ := keepAliveHTTP(t, func(o *mcp.ServerOptions) *mcp.Server {
 		srv := mcp.NewServer(nil, o)
@@ -94,13 +95,6 @@ func TestKeepAlive_serverPingsOnAPOSTStreamAndNotWithoutOne(t *testing.T) {
 	}, nil)
 	p := newRawHTTP(t, url)
 	p.initialize("2025-11-25")
-
-	// No stream open: nothing reaches the client, nothing is missed.
-	time.Sleep(200 * time.Millisecond) // ten intervals, two timeouts
-	if resp := p.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`); resp.StatusCode != http.StatusOK {
-		t.Fatalf("a session with no stream open was closed: %d", resp.StatusCode)
-	}
-
 	post := p.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait"}}`)
 	r := streamable.NewSSEReader(post.Body, 1<<20)
 	for range 2 {
@@ -116,6 +110,23 @@ func TestKeepAlive_serverPingsOnAPOSTStreamAndNotWithoutOne(t *testing.T) {
 	}
 }
 
+// No stream open: no ping reaches the client, and none is missed, for
+// ten intervals and two timeouts (on the bubble's clock).
+func TestKeepAlive_serverDoesNotPingWithoutAStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ka := mcp.KeepAlive{Interval: 20 * time.Millisecond, Timeout: 100 * time.Millisecond, MaxMissed: 2}
+		_, p := bubbleHandler(t, &mcp.ServerOptions{KeepAlive: ka}, nil)
+		p.initialize("2025-11-25")
+		time.Sleep(10*ka.Interval + 2*ka.Timeout)
+		synctest.Wait()
+		if resp := p.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`); resp.StatusCode != http.StatusOK {
+			t.Fatalf("a session with no stream open was closed: %d", resp.StatusCode)
+		}
+	})
+}
+
+// A client that only pings for four timeouts has its session expire;
+// one that lists tools keeps it (on the bubble's clock).
 func TestKeepAlive_pingsDoNotKeepAnIdleHTTPSessionAlive(t *testing.T) {
 	for _, tc := range []struct {
 		body    string
@@ -125,19 +136,24 @@ func TestKeepAlive_pingsDoNotKeepAnIdleHTTPSessionAlive(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, false},
 	} {
 		t.Run(tc.body, func(t *testing.T) {
-			ts, _ := serveHTTP(t, echoServer(t), &streamable.Options{SessionTimeout: 150 * time.Millisecond})
-			p := newRawHTTP(t, ts.URL)
-			p.initialize("2025-11-25")
-			expired := false
-			for end := time.Now().Add(600 * time.Millisecond); time.Now().Before(end) && !expired; {
-				resp := p.post(tc.body)
-				resp.Body.Close()
-				expired = resp.StatusCode == http.StatusNotFound
-				time.Sleep(20 * time.Millisecond)
-			}
-			if expired != tc.expires {
-				t.Fatalf("expired: %v, want %v", expired, tc.expires)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				const timeout = 150 * time.Millisecond
+				_, p := bubbleHandler(t, nil, &streamable.Options{SessionTimeout: timeout})
+				p.initialize("2025-11-25")
+				expired := false
+				for range 4 * timeout / (20 * time.Millisecond) {
+					resp := p.post(tc.body)
+					resp.Body.Close()
+					if expired = resp.StatusCode == http.StatusNotFound; expired {
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+					synctest.Wait()
+				}
+				if expired != tc.expires {
+					t.Fatalf("expired: %v, want %v", expired, tc.expires)
+				}
+			})
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -446,28 +447,36 @@ func TestHTTP_allowListsWidenTheChecks(t *testing.T) {
 	}
 }
 
+// A session in use outlives SessionTimeout; one left idle for it
+// expires (on the bubble's clock: the test waits for no real time).
 func TestHTTP_idleSessionsExpire(t *testing.T) {
-	ts, _ := serveHTTP(t, echoServer(t), &streamable.Options{SessionTimeout: 100 * time.Millisecond})
-	p := newRawHTTP(t, ts.URL)
-	p.initialize(mcp.LatestVersion)
-	for range 4 { // in use: alive (pings would not count: KeepAlive)
-		time.Sleep(40 * time.Millisecond)
-		if evs := readEvents(t, p.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); len(evs) != 2 {
-			t.Fatalf("%+v", evs)
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 100 * time.Millisecond
+		_, p := bubbleHandler(t, nil, &streamable.Options{SessionTimeout: timeout})
+		p.initialize(mcp.LatestVersion)
+		for range 4 { // in use past the timeout: alive (pings would not count: KeepAlive)
+			time.Sleep(timeout * 2 / 5)
+			if evs := readEvents(t, p.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); len(evs) != 2 {
+				t.Fatalf("%+v", evs)
+			}
 		}
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+		time.Sleep(timeout - time.Millisecond)
+		synctest.Wait()
 		resp := p.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 		resp.Body.Close()
-		if resp.StatusCode == http.StatusNotFound {
-			break
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("idle for less than the timeout: %d", resp.StatusCode)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the idle session never expired")
+		// Idle since the last tools/list for half as long again (the
+		// ping is no use), past the idle check's slack of a quarter.
+		time.Sleep(timeout / 2)
+		synctest.Wait()
+		resp = p.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("idle for the timeout: %d, want 404", resp.StatusCode)
 		}
-		time.Sleep(150 * time.Millisecond)
-	}
+	})
 }
 
 // Two handlers (two instances of a server) share their stores: a session
