@@ -178,7 +178,7 @@ func serveBody(ctx context.Context, opts *conn.Options, body []byte, reply func(
 // then ends with the answer: httpjson.ReadBody).
 func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request, buf *codec.Buffer, max int) ([]byte, bool) {
 	var err error
-	buf.B, err = httpjson.ReadBody(w, r, buf.B, max, 0, msgTooLarge) // bounded in ServeHTTP
+	buf.B, err = httpjson.ReadBody(w, r, buf.B, max, 0) // bounded in ServeHTTP
 	if err != nil {
 		h.log.Debug("transport: reading an http body", "remote", r.RemoteAddr, "err", err)
 		return nil, false
@@ -284,8 +284,8 @@ func refusalOf(err error) ([]byte, httpStatus) {
 const (
 	msgMethodNotAllowed = "Method Not Allowed: JSON-RPC over HTTP takes POST"
 	msgUnsupportedMedia = "Unsupported Media Type: the body must be application/json"
-	msgTooLarge         = "Request Entity Too Large: the body exceeds the frame limit"
-	msgBadRequest       = "Bad Request: the request could not be read"
+	msgTooLarge         = httpjson.MsgTooLarge
+	msgBadRequest       = httpjson.MsgRequestRead
 )
 
 var errRefused = codec.NewError(codec.CodeForbidden, "Forbidden: session refused")

@@ -264,7 +264,7 @@ func (h *SSEHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
 		return
 	}
-	body, err := httpjson.ReadBody(w, r, nil, h.opts.MaxBodyBytes, 0, msgBodyTooLarge) // bounded in ServeHTTP
+	body, err := httpjson.ReadBody(w, r, nil, h.opts.MaxBodyBytes, 0) // bounded in ServeHTTP
 	if err != nil {
 		return
 	}

@@ -89,16 +89,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 // then ends with the answer: httpjson.ReadBody).
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, buf *codec.Buffer) ([]byte, bool) {
 	var err error
-	buf.B, err = httpjson.ReadBody(w, r, buf.B, h.opts.MaxBodyBytes, 0, msgBodyTooLarge) // bounded in ServeHTTP
+	buf.B, err = httpjson.ReadBody(w, r, buf.B, h.opts.MaxBodyBytes, 0) // bounded in ServeHTTP
 	if err != nil {
 		h.log.Debug("mcp: reading a POST's body", "remote", r.RemoteAddr, "err", err)
 		return nil, false
 	}
 	return buf.B, true
 }
-
-// msgBodyTooLarge is the message of a 413.
-const msgBodyTooLarge = "Request too large: the body exceeds the limit"
 
 // isInitialize reports whether m's method is initialize.
 func isInitialize(m *codec.Message) bool { return isMethod(m, "initialize") }
