@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/mcp/streamable"
 	"github.com/mcpwire/mcpwire/pool"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 func mcpwireServer(tb testing.TB, opts *mcp.ServerOptions) *mcp.Server {
@@ -144,7 +145,7 @@ func mcpwireHandler(srv *mcp.Server) *streamable.Handler {
 	return streamable.NewHandler(srv, &streamable.Options{JSONResponse: true})
 }
 
-// mcpwireHTTP is mcpwire's own client (Client.ConnectHTTP) against its
+// mcpwireHTTP is mcpwire's own client (streamable.Connect) against its
 // handler. The server has the default options.
 func mcpwireHTTP(tb testing.TB) (caller, func()) {
 	return mcpwireHTTPWith(tb, nil)
@@ -160,7 +161,7 @@ func mcpwireHTTPWith(tb testing.TB, opts *mcp.ServerOptions) (caller, func()) {
 	h := mcpwireHandler(mcpwireServer(tb, opts))
 	hs := httptest.NewServer(h)
 	hc := loopbackClient()
-	cs, err := streamable.Connect(context.Background(), mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, nil), hs.URL+"/mcp", &streamable.ClientOptions{HTTPClient: hc})
+	cs, err := streamable.Connect(context.Background(), mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, nil), hs.URL+"/mcp", &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Client: hc}})
 	if err != nil {
 		h.Close()
 		hs.Close()

@@ -92,7 +92,7 @@ func (d *dialer) dial(ctx context.Context) (conn.Stream, error) {
 		s, err = transport.DialWebSocket(ctx, d.t.url, &transport.WebSocketOptions{Header: d.header})
 	case "http":
 		if d.mcp {
-			s, negotiated = streamable.NewClientStream(d.t.url, &streamable.ClientOptions{Header: d.header})
+			s, negotiated = streamable.NewClientStream(d.t.url, &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Header: d.header, MaxConcurrent: d.posts}})
 		} else {
 			s = transport.NewHTTPStream(d.t.url, &transport.HTTPClientOptions{Header: d.header, MaxConcurrent: d.posts})
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/mcp/streamable"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // With -auth-token, the MCP HTTP endpoints (/mcp, /sse) refuse a request
@@ -64,7 +65,7 @@ func TestDemoserver_authTokenOnMCPOverHTTP(t *testing.T) {
 	if _, err := streamable.Connect(ctx, c, addr+"/mcp", nil); err == nil {
 		t.Fatal("a client without the token connected")
 	}
-	cs, err := streamable.Connect(ctx, c, addr+"/mcp", &streamable.ClientOptions{Header: http.Header{"Authorization": {"Bearer " + demoToken}}})
+	cs, err := streamable.Connect(ctx, c, addr+"/mcp", &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Header: http.Header{"Authorization": {"Bearer " + demoToken}}}})
 	if err != nil {
 		t.Fatalf("connect with the token: %v", err)
 	}

@@ -112,7 +112,7 @@ func sessionOptions(cfg config) *streamable.Options {
 		MaxSessions:             orNone(cfg.maxSessions),
 		MaxSessionsPerPrincipal: orNone(cfg.maxPerPeer),
 		SessionTimeout:          orNone(cfg.sessionIdle),
-		ReadTimeout:             cfg.readTimeout,
+		HTTPOptions:             transport.HTTPOptions{ReadTimeout: cfg.readTimeout},
 	}
 }
 

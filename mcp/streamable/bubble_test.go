@@ -32,15 +32,14 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return rec.Result(), nil
 }
 
-// bubbleHandler returns a Streamable HTTP handler of srv (nil: an echo
-// server with sopts) whose sessions run their handlers on a pool of the
-// test's own (a bubble's goroutines must not be served by workers started
-// outside it), and a raw client of it; both are closed when the test
-// ends.
-func bubbleHandler(t *testing.T, sopts *mcp.ServerOptions, opts *streamable.Options) (*streamable.Handler, *rawHTTP) {
+// bubbleServer returns an echo server with sopts whose sessions run their
+// handlers on a pool of the test's own (a bubble's goroutines must not be
+// served by workers started outside it), closed when the test ends.
+func bubbleServer(t *testing.T, sopts *mcp.ServerOptions) *mcp.Server {
 	t.Helper()
-	p, err := pool.New(&pool.Options{Workers: 4})
+	p, err := pool.New(&pool.Options{Workers: 8})
 	must(t, err)
+	t.Cleanup(func() { must(t, p.Close(context.Background())) })
 	so := mcp.ServerOptions{}
 	if sopts != nil {
 		so = *sopts
@@ -53,11 +52,20 @@ func bubbleHandler(t *testing.T, sopts *mcp.ServerOptions, opts *streamable.Opti
 	so.Conn = &co
 	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, &so)
 	must(t, addEcho(srv))
+	return srv
+}
+
+// serveBubble returns a Streamable HTTP handler of srv and a raw client of
+// it, over handlerTransport; the handler is closed when the test ends.
+func serveBubble(t *testing.T, srv *mcp.Server, opts *streamable.Options) (*streamable.Handler, *rawHTTP) {
+	t.Helper()
 	h := streamable.NewHandler(srv, opts)
-	t.Cleanup(func() {
-		h.Close()
-		must(t, p.Close(context.Background()))
-	})
-	raw := &rawHTTP{t: t, url: "http://127.0.0.1/mcp", client: &http.Client{Transport: handlerTransport{h}}}
-	return h, raw
+	t.Cleanup(func() { h.Close() })
+	return h, &rawHTTP{t: t, url: "http://127.0.0.1/mcp", client: &http.Client{Transport: handlerTransport{h}}}
+}
+
+// bubbleHandler is serveBubble of bubbleServer(t, sopts).
+func bubbleHandler(t *testing.T, sopts *mcp.ServerOptions, opts *streamable.Options) (*streamable.Handler, *rawHTTP) {
+	t.Helper()
+	return serveBubble(t, bubbleServer(t, sopts), opts)
 }

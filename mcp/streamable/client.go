@@ -23,18 +23,23 @@ import (
 // ClientOptions configure a client's Streamable HTTP transport. A nil
 // *ClientOptions gives the defaults.
 type ClientOptions struct {
-	// HTTPClient sends the requests. Nil: a client of the session's own
-	// (a clone of http.DefaultTransport, no overall timeout: event
-	// streams last), whose idle connections are closed with the session.
-	HTTPClient *http.Client
-	// Header is added to every request (Authorization, say).
-	Header http.Header
+	// HTTPClientOptions are what every HTTP client of the engine takes,
+	// set the same way on each (transport.HTTPClientOptions):
+	//   - Client sends the requests. Nil: a client of the session's own
+	//     (a clone of http.DefaultTransport, no overall timeout: event
+	//     streams last), whose idle connections are closed with the
+	//     session.
+	//   - Header is added to every request (Authorization, say).
+	//   - Limits.MaxFrameBytes bounds one message received (nil: codec
+	//     defaults, 16 MiB).
+	//   - MaxConcurrent bounds the requests posted at once (default
+	//     transport.DefaultMaxConcurrentPosts); past it a request waits
+	//     for one to end, while notifications and responses go on.
+	transport.HTTPClientOptions
 	// MaxRetries bounds the attempts in a row to resume a broken event
 	// stream that bring nothing (default 5); the delay between them is
 	// the server's retry field (else 1s), doubled each time up to 30s.
 	MaxRetries int
-	// MaxMessageBytes bounds one message received (default 16 MiB).
-	MaxMessageBytes int
 	// DisableSSEFallback makes Connect speak Streamable HTTP only. By
 	// default, a server that refuses the initialize POST with 400, 404 or
 	// 405 is tried as a 2024-11-05 HTTP+SSE server at the same URL
@@ -50,15 +55,15 @@ func (o *ClientOptions) withDefaults() (ClientOptions, bool) {
 	if o != nil {
 		c = *o
 	}
-	own := c.HTTPClient == nil
+	own := c.Client == nil
 	if own {
-		c.HTTPClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		c.Client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
 	if c.MaxRetries <= 0 {
 		c.MaxRetries = 5
 	}
-	if c.MaxMessageBytes <= 0 {
-		c.MaxMessageBytes = codec.DefaultMaxFrameBytes
+	if c.MaxConcurrent <= 0 {
+		c.MaxConcurrent = transport.DefaultMaxConcurrentPosts
 	}
 	return c, own
 }
@@ -117,6 +122,7 @@ type httpClientStream struct {
 	header http.Header
 	retry  int
 	max    int
+	slots  chan struct{} // one per request posted (MaxConcurrent)
 
 	ctx    context.Context // ends with the stream: every request stops
 	cancel context.CancelFunc
@@ -136,11 +142,12 @@ func newHTTPClientStream(endpoint string, o *ClientOptions) *httpClientStream {
 	opts, own := o.withDefaults()
 	t := &httpClientStream{
 		url:    endpoint,
-		client: opts.HTTPClient,
+		client: opts.Client,
 		own:    own,
 		header: opts.Header,
 		retry:  opts.MaxRetries,
-		max:    opts.MaxMessageBytes,
+		max:    opts.Limits.WithDefaults().MaxFrameBytes,
+		slots:  make(chan struct{}, opts.MaxConcurrent),
 		inbox:  newInbox(),
 		scan:   codec.NewScanner(nil),
 	}
@@ -198,7 +205,17 @@ func (t *httpClientStream) send(msg []byte) error {
 		id := append([]byte(nil), m.ID...)
 		body := append([]byte(nil), msg...)
 		t.calls.Store(string(id), new(atomic.Bool))
-		t.wg.Go(func() { t.request(body, id) })
+		t.wg.Go(func() {
+			select { // here, not in Write: notifications and responses go on
+			case t.slots <- struct{}{}:
+			case <-t.ctx.Done():
+				t.calls.Delete(string(id))
+				t.failCall(id, ErrClosedTransport)
+				return
+			}
+			defer func() { <-t.slots }()
+			t.request(body, id)
+		})
 		return nil
 	}
 	if m.Kind == codec.KindNotification && string(m.Method) == "notifications/cancelled" {

@@ -75,7 +75,7 @@ func dialSSE(ctx context.Context, endpoint string, o *ClientOptions) (*sseClient
 		return nil, err
 	}
 	s := &sseClient{
-		client: opts.HTTPClient,
+		client: opts.Client,
 		own:    own,
 		header: opts.Header,
 		inbox:  newInbox(),
@@ -83,7 +83,7 @@ func dialSSE(ctx context.Context, endpoint string, o *ClientOptions) (*sseClient
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	stop := context.AfterFunc(ctx, s.cancel) // ctx bounds the dial and the endpoint event
-	resp, r, err := s.open(endpoint, opts.MaxMessageBytes)
+	resp, r, err := s.open(endpoint, opts.Limits.WithDefaults().MaxFrameBytes)
 	var ep *url.URL
 	if err == nil {
 		ep, err = s.endpoint(base, r)

@@ -8,7 +8,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/mcp"
@@ -78,4 +81,45 @@ func TestClientHTTP_proxyErrorIsAnHTTPStatusError(t *testing.T) {
 	if err != nil || res.Content[0].(*mcp.TextContent).Text != "still here" {
 		t.Fatalf("after the 502: %+v, %v", res, err)
 	}
+}
+
+// ClientOptions.MaxConcurrent bounds the requests posted at once: the
+// others wait, and go out as those end. In a synctest bubble, over a
+// transport with no socket: once every goroutine is blocked, exactly the
+// bound are running.
+func TestClientHTTP_maxConcurrentBoundsTheRequestsPosted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const limit, calls = 2, 5
+		var running atomic.Int32
+		release := make(chan struct{})
+		releaseAll := sync.OnceFunc(func() { close(release) })
+		srv := bubbleServer(t, nil)
+		must(t, srv.AddTool(&mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			running.Add(1)
+			defer running.Add(-1)
+			<-release
+			return &mcp.CallToolResult{}, nil
+		}))
+		h, _ := serveBubble(t, srv, nil)
+		cs, err := streamable.Connect(context.Background(), mcp.NewClient(nil, nil), "http://127.0.0.1/mcp",
+			&streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Client: &http.Client{Transport: handlerTransport{h}}, MaxConcurrent: limit}})
+		must(t, err)
+		defer cs.Close()
+		defer releaseAll() // on failure too, before Close: the bubble ends once they do
+		errs := make(chan error, calls)
+		for range calls {
+			go func() {
+				_, err := cs.CallTool(context.Background(), "hold", nil)
+				errs <- err
+			}()
+		}
+		synctest.Wait()
+		if n := running.Load(); n != limit {
+			t.Fatalf("%d requests running at once, want the bound, %d", n, limit)
+		}
+		releaseAll()
+		for range calls {
+			must(t, <-errs)
+		}
+	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/mcp/streamable"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // logRecorder collects the log messages a client receives.
@@ -106,7 +107,7 @@ func TestClientHTTP_resumesABrokenConnection(t *testing.T) {
 	bt := &breakingTransport{base: tr, method: http.MethodPost, match: `"tools/call"`}
 	var logs logRecorder
 	c := mcp.NewClient(nil, &mcp.ClientOptions{LoggingMessageHandler: logs.handler})
-	cs, err := streamable.Connect(context.Background(), c, ts.URL, &streamable.ClientOptions{HTTPClient: &http.Client{Transport: bt}})
+	cs, err := streamable.Connect(context.Background(), c, ts.URL, &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Client: &http.Client{Transport: bt}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestClientHTTP_resumesABrokenGetStream(t *testing.T) {
 	bt := &breakingTransport{base: tr, method: http.MethodGet}
 	changed := make(chan struct{}, 4)
 	c := mcp.NewClient(nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} }})
-	cs, err := streamable.Connect(context.Background(), c, ts.URL, &streamable.ClientOptions{HTTPClient: &http.Client{Transport: bt}})
+	cs, err := streamable.Connect(context.Background(), c, ts.URL, &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Client: &http.Client{Transport: bt}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +241,7 @@ func TestClientHTTP_closeDeletesTheSession(t *testing.T) {
 	defer ts.Close()
 	defer h.Close()
 	cs, err := streamable.Connect(context.Background(), mcp.NewClient(nil, nil), ts.URL,
-		&streamable.ClientOptions{Header: http.Header{"Authorization": {"Bearer t"}}})
+		&streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Header: http.Header{"Authorization": {"Bearer t"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func NewHandler(srv *mcp.Server, opts *Options) *Handler {
 		opts:     o,
 		events:   o.EventStore,
 		store:    o.SessionStore,
-		log:      srv.Logger(),
+		log:      o.logger(srv),
 		scan:     bodyScanner{limits: lim},
 		guard:    o.hostPolicy(),
 		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost, http.MethodDelete),

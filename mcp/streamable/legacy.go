@@ -233,7 +233,7 @@ func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if d := h.opts.SessionTimeout; d > 0 {
-		s.armIdle(d, ss.Conn(), h.srv.Logger())
+		s.armIdle(d, ss.Conn(), h.opts.logger(h.srv))
 	}
 	select {
 	case <-r.Context().Done():

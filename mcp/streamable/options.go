@@ -1,9 +1,11 @@
 package streamable
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -17,6 +19,20 @@ const (
 // Options configure a Streamable HTTP handler. A nil *Options gives
 // the defaults; NewHandler copies the value.
 type Options struct {
+	// HTTPOptions are what every HTTP handler of the engine takes, set the
+	// same way on each (transport.HTTPOptions):
+	//   - ReadTimeout bounds reading one POST's body and WriteTimeout one
+	//     write to a client (here 0 is DefaultHTTPTimeout; negative:
+	//     none). They are set per request on the connection
+	//     (http.ResponseController), so a long-lived event stream needs
+	//     no server-wide timeout.
+	//   - Logger receives what the handler logs (nil: the server's,
+	//     mcp.Server.Logger).
+	//   - HostPolicy checks each request's Host and Origin first, against
+	//     DNS rebinding (transport.HostPolicy); the origins of CORS are
+	//     allowed as if listed in its AllowedOrigins. A refusal is
+	//     answered 403 with -32010.
+	transport.HTTPOptions
 	// JSONResponse answers each POST that holds requests with one JSON
 	// body (application/json) instead of an event stream. Messages the
 	// handlers send meanwhile (progress, logs, sampling) then go to the
@@ -78,23 +94,11 @@ type Options struct {
 	// stream (the SSE retry field), which a client waits before resuming a
 	// stream the server ended early (default 1s; negative: none sent).
 	RetryInterval time.Duration
-	// ReadTimeout bounds reading one POST's body and WriteTimeout one
-	// write to a client (default 30s each; negative: none). They are set
-	// per request on the connection (http.ResponseController), so a
-	// long-lived event stream needs no server-wide timeout.
-	ReadTimeout, WriteTimeout time.Duration
 	// EventStore keeps each stream's events for resumption (nil: a
 	// MemoryEventStore with its default bounds).
 	EventStore EventStore
 	// SessionStore records the sessions (nil: a MemorySessionStore).
 	SessionStore SessionStore
-	// HostPolicy checks each request's Host and Origin before anything
-	// else, against DNS rebinding: the rule every HTTP endpoint of the
-	// engine applies (transport.HostPolicy; the zero value: on for a
-	// server reached on a loopback address). The origins of CORS are
-	// allowed as if listed in its AllowedOrigins. A refusal is answered
-	// 403 with -32010.
-	HostPolicy transport.HostPolicy
 	// CORS, if set, lets web pages of the origins it lists call the
 	// endpoint from a browser: it answers preflights and adds the CORS
 	// headers (see CORSOptions). Its origins pass the Origin check above
@@ -108,6 +112,14 @@ type Options struct {
 	// answered, and a refusal (401 and its WWW-Authenticate) carries the
 	// CORS headers the page needs to read it.
 	Middleware func(next http.Handler) http.Handler
+}
+
+// logger returns the handler's logger: o.Logger, else srv's.
+func (o *Options) logger(srv *mcp.Server) *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return srv.Logger()
 }
 
 // wrap returns next behind o.Middleware, if any.

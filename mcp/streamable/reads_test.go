@@ -113,7 +113,7 @@ func readsExchange(t *testing.T, addr, req string) (int, string) {
 // without reading it (404 for an unknown session); the connection is
 // closed and the answer says nothing of the error nor the socket.
 func TestHTTP_stalledBodyIsCut(t *testing.T) {
-	opts := &streamable.Options{ReadTimeout: 300 * time.Millisecond}
+	opts := &streamable.Options{HTTPOptions: transport.HTTPOptions{ReadTimeout: 300 * time.Millisecond}}
 	sh := streamable.NewHandler(echoServer(t), opts)
 	legacy := streamable.NewSSEHandler(echoServer(t), opts)
 	t.Cleanup(func() {

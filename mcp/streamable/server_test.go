@@ -422,12 +422,12 @@ func TestHTTP_dnsRebindingIsRefusedOnLoopback(t *testing.T) {
 }
 
 func TestHTTP_allowListsWidenTheChecks(t *testing.T) {
-	ts, _ := serveHTTP(t, echoServer(t), &streamable.Options{
+	ts, _ := serveHTTP(t, echoServer(t), &streamable.Options{HTTPOptions: transport.HTTPOptions{
 		HostPolicy: transport.HostPolicy{
 			AllowedHosts:   []string{"mcp.example.com"},
 			AllowedOrigins: []string{"https://app.example.com"},
 		},
-	})
+	}})
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`
 	p := newRawHTTP(t, ts.URL)
 	for _, tc := range []struct {
