@@ -53,19 +53,12 @@ var callErrMark = new(codec.Buffer)
 // failEach fails each request of sent, a message or batch this stream
 // sent, with err (a *conn.CallError each, for ReadMessage to return).
 func (c *httpConn) failEach(sent []byte, err error) {
-	msgs, _, serr := scanner(len(sent)).Scan(sent)
-	if serr != nil {
-		return // not a message of ours: nothing awaits an answer
-	}
-	for i := range msgs {
-		if msgs[i].Kind != codec.KindRequest {
-			continue
-		}
+	eachRequest(sent, func(id []byte) {
 		c.mu.Lock()
-		c.callErrs = append(c.callErrs, &conn.CallError{ID: append([]byte(nil), msgs[i].ID...), Err: err})
+		c.callErrs = append(c.callErrs, &conn.CallError{ID: append([]byte(nil), id...), Err: err})
 		c.mu.Unlock()
 		c.deliver(callErrMark)
-	}
+	})
 }
 
 // takeCallErr returns the first call error queued.
@@ -81,21 +74,29 @@ func (c *httpConn) takeCallErr() *conn.CallError {
 // answerEach delivers an error response with errObj to each request of
 // sent, a message or batch this stream sent.
 func (c *httpConn) answerEach(sent, errObj []byte) {
-	msgs, _, err := scanner(len(sent)).Scan(sent)
-	if err != nil {
-		return // not a message of ours: nothing awaits an answer
-	}
-	for i := range msgs {
-		if msgs[i].Kind != codec.KindRequest {
-			continue
-		}
+	eachRequest(sent, func(id []byte) {
 		b := c.bodies.Get()
 		b.B = append(b.B[:0], responseHead...)
-		b.B = append(b.B, msgs[i].ID...)
+		b.B = append(b.B, id...)
 		b.B = append(b.B, errorMember...)
 		b.B = append(b.B, errObj...)
 		b.B = append(b.B, '}')
 		c.deliver(b)
+	})
+}
+
+// eachRequest calls f with the id of each request of sent, a message or
+// batch this stream sent; nothing when it is not one (nothing awaits an
+// answer).
+func eachRequest(sent []byte, f func(id []byte)) {
+	msgs, _, err := scanner(len(sent)).Scan(sent)
+	if err != nil {
+		return
+	}
+	for i := range msgs {
+		if msgs[i].Kind == codec.KindRequest {
+			f(msgs[i].ID)
+		}
 	}
 }
 
