@@ -10,7 +10,9 @@ import (
 
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
 	"github.com/mcpwire/mcpwire/pool"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 func mcpwireServer(tb testing.TB, opts *mcp.ServerOptions) *mcp.Server {
@@ -139,11 +141,11 @@ func mcpwireStdioSession(tb testing.TB, srv *mcp.Server) (*mcp.ClientSession, fu
 // mcpwireHandler serves srv over Streamable HTTP in JSON response mode
 // (application/json answers, no SSE), sessions on (the default), like
 // the go-sdk's handler here.
-func mcpwireHandler(srv *mcp.Server) *mcp.StreamableHTTPHandler {
-	return mcp.NewStreamableHTTPHandler(srv, &mcp.HTTPOptions{JSONResponse: true})
+func mcpwireHandler(srv *mcp.Server) *streamable.Handler {
+	return streamable.NewHandler(srv, &streamable.Options{JSONResponse: true})
 }
 
-// mcpwireHTTP is mcpwire's own client (Client.ConnectHTTP) against its
+// mcpwireHTTP is mcpwire's own client (streamable.Connect) against its
 // handler. The server has the default options.
 func mcpwireHTTP(tb testing.TB) (caller, func()) {
 	return mcpwireHTTPWith(tb, nil)
@@ -159,7 +161,7 @@ func mcpwireHTTPWith(tb testing.TB, opts *mcp.ServerOptions) (caller, func()) {
 	h := mcpwireHandler(mcpwireServer(tb, opts))
 	hs := httptest.NewServer(h)
 	hc := loopbackClient()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, nil).ConnectHTTP(context.Background(), hs.URL+"/mcp", &mcp.HTTPClientOptions{HTTPClient: hc})
+	cs, err := streamable.Connect(context.Background(), mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, nil), hs.URL+"/mcp", &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Client: hc}})
 	if err != nil {
 		h.Close()
 		hs.Close()

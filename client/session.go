@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // session is one open JSON-RPC session of a client, and what the client
@@ -84,13 +85,15 @@ func (s *session) unmatched(why conn.Unmatched, id []byte) {
 
 // callError turns what a session call returned into what the client's
 // caller gets: a transport failure becomes a *TransportError that may have
-// been sent, a call given up is remembered; answers and the caller's own
-// mistakes go as they are.
+// been sent, a call given up is remembered; answers (an HTTP status that
+// carries none, a *transport.HTTPStatusError, among them) and the
+// caller's own mistakes go as they are.
 func (s *session) callError(err error) error {
 	var e *codec.Error
 	var ce *conn.CanceledCallError
+	var he *transport.HTTPStatusError
 	switch {
-	case errors.As(err, &e), errors.Is(err, conn.ErrBadParams):
+	case errors.As(err, &e), errors.As(err, &he), errors.Is(err, conn.ErrBadParams):
 		return err
 	case errors.As(err, &ce):
 		s.abandon(ce.ID)

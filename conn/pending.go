@@ -207,15 +207,21 @@ func (p *pendingCalls) failMalformed(m *codec.Message) bool {
 	if m.ID == nil {
 		return false
 	}
-	id, err := strconv.ParseUint(string(m.ID), 10, 64)
+	return p.fail(m.ID, func() error { return malformedResponse(malformedReason(m)) })
+}
+
+// fail ends the call whose id is id (as sent) with the error why makes,
+// and reports whether one was waiting.
+func (p *pendingCalls) fail(id []byte, why func() error) bool {
+	n, err := strconv.ParseUint(string(id), 10, 64)
 	if err != nil {
 		return false
 	}
-	cl := p.take(id)
+	cl := p.take(n)
 	if cl == nil {
 		return false
 	}
-	cl.err = malformedResponse(malformedReason(m))
+	cl.err = why()
 	cl.signal()
 	return true
 }

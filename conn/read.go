@@ -54,6 +54,10 @@ func (rd *reader) loop() {
 		}
 		frame, err := c.s.Next()
 		if err != nil {
+			if ce, ok := err.(*CallError); ok {
+				c.calls.fail(ce.ID, func() error { return ce.Err })
+				continue
+			}
 			var fe *codec.FrameError
 			if errors.As(err, &fe) {
 				c.opts.Logger.Debug("jsonrpc: bad frame", "err", err)

@@ -26,7 +26,8 @@ import (
 type Stream interface {
 	// Next returns the next incoming message, as codec.Framer does: a view
 	// valid until the next call; a *codec.FrameError is recoverable (answer
-	// it, call Next again); io.EOF is a clean end.
+	// it, call Next again), a *CallError fails one outgoing call (call Next
+	// again); io.EOF is a clean end.
 	Next() ([]byte, error)
 	// Buffered reports whether Next will return without blocking.
 	Buffered() bool

@@ -273,22 +273,30 @@ func (c *Client) options(s *ClientSession) *conn.Options {
 // stream and runs the handshake (initialize, notifications/initialized).
 // On failure the session is closed.
 func (c *Client) Connect(ctx context.Context, stream conn.Stream) (*ClientSession, error) {
-	return c.connect(ctx, stream, nil)
+	return c.ConnectTransport(ctx, stream, nil)
 }
 
-// connect starts a session on stream; hs, if set, follows the handshake.
-func (c *Client) connect(ctx context.Context, stream conn.Stream, hs httpHandshake) (*ClientSession, error) {
-	s := &ClientSession{client: c, hs: hs}
+// ConnectTransport is Connect for a transport that follows the handshake
+// (Streamable HTTP, package mcp/streamable): t, if not nil, is told how it
+// goes (see ClientTransport).
+func (c *Client) ConnectTransport(ctx context.Context, stream conn.Stream, t ClientTransport) (*ClientSession, error) {
+	s := &ClientSession{client: c, hs: t}
 	s.c = conn.NewStream(stream, c.options(s))
 	return s, s.handshake(ctx)
 }
 
-// httpHandshake is told how the handshake goes, by an HTTP transport: it
-// sends the negotiated version with every later request, and opens its
-// GET stream once the session is initialised.
-type httpHandshake interface {
-	negotiated(version string)
-	opened()
+// ClientTransport is told how a client session's handshake goes, by a
+// transport that needs to know (Streamable HTTP sends the negotiated
+// version with every later request, and opens its GET stream once the
+// session is initialized). Its methods are called in this order, from
+// the goroutine running the handshake.
+type ClientTransport interface {
+	// Negotiated is called with the version the server answered
+	// initialize with, once it is known to be supported.
+	Negotiated(version string)
+	// Opened is called once notifications/initialized has been sent:
+	// the session is initialized.
+	Opened()
 }
 
 // ConnectIO is Connect over a byte stream framed by the options' framing
@@ -322,11 +330,11 @@ func (s *ClientSession) handshake(ctx context.Context) error {
 		}
 		s.c.SetBatches(allowsBatches(res.ProtocolVersion))
 		if s.hs != nil {
-			s.hs.negotiated(res.ProtocolVersion)
+			s.hs.Negotiated(res.ProtocolVersion)
 		}
 		err = s.c.Notify(ctx, "notifications/initialized", nil)
 		if err == nil && s.hs != nil {
-			s.hs.opened()
+			s.hs.Opened()
 		}
 	}
 	if err != nil {

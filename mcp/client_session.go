@@ -17,7 +17,7 @@ import (
 type ClientSession struct {
 	client *Client
 	c      *conn.Conn
-	hs     httpHandshake    // the HTTP transport's, or nil
+	hs     ClientTransport  // the transport's, or nil
 	init   InitializeResult // set by the handshake, read-only afterwards
 
 	elicits pendingElicitations // URL mode elicitations not yet complete

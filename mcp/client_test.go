@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
 )
 
 // connect runs a client against srv over an in-memory pipe.
@@ -45,6 +47,24 @@ func connectOver(t testing.TB, srv *mcp.Server, c *mcp.Client, a, b conn.Stream)
 		cs.Close()
 		ss.Close()
 		ss.Wait()
+	})
+	return cs
+}
+
+// connectOverHTTP serves srv over Streamable HTTP (package
+// mcp/streamable) on a loopback address and connects c to it.
+func connectOverHTTP(t testing.TB, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession {
+	t.Helper()
+	h := streamable.NewHandler(srv, &streamable.Options{RetryInterval: 20 * time.Millisecond})
+	ts := httptest.NewServer(h)
+	cs, err := streamable.Connect(context.Background(), c, ts.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		h.Close()
+		ts.Close()
 	})
 	return cs
 }

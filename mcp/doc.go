@@ -151,122 +151,23 @@
 // and CancelTask are the client's calls; ClientOptions.TaskStatusHandler
 // hears notifications/tasks/status.
 //
-// # Streamable HTTP
+// # Transports
 //
-// NewStreamableHTTPHandler serves a Server at one HTTP endpoint (mount it
-// at /mcp, say), as the Streamable HTTP transport of 2025-03-26 and later
-// specifies:
-//
-//   - POST carries one message, or a batch under 2025-03-26, with
-//     Content-Type application/json (415 otherwise) and an Accept that
-//     takes JSON or an event stream (406 otherwise; a request without
-//     Accept takes both); a body over HTTPOptions.MaxBodyBytes is 413 (the
-//     rest of it is read and dropped, within bounds, before the connection
-//     closes, so that a client that writes it whole before it reads gets
-//     the answer), one that is not
-//     JSON 400 with a -32700 error. Notifications and responses only are
-//     answered 202 with no body. A body holding requests is answered with
-//     an event stream (text/event-stream): a priming event (an id and no
-//     data, on sessions of 2025-11-25 and later) with the retry delay,
-//     then every message the handlers send while serving it — progress,
-//     log messages, and their requests to the client (sampling,
-//     elicitation, roots), whose answers the client POSTs back — and the
-//     answer last; or with one JSON body when HTTPOptions.JSONResponse is
-//     set or the client accepts only JSON (what the handlers send then
-//     goes to the GET stream).
-//   - Sessions: a POST of initialize without a session starts one; its
-//     id (Mcp-Session-Id, 128 random bits as visible ASCII) must come
-//     with every later request: without it 400, unknown, deleted or
-//     expired 404. DELETE ends a session (204). A session with no request
-//     and no open stream for HTTPOptions.SessionTimeout (30 minutes)
-//     expires; POSTs of pings or responses only do not count as
-//     requests. A server holds at most HTTPOptions.MaxSessions sessions
-//     over HTTP (its Streamable HTTP and HTTP+SSE handlers together), and
-//     at most MaxSessionsPerPrincipal of one principal (the authenticated
-//     identity, else the peer's IP address); a new one past either is 503
-//     with Retry-After and a -32000 error whose data names the limit.
-//   - GET opens the session's standalone stream, which carries what the
-//     server sends outside of any request (list_changed,
-//     resources/updated, logs): one at a time (409 for a second), 405
-//     with HTTPOptions.DisableStandaloneSSE. Messages sent while none is
-//     open wait for the next one, within the event store's bounds.
-//   - Resumption: every event has an id, "<stream>.<n>", unique in its
-//     session, and is kept in an EventStore. A GET with Last-Event-ID
-//     replays what followed that event on its stream — never another
-//     stream's — and, if the stream is still going, carries it on. A
-//     handler may end its POST's response early with
-//     ServerRequest.CloseSSEStream; the client resumes after the retry
-//     delay and gets the rest, the answer included.
-//   - MCP-Protocol-Version, when present, must be a supported version
-//     (any of them, not only the negotiated one), else 400.
-//   - DNS rebinding: first of all, the rule every HTTP endpoint of the
-//     engine applies (transport.HostPolicy, HTTPOptions.HostPolicy): on
-//     connections to a loopback address the Host must be a loopback name
-//     (localhost, 127.0.0.1, [::1]) or listed, and an Origin a loopback,
-//     the request's own or a listed one, else 403 with -32010.
-//   - CORS (HTTPOptions.CORS): pages of the listed origins may call from a
-//     browser; preflights (OPTIONS) are answered 204 with the endpoint's
-//     methods and MCP's request headers, answers (errors included) expose
-//     Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate and
-//     Retry-After, and a listed origin passes the Origin check. Without it
-//     OPTIONS is 405. Authentication given as HTTPOptions.Middleware runs
-//     after CORS: preflights are answered without credentials, and its
-//     refusals carry the CORS headers.
-//
-// Every error status comes with a JSON-RPC error response without id in
-// its body. Statuses are 200, 202, 204, 400, 403, 404, 405, 406, 409,
-// 413, 415, 500 (a store failed) and 503 (the handler is closed, or a
-// bound on sessions is reached). A POST answered with plain JSON whose
-// answer is a single error response gets the status JSON-RPC over HTTP POST gives it: 401 for -32009 (with
-// WWW-Authenticate: Bearer), 403 for -32010, 429 for -32011 and 503 for
-// -32000 with data.retryAfterMs (both with Retry-After), 503 for -32004;
-// the body is that response, with its id. An answer on an event stream
-// follows a 200 already sent.
-//
-// A body not sent whole within ReadTimeout is answered 400, and the
-// connection closed, as after any failed read; no answer carries an
-// error's text.
-//
-// The session store (SessionStore) and the event store hold bytes and
-// strings only; given stores shared by several instances of a server,
-// any instance serves a session another started (re-created from the
-// stored initialize request), and a session deleted on one is refused by
-// all within a quarter of SessionTimeout. The in-memory defaults serve
-// one process. http.Server's own timeouts must leave event streams be:
-// NewHTTPServer sets ReadHeaderTimeout and IdleTimeout only, bounds the
-// body of every request whatever handler it goes to, and the handler
-// bounds each body read and each write itself.
-//
-// Keep-alive: ServerOptions.KeepAlive and ClientOptions.KeepAlive ping
-// the peer every interval and close a session whose peer misses too many
-// pings in a row (logged; Wait returns ErrPingTimeout). Over Streamable
-// HTTP the server pings on the GET stream, else on an open POST stream,
-// and not at all while no stream is open.
-//
-// NewSSEHandler serves the HTTP+SSE transport of 2024-11-05 for older
-// clients, beside it, under the same bounds on sessions; its sessions
-// expire after SessionTimeout without a request too.
-//
-// Client.ConnectHTTP speaks Streamable HTTP: each outgoing message is a
-// POST (requests concurrently; notifications and responses one at a
-// time, in order), answers come as JSON or on the POST's event stream,
-// the session id and negotiated version go with every request, a GET
-// stream receives what the server sends outside of requests, a stream
-// that breaks before its answer is resumed with Last-Event-ID, and Close
-// sends DELETE. A session the server no longer knows ends the client
-// session with ErrSessionNotFound. A server that refuses the initialize
-// POST with 400, 404 or 405 is tried as a 2024-11-05 HTTP+SSE server
-// (the specification's backwards compatibility rule) unless
-// HTTPClientOptions.DisableSSEFallback; Client.ConnectSSE speaks that
-// transport directly: a GET stream whose endpoint event names the URL
-// (same origin) that messages are POSTed to.
+// Package mcp carries no HTTP of its own: MCP over HTTP (Streamable HTTP
+// and the legacy HTTP+SSE, server and client) is package mcp/streamable,
+// built on SessionTransport, Server.ConnectTransport, ClientTransport and
+// Client.ConnectTransport. Keep-alive (ServerOptions.KeepAlive,
+// ClientOptions.KeepAlive) pings the peer every interval and closes a
+// session whose peer misses too many pings in a row (logged; Wait returns
+// ErrPingTimeout); over a SessionTransport the ping goes where its
+// PingSink says, and none is sent while it has nowhere to go.
 //
 // # Client
 //
 // A Client connects to servers — over a message stream (Connect), a byte
 // stream (ConnectIO), a command it starts and speaks to over stdio
-// (ConnectCommand), Streamable HTTP (ConnectHTTP) or HTTP+SSE
-// (ConnectSSE) — runs the handshake, and returns a ClientSession with
+// (ConnectCommand), or Streamable HTTP and HTTP+SSE (package
+// mcp/streamable) — runs the handshake, and returns a ClientSession with
 // typed calls of every server method and iterators over paged lists. Its
 // options' handlers serve the server's sampling, elicitation and roots
 // requests (setting one declares the capability) and receive its

@@ -81,13 +81,13 @@ func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger s
 // request (Streamable HTTP), while the request goes on: what the handler
 // sends from now on, and its result, are kept for the client, which
 // resumes the stream with a GET and Last-Event-ID after the retry
-// interval the stream announced (HTTPOptions.RetryInterval). It is a way
+// interval the stream announced (streamable.Options.RetryInterval). It is a way
 // to spare a long-lived connection (SSE polling). On other transports, or
 // once the response has ended, it does nothing; it reports whether a
 // response was ended.
 func (r *ServerRequest[P]) CloseSSEStream() bool {
 	t := r.Session.transport
-	return t != nil && r.id != nil && t.closeStream(r.id)
+	return t != nil && r.id != nil && t.CloseStream(r.id)
 }
 
 // progressToken finds _meta.progressToken in raw params: decoded only

@@ -32,13 +32,6 @@ func resourceServer(t *testing.T) *mcp.Server {
 	return srv
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestResources_listAndTemplatesList(t *testing.T) {
 	cl := newClient(t, resourceServer(t))
 	cl.initialize(mcp.LatestVersion)

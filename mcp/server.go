@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/session"
 	"github.com/mcpwire/mcpwire/router"
@@ -97,7 +98,7 @@ type Server struct {
 	mu   sync.Mutex
 	subs map[string]map[*ServerSession]struct{} // resource URI → subscribers
 
-	httpSessions sessionCount // of every HTTP handler serving the server
+	bounded sessionCount // sessions of the transports that bound them (AcquireSession)
 }
 
 // NewServer returns a server that introduces itself as impl (nil: a
@@ -179,12 +180,14 @@ func (s *Server) Bind(ctx context.Context, p *conn.Peer) (*conn.Options, error) 
 // session served only through its connection's ServeBody (an HTTP
 // transport's). The session ends when the stream does, or on Close.
 func (s *Server) Connect(ctx context.Context, stream conn.Stream) (*ServerSession, error) {
-	return s.connect(ctx, stream, &conn.Peer{Transport: "stream"}, nil)
+	return s.ConnectTransport(ctx, stream, &conn.Peer{Transport: "stream"}, nil)
 }
 
-// connect starts a session on stream for peer; t, if set, is the
-// transport's hook into the session (see sessionTransport).
-func (s *Server) connect(ctx context.Context, stream conn.Stream, peer *conn.Peer, t sessionTransport) (*ServerSession, error) {
+// ConnectTransport starts a session on stream for peer, as Connect does,
+// for a transport that serves the session message by message: t, if not
+// nil, is its hook into the session (see SessionTransport), set before
+// the first message is served and told when the session ends.
+func (s *Server) ConnectTransport(ctx context.Context, stream conn.Stream, peer *conn.Peer, t SessionTransport) (*ServerSession, error) {
 	o, err := s.Bind(ctx, peer)
 	if err != nil {
 		return nil, err
@@ -194,6 +197,14 @@ func (s *Server) connect(ctx context.Context, stream conn.Stream, peer *conn.Pee
 	ss.setConn(conn.NewStream(stream, o))
 	return ss, nil
 }
+
+// Logger returns the logger of ServerOptions.Conn, or one that discards
+// everything when none was given.
+func (s *Server) Logger() *slog.Logger { return s.log }
+
+// Limits returns the limits every session of the server starts with
+// (ServerOptions.Conn's, the codec defaults filling what is unset).
+func (s *Server) Limits() codec.Limits { return s.conn.Limits.WithDefaults() }
 
 // Run serves one session on a byte stream framed by ServerOptions.Conn's
 // framing (newline-delimited by default: MCP's stdio transport, e.g.
@@ -247,6 +258,6 @@ func (s *Server) drop(ss *ServerSession, why error) {
 	ss.err = why
 	close(ss.done)
 	if ss.transport != nil {
-		ss.transport.sessionEnded()
+		ss.transport.SessionEnded()
 	}
 }

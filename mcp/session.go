@@ -57,24 +57,33 @@ type ServerSession struct {
 
 	// transport is the hook of the transport serving the session (HTTP),
 	// set before its first message is served; nil on a plain stream.
-	transport sessionTransport
+	transport SessionTransport
 
 	tasks *sessionTasks // nil when the server has no tasks
 }
 
-// sessionTransport is what a transport that serves a session body by body
-// (Streamable HTTP) lets the session reach.
-type sessionTransport interface {
-	// closeStream ends the HTTP response carrying the stream of the
-	// request with this id, leaving the stream resumable; it reports
-	// whether there was one.
-	closeStream(id []byte) bool
-	// sessionEnded is called once the session has ended and been
-	// forgotten.
-	sessionEnded()
-	// pingSink returns where a keep-alive ping goes (a stream a response
-	// holds open), or nil when no stream reaches the client now.
-	pingSink() func(msg []byte)
+// SessionTransport is the hook of a transport that serves a session
+// message by message rather than on one stream (Streamable HTTP, package
+// mcp/streamable): given to Server.ConnectTransport, it lets the session
+// reach what only the transport knows. Such a transport serves each
+// message it receives with the session's connection (conn.Conn.ServeBody
+// or ServeBodySink, through ServerSession.Conn) and learns whether the
+// session is initialized (ServerSession.Initialized) and which version it
+// speaks (ServerSession.ProtocolVersion); ServerSession.Close ends it. Its
+// methods must be safe for concurrent use.
+type SessionTransport interface {
+	// CloseStream ends the response carrying the stream of the request
+	// with this id (its JSON bytes, as received), leaving the stream
+	// resumable; it reports whether there was one
+	// (ServerRequest.CloseSSEStream).
+	CloseStream(id []byte) bool
+	// SessionEnded is called once, after the session has ended and the
+	// server has forgotten it, whoever ended it.
+	SessionEnded()
+	// PingSink returns where a keep-alive ping goes now (a stream a
+	// response holds open), or nil when no stream reaches the client
+	// (then no ping is sent, and none is missed).
+	PingSink() func(msg []byte)
 }
 
 func newServerSession(s *Server) *ServerSession {
@@ -124,6 +133,9 @@ func (ss *ServerSession) Wait() error {
 // Done is closed once the session has ended and the server has forgotten
 // it.
 func (ss *ServerSession) Done() <-chan struct{} { return ss.done }
+
+// Initialized reports whether initialize has been answered.
+func (ss *ServerSession) Initialized() bool { return ss.initialized() }
 
 // initialized reports whether initialize has been answered.
 func (ss *ServerSession) initialized() bool { return ss.state.Load() >= stateInitializing }
@@ -246,7 +258,7 @@ func (ss *ServerSession) keepAlivePing(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	if t := ss.transport; t != nil {
-		sink := t.pingSink()
+		sink := t.PingSink()
 		if sink == nil {
 			return false, nil
 		}

@@ -8,26 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/internal/mcptest"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
-func echoServer(t *testing.T) *mcp.Server {
-	t.Helper()
-	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
-	must(t, addEcho(srv))
-	return srv
-}
-
-// addEcho adds the smallest tool: echo {message} → one text block.
-func addEcho(srv *mcp.Server) error {
-	type in struct {
-		Message string `json:"message"`
-	}
-	return mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Message}}}, nil, nil
-	})
-}
+// Helpers shared with mcp/streamable's tests.
+var (
+	echoServer = mcptest.EchoServer
+	addEcho    = mcptest.AddEcho
+	must       = mcptest.Must
+	waitErr    = mcptest.WaitErr
+)
 
 func TestRun_servesNewlineDelimitedStdio(t *testing.T) {
 	inR, inW := io.Pipe()

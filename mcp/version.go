@@ -31,6 +31,11 @@ func negotiate(v string) string {
 	return LatestVersion
 }
 
-// allowsBatches reports whether JSON-RPC batches are part of version v:
+// IsSupportedVersion reports whether v is one of SupportedVersions.
+func IsSupportedVersion(v string) bool { return slices.Contains(supportedVersions, v) }
+
+// AllowsBatches reports whether JSON-RPC batches are part of version v:
 // only 2025-03-26 has them (2025-06-18 removed them again).
+func AllowsBatches(v string) bool { return allowsBatches(v) }
+
 func allowsBatches(v string) bool { return v == Version20250326 }

@@ -24,7 +24,7 @@ import (
 // credentials with one, so refusing it would keep every page from calling.
 // next must answer it without serving it (mcp's handlers do, from their
 // CORS options). With mcp's handlers, put HTTPAuth in
-// mcp.HTTPOptions.Middleware rather than around them: its refusals then
+// streamable.Options.Middleware rather than around them: its refusals then
 // carry the CORS headers a page needs to read them.
 func HTTPAuth(authn Authenticator, next http.Handler) http.Handler {
 	if authn == nil {

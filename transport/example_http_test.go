@@ -15,7 +15,7 @@ import (
 
 // JSON-RPC over HTTP POST at /rpc and over WebSocket at /ws, served by one
 // mux, and a client session over each. A real server would listen with
-// transport.NewHTTPServer(mux), which sets every timeout.
+// transport.NewHTTPServer(mux, nil), which sets every timeout.
 func ExampleNewHTTPHandler() {
 	r := router.New()
 	r.Register("greet", router.Func(func(ctx context.Context, p struct {

@@ -188,14 +188,16 @@ func NewFastHTTPServer(h fasthttp.RequestHandler) *fasthttp.Server {
 // request that could not be read is not taken for another.
 //
 // fasthttp refuses a Content-Length over MaxRequestBodySize before it
-// reads any of the body, and has no lingering close: it closes the
-// connection after the answer with the body unread, so a client that
-// writes its whole body before it reads may see a reset rather than the
-// 413 (HTTPHandler drains the body first: httpjson.Linger).
+// reads any of the body, and has no lingering close of its own: the 413
+// is written here, and what the client still sends of the body is
+// drained before the connection closes (lingerFast), so that a client
+// that writes its whole body before it reads gets the 413 rather than a
+// reset, as from HTTPHandler (httpjson.Linger).
 func fastRequestError(rc *fasthttp.RequestCtx, err error) {
 	rc.SetConnectionClose()
 	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
 		fastError(rc, http.StatusRequestEntityTooLarge, msgTooLarge)
+		lingerFast(rc)
 		return
 	}
 	fastError(rc, http.StatusBadRequest, msgBadRequest)

@@ -13,19 +13,24 @@ import (
 	"github.com/mcpwire/mcpwire/internal/httpjson"
 )
 
-// HTTPOptions configure an HTTPHandler. A nil *HTTPOptions gives the
-// defaults; NewHTTPHandler copies the value.
+// HTTPOptions are the options every HTTP handler of the engine takes:
+// HTTPHandler, FastHTTPHandler, and, embedded in their own options, MCP's
+// (mcp/streamable.Options), so that they are set the same way on each. A
+// nil *HTTPOptions gives the defaults; the handlers copy the value.
+// FastHTTPHandler takes Logger and HostPolicy (fasthttp.Server bounds its
+// reads and writes itself).
 type HTTPOptions struct {
 	// ReadTimeout bounds reading one request's body, and WriteTimeout
-	// writing its answer once it is ready (0: none of the handler's own;
-	// the http.Server's ReadTimeout and WriteTimeout still apply). They are
+	// writing its answer once it is ready (0: the handler's default,
+	// which for HTTPHandler is none of its own: the http.Server's
+	// ReadTimeout and WriteTimeout still apply). They are
 	// set per request on the connection (http.ResponseController), for a
 	// handler mounted on a server whose own timeouts must stay off because
 	// other endpoints hold long streams (MCP's event streams). With
 	// NewHTTPServer they are redundant.
 	ReadTimeout, WriteTimeout time.Duration
 	// Logger receives refused sessions and failed body reads, at debug
-	// level (nil: discard).
+	// level (nil: the handler's default; HTTPHandler's discards).
 	Logger *slog.Logger
 	// HostPolicy checks each request's Host and Origin before anything
 	// else, against DNS rebinding (the zero value: on for a server
@@ -178,7 +183,7 @@ func serveBody(ctx context.Context, opts *conn.Options, body []byte, reply func(
 // then ends with the answer: httpjson.ReadBody).
 func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request, buf *codec.Buffer, max int) ([]byte, bool) {
 	var err error
-	buf.B, err = httpjson.ReadBody(w, r, buf.B, max, 0, msgTooLarge) // bounded in ServeHTTP
+	buf.B, err = httpjson.ReadBody(w, r, buf.B, max, 0) // bounded in ServeHTTP
 	if err != nil {
 		h.log.Debug("transport: reading an http body", "remote", r.RemoteAddr, "err", err)
 		return nil, false
@@ -284,8 +289,8 @@ func refusalOf(err error) ([]byte, httpStatus) {
 const (
 	msgMethodNotAllowed = "Method Not Allowed: JSON-RPC over HTTP takes POST"
 	msgUnsupportedMedia = "Unsupported Media Type: the body must be application/json"
-	msgTooLarge         = "Request Entity Too Large: the body exceeds the frame limit"
-	msgBadRequest       = "Bad Request: the request could not be read"
+	msgTooLarge         = httpjson.MsgTooLarge
+	msgBadRequest       = httpjson.MsgRequestRead
 )
 
 var errRefused = codec.NewError(codec.CodeForbidden, "Forbidden: session refused")

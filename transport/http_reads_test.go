@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 	"github.com/mcpwire/mcpwire/internal/rawhttp"
 	"github.com/mcpwire/mcpwire/router"
 	"github.com/mcpwire/mcpwire/transport"
@@ -189,13 +190,20 @@ func TestHTTPHandler_shutdownAnswersWorkCutOff(t *testing.T) {
 func TestHTTPHandler_413ReachesAClientThatWritesItsWholeBodyFirst(t *testing.T) {
 	addr := rawhttp.Serve(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil), Limits: &codec.Limits{MaxFrameBytes: 1 << 20}},
 		&transport.HTTPOptions{ReadTimeout: 5 * time.Second}))
+	wholeBodyGets413(t, addr)
+}
+
+// wholeBodyGets413 sends oversized POSTs to addr's /rpc, each written
+// whole before anything is read, and checks that each reads the 413 and
+// then the connection's end.
+func wholeBodyGets413(t *testing.T, addr string) {
 	for name, req := range oversized("/rpc", "") {
 		t.Run(name, func(t *testing.T) {
 			c := rawhttp.Send(t, addr, req, 10*time.Second)
 			defer c.Close()
 			res, err := c.ReadResponse()
 			if err != nil || res.Status != http.StatusRequestEntityTooLarge ||
-				res.Body != `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"`+"Request Entity Too Large: the body exceeds the frame limit"+`"}}` {
+				res.Body != `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"`+httpjson.MsgTooLarge+`"}}` {
 				t.Fatalf("%+v %v", res, err)
 			}
 			closedWithin(t, c, 5*time.Second)
@@ -212,4 +220,15 @@ func oversized(path, head string) map[string]string {
 		"content-length": start + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body,
 		"chunked":        start + "Transfer-Encoding: chunked\r\n\r\n" + strconv.FormatInt(int64(len(body)), 16) + "\r\n" + body + "\r\n0\r\n\r\n",
 	}
+}
+
+// TestFastHTTPHandler_413ReachesAClientThatWritesItsWholeBodyFirst: the
+// same client against FastHTTPHandler on NewFastHTTPServer, whose
+// MaxRequestBodySize refuses the body before the handler sees it: the
+// server drains the body before it answers and closes, as net/http's
+// lingering close does. Without the drain the client's write or read
+// failed with a reset.
+func TestFastHTTPHandler_413ReachesAClientThatWritesItsWholeBodyFirst(t *testing.T) {
+	url := serveFastHTTP(t, &conn.Options{Router: rpcRouter(nil)})
+	wholeBodyGets413(t, strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/rpc"))
 }

@@ -48,11 +48,12 @@ type HTTPClientOptions struct {
 // nothing.
 //
 // Every request still gets one answer when the server's is not a JSON-RPC
-// response: an error status without one (a proxy's 502, say) answers each
-// request of the POST with an error — -32009 for 401, -32010 for 403,
-// -32011 for 429 and -32000 for 503 (both with data.retryAfterMs from
-// Retry-After), -32603 otherwise, data.httpStatus saying the status —
-// and an error body without an id (a 413's) is given each request's id.
+// response: an error status without one answers each request of the POST
+// with an error — -32009 for 401, -32010 for 403, -32011 for 429 and
+// -32000 for 503 (both with data.retryAfterMs from Retry-After),
+// data.httpStatus saying the status; any other (a 404 from a wrong URL, a
+// proxy's 502) fails each call with a *HTTPStatusError — and an error body
+// without an id (a 413's) is given each request's id.
 // A POST that gets no HTTP answer at all (the server is down, the
 // connection broke) ends the stream with that error, as a broken socket
 // ends a TCP stream: every call pending on the session fails, and a
@@ -116,9 +117,10 @@ type httpConn struct {
 	ctx    context.Context // cancelled by Close: ends the POSTs in flight
 	cancel context.CancelFunc
 
-	mu     sync.Mutex
-	closed bool
-	posts  sync.WaitGroup
+	mu       sync.Mutex
+	closed   bool
+	posts    sync.WaitGroup
+	callErrs []*conn.CallError // each announced by a callErrMark in in
 
 	failOnce sync.Once
 	failed   chan struct{} // closed on the first POST without an answer
@@ -167,6 +169,9 @@ func (c *httpConn) ReadMessage() ([]byte, error) {
 		}
 	case <-c.ctx.Done():
 		return nil, net.ErrClosed
+	}
+	if b == callErrMark {
+		return nil, c.takeCallErr()
 	}
 	c.last = b
 	return b.B, nil

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
 )
 
@@ -20,7 +21,10 @@ var errAnswerTooLarge = errorObject(codec.NewError(codec.CodeResponseTooLarge, "
 // request of the POST; anything else becomes statusError's error for each.
 func (c *httpConn) errorStatus(res *http.Response, sent []byte, body *codec.Buffer) {
 	defer c.bodies.Put(body)
-	errObj := errorObject(statusError(res, ""))
+	var errObj []byte // nil: a *HTTPStatusError for each call
+	if statusCode(res.StatusCode) != codec.CodeInternalError {
+		errObj = errorObject(statusError(res, ""))
+	}
 	if httpjson.IsJSON(res.Header.Get("Content-Type")) {
 		msgs, batch, err := scanner(len(body.B)).Scan(body.B)
 		switch {
@@ -35,27 +39,64 @@ func (c *httpConn) errorStatus(res *http.Response, sent []byte, body *codec.Buff
 			errObj = msgs[0].ErrorObj
 		}
 	}
+	if errObj == nil {
+		c.failEach(sent, NewHTTPStatusError(res))
+		return
+	}
 	c.answerEach(sent, errObj)
+}
+
+// callErrMark, queued for ReadMessage, says that a call's error waits in
+// callErrs.
+var callErrMark = new(codec.Buffer)
+
+// failEach fails each request of sent, a message or batch this stream
+// sent, with err (a *conn.CallError each, for ReadMessage to return).
+func (c *httpConn) failEach(sent []byte, err error) {
+	eachRequest(sent, func(id []byte) {
+		c.mu.Lock()
+		c.callErrs = append(c.callErrs, &conn.CallError{ID: append([]byte(nil), id...), Err: err})
+		c.mu.Unlock()
+		c.deliver(callErrMark)
+	})
+}
+
+// takeCallErr returns the first call error queued.
+func (c *httpConn) takeCallErr() *conn.CallError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.callErrs[0]
+	c.callErrs[0] = nil
+	c.callErrs = c.callErrs[1:]
+	return e
 }
 
 // answerEach delivers an error response with errObj to each request of
 // sent, a message or batch this stream sent.
 func (c *httpConn) answerEach(sent, errObj []byte) {
-	msgs, _, err := scanner(len(sent)).Scan(sent)
-	if err != nil {
-		return // not a message of ours: nothing awaits an answer
-	}
-	for i := range msgs {
-		if msgs[i].Kind != codec.KindRequest {
-			continue
-		}
+	eachRequest(sent, func(id []byte) {
 		b := c.bodies.Get()
 		b.B = append(b.B[:0], responseHead...)
-		b.B = append(b.B, msgs[i].ID...)
+		b.B = append(b.B, id...)
 		b.B = append(b.B, errorMember...)
 		b.B = append(b.B, errObj...)
 		b.B = append(b.B, '}')
 		c.deliver(b)
+	})
+}
+
+// eachRequest calls f with the id of each request of sent, a message or
+// batch this stream sent; nothing when it is not one (nothing awaits an
+// answer).
+func eachRequest(sent []byte, f func(id []byte)) {
+	msgs, _, err := scanner(len(sent)).Scan(sent)
+	if err != nil {
+		return
+	}
+	for i := range msgs {
+		if msgs[i].Kind == codec.KindRequest {
+			f(msgs[i].ID)
+		}
 	}
 }
 
@@ -80,7 +121,9 @@ func (c *httpConn) deliver(b *codec.Buffer) {
 	select {
 	case c.in <- b:
 	case <-c.ctx.Done():
-		c.bodies.Put(b)
+		if b != callErrMark {
+			c.bodies.Put(b)
+		}
 	}
 }
 
@@ -97,17 +140,7 @@ func (c *httpConn) fail(err error) {
 // 403 → -32010, 429 → -32011, 503 → -32000), -32603 for the rest. Its
 // data holds httpStatus and, from Retry-After (in seconds), retryAfterMs.
 func statusError(res *http.Response, why string) *codec.Error {
-	code := codec.CodeInternalError
-	switch res.StatusCode {
-	case http.StatusUnauthorized:
-		code = codec.CodeUnauthorized
-	case http.StatusForbidden:
-		code = codec.CodeForbidden
-	case http.StatusTooManyRequests:
-		code = codec.CodeTooManyRequests
-	case http.StatusServiceUnavailable:
-		code = codec.CodeOverloaded
-	}
+	code := statusCode(res.StatusCode)
 	msg := "HTTP " + res.Status
 	if why != "" {
 		msg += ": " + why
@@ -117,6 +150,22 @@ func statusError(res *http.Response, why string) *codec.Error {
 		data = strconv.AppendInt(append(data, `,"retryAfterMs":`...), int64(s)*1000, 10)
 	}
 	return codec.NewError(code, msg).WithData(codec.Raw(append(data, '}')))
+}
+
+// statusCode is the JSON-RPC code an HTTP status stands for:
+// HTTPHandler's mapping inverted, -32603 for the rest.
+func statusCode(status int) codec.Code {
+	switch status {
+	case http.StatusUnauthorized:
+		return codec.CodeUnauthorized
+	case http.StatusForbidden:
+		return codec.CodeForbidden
+	case http.StatusTooManyRequests:
+		return codec.CodeTooManyRequests
+	case http.StatusServiceUnavailable:
+		return codec.CodeOverloaded
+	}
+	return codec.CodeInternalError
 }
 
 // errorObject returns e's JSON error object.

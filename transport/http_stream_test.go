@@ -109,7 +109,6 @@ func TestHTTPStream_errorStatusesWithoutAnAnswer(t *testing.T) {
 		code   codec.Code
 		data   string
 	}{
-		{502, http.Header{"Content-Type": {"text/html"}}, "<h1>Bad Gateway</h1>", codec.CodeInternalError, `{"httpStatus":502}`},
 		{429, http.Header{"Retry-After": {"3"}}, "", codec.CodeTooManyRequests, `{"httpStatus":429,"retryAfterMs":3000}`},
 		{503, nil, "", codec.CodeOverloaded, `{"httpStatus":503}`},
 		{401, nil, "", codec.CodeUnauthorized, `{"httpStatus":401}`},
@@ -127,6 +126,45 @@ func TestHTTPStream_errorStatusesWithoutAnAnswer(t *testing.T) {
 		}
 		if tc.data != "" && string(e.Data.(codec.Raw)) != tc.data {
 			t.Fatalf("%d: data %s, want %s", tc.status, e.Data, tc.data)
+		}
+	}
+}
+
+// A status that carries no JSON-RPC answer and stands for no JSON-RPC
+// code (a 404 from a wrong URL, a proxy's 502) fails the call with a
+// *transport.HTTPStatusError naming the status and the URL (without its
+// credentials), not the body; the session goes on.
+func TestHTTPStream_wrongURLIsAnHTTPStatusError(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("/rpc", transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, nil))
+	mux.HandleFunc("/proxy", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		w.Write([]byte("<h1>Bad Gateway: secret</h1>"))
+	})
+	hs := httptest.NewServer(mux)
+	defer hs.Close()
+	for _, tc := range []struct {
+		path, status string
+		code         int
+	}{
+		{"/wrong?token=secret", "404 Not Found", http.StatusNotFound},
+		{"/proxy", "502 Bad Gateway", http.StatusBadGateway},
+	} {
+		c := httpSession(t, hs.URL+tc.path, nil)
+		for range 2 { // the session goes on after it
+			err := c.Call(context.Background(), "echo", []int{1}, nil)
+			se, ok := errors.AsType[*transport.HTTPStatusError](err)
+			wantURL := hs.URL + strings.TrimSuffix(tc.path, "?token=secret")
+			if !ok || se.StatusCode != tc.code || se.Status != tc.status || se.URL != wantURL {
+				t.Fatalf("%s: got %#v (%v), want a *transport.HTTPStatusError %d %s", tc.path, err, err, tc.code, wantURL)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tc.status) || !strings.Contains(msg, wantURL) || strings.Contains(msg, "secret") {
+				t.Fatalf("%s: Error() = %q", tc.path, msg)
+			}
+			if _, isRPC := errors.AsType[*codec.Error](err); isRPC {
+				t.Fatalf("%s: %v is also a JSON-RPC error", tc.path, err)
+			}
 		}
 	}
 }

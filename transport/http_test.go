@@ -299,11 +299,15 @@ func TestHTTPHandler_clientGoneCancelsHandlers(t *testing.T) {
 }
 
 func TestNewHTTPServer_setsEveryTimeout(t *testing.T) {
-	s := transport.NewHTTPServer(http.NotFoundHandler())
+	s := transport.NewHTTPServer(http.NotFoundHandler(), nil)
 	if s.ReadHeaderTimeout <= 0 || s.ReadTimeout <= 0 || s.WriteTimeout <= 0 || s.IdleTimeout <= 0 || s.MaxHeaderBytes <= 0 {
 		t.Fatalf("%+v", s)
 	}
 	if s.ReadHeaderTimeout > s.ReadTimeout || s.ReadTimeout > s.WriteTimeout {
 		t.Fatalf("timeouts out of order: %v %v %v", s.ReadHeaderTimeout, s.ReadTimeout, s.WriteTimeout)
+	}
+	es := transport.NewHTTPServer(http.NotFoundHandler(), &transport.HTTPServerOptions{Addr: "127.0.0.1:0", EventStreams: true})
+	if es.ReadTimeout != 0 || es.WriteTimeout != 0 || es.ReadHeaderTimeout <= 0 || es.IdleTimeout <= 0 || es.Addr != "127.0.0.1:0" {
+		t.Fatalf("event streams: %+v", es)
 	}
 }

@@ -364,7 +364,7 @@ func TestWebSocketHandler_outlivesTheServerTimeouts(t *testing.T) {
 	defer ws.Close()
 	mux.Handle("/ws", ws)
 	hs := httptest.NewUnstartedServer(mux)
-	hs.Config = transport.NewHTTPServer(mux)
+	hs.Config = transport.NewHTTPServer(mux, nil)
 	hs.Config.ReadTimeout, hs.Config.WriteTimeout = 50*time.Millisecond, 50*time.Millisecond
 	hs.Start()
 	defer hs.Close()

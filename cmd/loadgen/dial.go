@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
-	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -92,7 +92,7 @@ func (d *dialer) dial(ctx context.Context) (conn.Stream, error) {
 		s, err = transport.DialWebSocket(ctx, d.t.url, &transport.WebSocketOptions{Header: d.header})
 	case "http":
 		if d.mcp {
-			s, negotiated = mcp.NewHTTPClientStream(d.t.url, &mcp.HTTPClientOptions{Header: d.header})
+			s, negotiated = streamable.NewClientStream(d.t.url, &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Header: d.header, MaxConcurrent: d.posts}})
 		} else {
 			s = transport.NewHTTPStream(d.t.url, &transport.HTTPClientOptions{Header: d.header, MaxConcurrent: d.posts})
 		}
@@ -199,6 +199,9 @@ func awaitInit(ctx context.Context, s conn.Stream) ([]byte, error) {
 	scan := codec.NewScanner(nil)
 	for {
 		msg, err := s.Next()
+		if ce, ok := err.(*conn.CallError); ok {
+			return nil, fmt.Errorf("initialize: %v", ce.Err)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				err = ctx.Err()

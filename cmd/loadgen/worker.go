@@ -241,7 +241,8 @@ func (w *worker) read() {
 	}
 	for {
 		msg, err := w.stream.Next()
-		if err != nil {
+		callErr, _ := err.(*conn.CallError) // no answer came: why, for one call
+		if err != nil && callErr == nil {
 			var fe *codec.FrameError
 			if errors.As(err, &fe) {
 				rd.t.unknown++ // a frame nobody could read: no request it answers
@@ -263,7 +264,9 @@ func (w *worker) read() {
 			locked = true
 		}
 		rd.t.bytesIn += int64(len(msg))
-		if id, result, ok := fastResult(msg, &rd.passed); ok {
+		if callErr != nil {
+			w.refused(callErr, &rd)
+		} else if id, result, ok := fastResult(msg, &rd.passed); ok {
 			w.answer(id, result, nil, &rd)
 		} else if msgs, _, err := rd.scan.Scan(msg); err != nil {
 			rd.t.unknown++
@@ -342,22 +345,9 @@ func refillLow(depth int) int64 {
 // a result, or the message m (nil for a result read by fastResult) of
 // an error or a bad response. w.mu is held.
 func (w *worker) answer(id uint64, result []byte, m *codec.Message, rd *reading) {
-	p, ok := w.pending.take(id)
+	p, ok := w.settle(id, rd)
 	if !ok {
-		if id > 0 && id < w.nextID {
-			rd.t.duplicates++
-		} else {
-			rd.t.unknown++
-		}
 		return
-	}
-	if n, batch := w.left[p.msg]; !batch {
-		rd.freed++
-	} else if n == 1 {
-		delete(w.left, p.msg)
-		rd.freed++
-	} else {
-		w.left[p.msg] = n - 1
 	}
 	rd.lats = append(rd.lats, int64(rd.now-p.start))
 	t := &rd.t
@@ -378,6 +368,45 @@ func (w *worker) answer(id uint64, result []byte, m *codec.Message, rd *reading)
 	default: // both result and error, say: an error of no code
 		t.errorAnswer(0, []byte(m.Err.Error()))
 	}
+}
+
+// settle takes the request id off the pending table, counting what it
+// frees; false (counted) when it was not pending.
+func (w *worker) settle(id uint64, rd *reading) (pend, bool) {
+	p, ok := w.pending.take(id)
+	if !ok {
+		if id > 0 && id < w.nextID {
+			rd.t.duplicates++
+		} else {
+			rd.t.unknown++
+		}
+		return p, false
+	}
+	if n, batch := w.left[p.msg]; !batch {
+		rd.freed++
+	} else if n == 1 {
+		delete(w.left, p.msg)
+		rd.freed++
+	} else {
+		w.left[p.msg] = n - 1
+	}
+	return p, true
+}
+
+// refused counts the request the transport failed without an answer
+// (conn.CallError: an HTTP status that is no JSON-RPC answer) as a
+// transport error.
+func (w *worker) refused(ce *conn.CallError, rd *reading) {
+	id, err := strconv.ParseUint(string(ce.ID), 10, 64)
+	if err != nil {
+		id = 0 // never sent
+	}
+	if _, ok := w.settle(id, rd); !ok {
+		return
+	}
+	rd.t.transport++
+	rd.t.errors++
+	w.r.transportError(ce.Err)
 }
 
 // errorCode reads an error object's code (0 when it has none).

@@ -11,6 +11,7 @@ import (
 	"net/http"
 
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -52,7 +53,8 @@ func main() {
 		return
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(srv, nil))
+	mux.Handle("/mcp", streamable.NewHandler(srv, nil))
 	log.Printf("serving MCP at http://%s/mcp", *addr)
-	log.Fatal(mcp.NewHTTPServer(*addr, mux).ListenAndServe())
+	hs := transport.NewHTTPServer(mux, &transport.HTTPServerOptions{Addr: *addr, EventStreams: true})
+	log.Fatal(hs.ListenAndServe())
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
 )
 
 // ants (under the mcp package) starts goroutines when loaded: ignore what
@@ -75,14 +76,14 @@ func TestGreeter_streamableHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := mcp.NewStreamableHTTPHandler(srv, nil)
+	h := streamable.NewHandler(srv, nil)
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
 	ctx := context.Background()
-	session, err := mcp.NewClient(nil, nil).ConnectHTTP(ctx, ts.URL+"/mcp", nil)
+	session, err := streamable.Connect(ctx, mcp.NewClient(nil, nil), ts.URL+"/mcp", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/internal/testproc"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
 )
 
 // Go MCP clients of the built command, over stdio and Streamable HTTP.
@@ -70,7 +71,7 @@ func startHTTP(t testing.TB, args ...string) *mcp.ClientSession {
 	p := testproc.Start(t, binary(t), append([]string{"-listen", "http://127.0.0.1:0"}, args...), "addr")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := testClient.ConnectHTTP(ctx, p.Value("addr")+"/mcp", nil)
+	s, err := streamable.Connect(ctx, testClient, p.Value("addr")+"/mcp", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
 	"github.com/mcpwire/mcpwire/middleware"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -153,10 +154,10 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, log *slog.Logg
 	if err != nil {
 		return err
 	}
-	h := mcp.NewStreamableHTTPHandler(srv, nil)
+	h := streamable.NewHandler(srv, nil)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	hs := mcp.NewHTTPServer(ln.Addr().String(), mux)
+	hs := transport.NewHTTPServer(mux, &transport.HTTPServerOptions{Addr: ln.Addr().String(), EventStreams: true})
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()

@@ -30,16 +30,25 @@ var allowed = map[string][]string{
 	"conn":           {"codec", "router", "pool", "cache"},
 	"transport":      {"conn", "codec"},
 	"client":         {"conn", "transport"},
-	"mcp":            {"conn", "router", "codec", "transport"},
+	"mcp":            {"conn", "router", "codec"},
+	"mcp/streamable": {"mcp", "transport", "conn", "codec"},
 	"metrics":        {"conn", "codec"},
 	"middleware":     {"router", "codec", "conn", "transport"},
 	"bench":          {all},
 	"fuzz":           {all},
-	"cmd/loadgen":    {"conn", "transport", "mcp"},
-	"cmd/demoserver": {"mcp", "transport"},
+	"cmd/loadgen":    {"conn", "transport", "mcp", "mcp/streamable"},
+	"cmd/demoserver": {"mcp", "mcp/streamable", "transport"},
 	// interop/ holds the interop tests with software nobody here wrote
 	// (Node's, driving the built demo server): no Go code of its own.
 	"interop": {},
+}
+
+// forbiddenStd lists standard library packages a project package must
+// not import directly (nor through internal/ packages): package mcp is the
+// protocol, whatever carries it; MCP over HTTP is mcp/streamable's
+// (DESIGN.md §2).
+var forbiddenStd = map[string][]string{
+	"mcp": {"net/http"},
 }
 
 // until lists edges the code has today that DESIGN.md's table does not, each
@@ -177,6 +186,12 @@ func isInternal(pkg string) bool {
 // external _test packages are clients of the package and may import it
 // with anything else.
 func importGraph(t *testing.T) map[string][]string {
+	return listImports(t, false)
+}
+
+// listImports is importGraph, with the standard library's packages too
+// when std is set (named as they are: "net/http").
+func listImports(t *testing.T, std bool) map[string][]string {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}}`, module+"/...")
 	out, err := cmd.Output()
@@ -189,12 +204,36 @@ func importGraph(t *testing.T) map[string][]string {
 		pkg := relative(fields[0])
 		graph[pkg] = nil
 		for _, imp := range fields[1:] {
-			if dep, ok := strings.CutPrefix(imp, module+"/"); ok && !slices.Contains(graph[pkg], dep) {
+			dep, ok := strings.CutPrefix(imp, module+"/")
+			if !ok && std && !strings.Contains(strings.Split(imp, "/")[0], ".") {
+				dep, ok = imp, true
+			}
+			if ok && !slices.Contains(graph[pkg], dep) {
 				graph[pkg] = append(graph[pkg], dep)
 			}
 		}
 	}
 	return graph
+}
+
+// checkStd returns a line for every import of graph (with the standard
+// library's packages) that forbiddenStd forbids, looking through
+// internal/ packages as check does.
+func checkStd(graph map[string][]string) []string {
+	var bad []string
+	for pkg, deps := range forbiddenStd {
+		if _, ok := graph[pkg]; !ok {
+			bad = append(bad, fmt.Sprintf("package %s is not in the import graph", pkg))
+			continue
+		}
+		for _, dep := range direct(graph, pkg) {
+			if slices.Contains(deps, dep.pkg) {
+				bad = append(bad, fmt.Sprintf("%s imports %s%s, which DESIGN.md §2 does not allow", pkg, dep.pkg, dep.via))
+			}
+		}
+	}
+	slices.Sort(bad)
+	return bad
 }
 
 func relative(path string) string {
@@ -211,6 +250,28 @@ func TestImports_followTheDesign(t *testing.T) {
 	}
 	for _, line := range check(graph) {
 		t.Error(line)
+	}
+}
+
+func TestImports_mcpHasNoNetHTTP(t *testing.T) {
+	for _, line := range checkStd(listImports(t, true)) {
+		t.Error(line)
+	}
+}
+
+func TestCheckStd_reportsNetHTTPInMCP(t *testing.T) {
+	graph := map[string][]string{
+		"mcp":        {"codec", "internal/h"},
+		"internal/h": {"net/http"},
+		"codec":      {"strconv"},
+	}
+	want := []string{"mcp imports net/http via internal/h, which DESIGN.md §2 does not allow"}
+	if got := checkStd(graph); !slices.Equal(got, want) {
+		t.Errorf("checkStd = %q, want %q", got, want)
+	}
+	graph["internal/h"] = []string{"strings"}
+	if got := checkStd(graph); got != nil {
+		t.Errorf("checkStd without net/http = %q, want none", got)
 	}
 }
 

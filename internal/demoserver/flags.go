@@ -13,6 +13,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
 	"github.com/mcpwire/mcpwire/pool"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -74,9 +75,9 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	fastRPC := fs.String("fast-rpc", "", "with -listen http://…, also serve JSON-RPC over HTTP POST (as /rpc) on fasthttp at\n`ADDR` (HOST:PORT, any path; port 0 picks one, logged as fastrpc=URL): the same sessions,\nanswers and statuses, with the answers of pipelined requests written together")
 	keepAlive := fs.Duration("keepalive", 0, "ping every MCP session's client every `INTERVAL` and close a session whose client\nmisses three in a row (0: no pings)")
 	cors := fs.String("cors", "", "with -listen http://…, let web pages of the comma-separated `ORIGINS` call /mcp and /sse\n(CORS; \"*\" for any origin, without credentials); listed origins pass the Origin check")
-	maxSessions := fs.Int("max-sessions", mcp.DefaultMaxSessions, "with -listen http://…, hold at most `N` MCP sessions (/mcp and /sse together); a new one\npast it is refused with HTTP 503 and -32000, data.limit \"maxSessions\" (0: no limit)")
-	maxPerPeer := fs.Int("max-sessions-per-peer", mcp.DefaultMaxSessionsPerPrincipal, "with -listen http://…, hold at most `N` MCP sessions of one client: an IP address, or,\nwith -auth-token, the token's holders together; past it HTTP 503 and -32000,\ndata.limit \"maxSessionsPerPrincipal\" (0: no limit)")
-	sessionIdle := fs.Duration("session-idle", mcp.DefaultSessionTimeout, "with -listen http://…, end an MCP session whose client has sent no request for `D`\n(pings and responses aside) and has none running nor, on /mcp, a stream open (0: never)")
+	maxSessions := fs.Int("max-sessions", streamable.DefaultMaxSessions, "with -listen http://…, hold at most `N` MCP sessions (/mcp and /sse together); a new one\npast it is refused with HTTP 503 and -32000, data.limit \"maxSessions\" (0: no limit)")
+	maxPerPeer := fs.Int("max-sessions-per-peer", streamable.DefaultMaxSessionsPerPrincipal, "with -listen http://…, hold at most `N` MCP sessions of one client: an IP address, or,\nwith -auth-token, the token's holders together; past it HTTP 503 and -32000,\ndata.limit \"maxSessionsPerPrincipal\" (0: no limit)")
+	sessionIdle := fs.Duration("session-idle", streamable.DefaultSessionTimeout, "with -listen http://…, end an MCP session whose client has sent no request for `D`\n(pings and responses aside) and has none running nor, on /mcp, a stream open (0: never)")
 	readTimeout := fs.Duration("read-timeout", transport.DefaultHTTPReadTimeout, "with -listen http://…, how long a client may take to send a request's body once its\nheader is in (and its header, up to 10s), on every endpoint and -fast-rpc; past it the\nrequest is answered 400 if it can be and the connection closed")
 	adaptive := fs.Bool("adaptive", false, "limit the requests of all connections together by an adaptive limit that follows\nmeasured latency, instead of a fixed one the size of the pool and its queue")
 	if err := fs.Parse(args); err != nil {

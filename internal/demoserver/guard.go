@@ -93,7 +93,7 @@ func (g *guard) authorizer() middleware.Authorizer {
 }
 
 // http wraps an HTTP endpoint whose sessions outlive a request (/mcp,
-// /sse, as their mcp.HTTPOptions.Middleware; /ws) in the token check: 401
+// /sse, as their streamable.Options.Middleware; /ws) in the token check: 401
 // with WWW-Authenticate before the request reaches it. CORS preflights
 // pass unauthenticated (middleware.HTTPAuth).
 func (g *guard) http(h http.Handler) http.Handler {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // With -auth-token, the MCP HTTP endpoints (/mcp, /sse) refuse a request
@@ -60,10 +62,10 @@ func TestDemoserver_authTokenOnMCPOverHTTP(t *testing.T) {
 
 	c, _ := newClient(mcp.LatestVersion)
 	ctx := testCtx(t)
-	if _, err := c.ConnectHTTP(ctx, addr+"/mcp", nil); err == nil {
+	if _, err := streamable.Connect(ctx, c, addr+"/mcp", nil); err == nil {
 		t.Fatal("a client without the token connected")
 	}
-	cs, err := c.ConnectHTTP(ctx, addr+"/mcp", &mcp.HTTPClientOptions{Header: http.Header{"Authorization": {"Bearer " + demoToken}}})
+	cs, err := streamable.Connect(ctx, c, addr+"/mcp", &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Header: http.Header{"Authorization": {"Bearer " + demoToken}}}})
 	if err != nil {
 		t.Fatalf("connect with the token: %v", err)
 	}

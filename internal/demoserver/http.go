@@ -13,8 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpwire/mcpwire/conn"
-	"github.com/mcpwire/mcpwire/internal/httpjson"
-	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -30,9 +29,9 @@ import (
 // is checked on every request (the sessions' calls go through g's
 // middleware too).
 //
-// The server has no ReadTimeout or WriteTimeout (mcp.NewHTTPServer: /mcp
+// The server has no ReadTimeout or WriteTimeout (transport.NewHTTPServer with EventStreams: /mcp
 // and /sse hold event streams open): every request's body must come within
-// mcp.DefaultHTTPTimeout of its header, whichever endpoint it is for, and
+// streamable.DefaultHTTPTimeout of its header, whichever endpoint it is for, and
 // /rpc bounds each answer's write itself. A POST to /rpc still running
 // when the shutdown's grace is over is answered -32004 with status 503.
 func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Logger, ready func(url string)) error {
@@ -49,12 +48,12 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	hopts := sessionOptions(cfg)
 	hopts.Middleware = g.http
 	if cfg.cors != nil {
-		hopts.CORS = &mcp.CORSOptions{AllowedOrigins: cfg.cors}
+		hopts.CORS = &streamable.CORSOptions{AllowedOrigins: cfg.cors}
 	}
-	streamable := mcp.NewStreamableHTTPHandler(srv, hopts)
-	legacy := mcp.NewSSEHandler(srv, hopts)
+	mcpH := streamable.NewHandler(srv, hopts)
+	legacy := streamable.NewSSEHandler(srv, hopts)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", streamable)
+	mux.Handle("/mcp", mcpH)
 	mux.Handle("/sse", legacy)
 	rpc := transport.NewHTTPHandler(d, &transport.HTTPOptions{
 		ReadTimeout:  cfg.readTimeout,
@@ -64,9 +63,9 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	mux.Handle("/rpc", rpc)
 	ws := transport.NewWebSocketHandler(d, &transport.WebSocketOptions{Logger: log})
 	mux.Handle("/ws", g.http(ws))
-	// Every body within -read-timeout, whichever endpoint it is for (the
-	// server's own bound, mcp.DefaultHTTPTimeout, is the default).
-	hs := mcp.NewHTTPServer(ln.Addr().String(), httpjson.BoundBodies(mux, cfg.readTimeout))
+	// Every body within -read-timeout, whichever endpoint it is for; no
+	// server-wide read or write timeout, which would cut event streams.
+	hs := transport.NewHTTPServer(mux, &transport.HTTPServerOptions{Addr: ln.Addr().String(), EventStreams: true, BodyTimeout: cfg.readTimeout})
 	hs.ReadHeaderTimeout = min(hs.ReadHeaderTimeout, cfg.readTimeout)
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	log.Info("listening", "addr", "http://"+ln.Addr().String(), "endpoint", "/mcp", "legacy", "/sse", "rpc", "/rpc", "ws", "/ws")
@@ -94,7 +93,7 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	err = shutdown(func(ctx context.Context) error {
 		// /rpc's POSTs still running once the grace is over are answered
 		// -32004 (rpc.Shutdown) before hs.Close cuts their connections.
-		err := errors.Join(streamable.Shutdown(ctx), ws.Shutdown(ctx), rpc.Shutdown(ctx), hs.Shutdown(ctx), fast.stop(ctx))
+		err := errors.Join(mcpH.Shutdown(ctx), ws.Shutdown(ctx), rpc.Shutdown(ctx), hs.Shutdown(ctx), fast.stop(ctx))
 		if ctx.Err() != nil {
 			hs.Close() // past the deadline: cut what is left
 		}
@@ -108,16 +107,16 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 
 // sessionOptions are the bounds -max-sessions, -max-sessions-per-peer,
 // -session-idle and -read-timeout put on the MCP sessions over HTTP.
-func sessionOptions(cfg config) *mcp.HTTPOptions {
-	return &mcp.HTTPOptions{
+func sessionOptions(cfg config) *streamable.Options {
+	return &streamable.Options{
 		MaxSessions:             orNone(cfg.maxSessions),
 		MaxSessionsPerPrincipal: orNone(cfg.maxPerPeer),
 		SessionTimeout:          orNone(cfg.sessionIdle),
-		ReadTimeout:             cfg.readTimeout,
+		HTTPOptions:             transport.HTTPOptions{ReadTimeout: cfg.readTimeout},
 	}
 }
 
-// orNone turns a flag's 0 (no bound) into HTTPOptions' negative one (its
+// orNone turns a flag's 0 (no bound) into streamable.Options' negative one (its
 // 0 is the default).
 func orNone[T int | time.Duration](v T) T {
 	if v == 0 {

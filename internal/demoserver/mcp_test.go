@@ -20,6 +20,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/internal/testproc"
 	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
 )
 
 // The demo server driven over stdio by mcp.Client, as a client program
@@ -86,7 +87,7 @@ func connectOver(t *testing.T, transport, version string, args ...string) (*mcp.
 	if transport == "http" {
 		ctx := testCtx(t)
 		_, addr, logs := startListening(t, build(t), append([]string{"-listen", "http://127.0.0.1:0"}, args...)...)
-		cs, err := c.ConnectHTTP(ctx, addr+"/mcp", nil)
+		cs, err := streamable.Connect(ctx, c, addr+"/mcp", nil)
 		if err != nil {
 			t.Fatalf("connect: %v\nstderr: %s", err, logs)
 		}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/metrics"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // metricsServer serves Prometheus /metrics for -metrics ADDR: what every
@@ -49,7 +49,7 @@ func serveMetrics(addr string, e *engine, log *slog.Logger) (*metricsServer, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", metrics.Handler(reg))
-	ms := &metricsServer{col: col, hs: mcp.NewHTTPServer(ln.Addr().String(), mux), served: make(chan error, 1), log: log}
+	ms := &metricsServer{col: col, hs: transport.NewHTTPServer(mux, &transport.HTTPServerOptions{Addr: ln.Addr().String()}), served: make(chan error, 1), log: log}
 	ms.hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	log.Info("serving metrics", "metrics", "http://"+ln.Addr().String()+"/metrics")
 	go func() {

@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
 	"github.com/mcpwire/mcpwire/internal/rawhttp"
 	"github.com/mcpwire/mcpwire/internal/testproc"
 )
@@ -228,6 +230,29 @@ var readsRows = []readsRow{
 // socket address.
 var readsLeaks = []string{"127.0.0.1", "i/o timeout", "read tcp", "EOF", "invalid byte", "chunked"}
 
+// readsMessages are the only texts of a 400 or 413 answering readsRows:
+// httpjson's, for a request that could not be read, on every endpoint;
+// and the fixed refusals of a request read whole (a POST to /mcp with no
+// session) or refused before its body is read (an upgrade to /ws with
+// one). None is an error's text.
+var readsMessages = []string{httpjson.MsgTooLarge, httpjson.MsgBodyRead, httpjson.MsgRequestRead,
+	"Bad Request: the Mcp-Session-Id header is required (initialize first)",
+	"Bad Request: a WebSocket upgrade has no body"}
+
+// readsMessage returns the message of the JSON-RPC error a body holds,
+// if it holds one.
+func readsMessage(body string) (string, bool) {
+	var m struct {
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(body), &m) != nil || m.Error == nil {
+		return "", false
+	}
+	return m.Error.Message, true
+}
+
 // TestSecurityReads_hostileFramingOnEveryEndpoint runs readsRows against
 // every endpoint, and checks that the server's goroutines and descriptors
 // come back to what they were.
@@ -262,6 +287,10 @@ func TestSecurityReads_hostileFramingOnEveryEndpoint(t *testing.T) {
 							if strings.Contains(r.bodies[i], leak) {
 								t.Errorf("the answer tells %q: %s", leak, r.bodies[i])
 							}
+						}
+						if msg, ok := readsMessage(r.bodies[i]); ok && (st == http.StatusBadRequest || st == http.StatusRequestEntityTooLarge) &&
+							!slices.Contains(readsMessages, msg) {
+							t.Errorf("status %d says %q, none of httpjson's messages %q", st, msg, readsMessages)
 						}
 					}
 				})

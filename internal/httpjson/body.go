@@ -90,28 +90,33 @@ func BoundBodies(h http.Handler, d time.Duration) http.Handler {
 	})
 }
 
-// Messages of the answers ReadBody gives.
+// The messages of the JSON-RPC errors every HTTP endpoint answers a
+// request it could not read with: MsgTooLarge with 413 (a body over the
+// limit), MsgBodyRead with 400 (a body timed out, cut off or malformed),
+// MsgRequestRead with 400 (a request, header or body, the server could
+// not read: fasthttp's). They are the only texts of those answers; none
+// carries an error's text.
 const (
-	msgBodyTooLarge = "Request Entity Too Large: the body exceeds the limit"
-	msgBodyRead     = "Bad Request: the body could not be read (timed out, cut off or malformed)"
+	MsgTooLarge    = "Request Entity Too Large: the body exceeds the limit"
+	MsgBodyRead    = "Bad Request: the body could not be read (timed out, cut off or malformed)"
+	MsgRequestRead = "Bad Request: the request could not be read"
 )
 
 // ReadBody reads r's body into buf (from its start; it grows as needed
 // and is returned) within max bytes (codec.ReadBody's rule) and within d
 // (BoundBody; d <= 0: the deadline already set, if any). It reports
 // whether the body was read whole; when it was not, it has answered the
-// request itself with Connection: close — 413 with tooLarge as the
-// message (empty: a default one) for a body over max (one whose
-// Content-Length says so is not read at all), 400 for any other
-// failure (a timeout, a peer gone, a malformed chunk), whose message
-// never carries the error's text — and left the read deadline in the
+// request itself with Connection: close — 413 with MsgTooLarge for a
+// body over max (one whose Content-Length says so is not read at all),
+// 400 with MsgBodyRead for any other failure (a timeout, a peer gone, a
+// malformed chunk) — and left the read deadline in the
 // past, so the connection ends with the answer. After a 413 the rest of
 // the body is first read and dropped within Linger's bounds, so that a
 // client that writes its whole body before it reads gets the 413, not a
 // reset; after a 400 it is not read. On success the read deadline is
 // cleared: the body is read, and the wait for a next request is the
 // server's IdleTimeout's.
-func ReadBody(w http.ResponseWriter, r *http.Request, buf []byte, max int, d time.Duration, tooLarge string) ([]byte, error) {
+func ReadBody(w http.ResponseWriter, r *http.Request, buf []byte, max int, d time.Duration) ([]byte, error) {
 	BoundBody(w, r, d)
 	var err error
 	if max > 0 && r.ContentLength > int64(max) {
@@ -124,14 +129,11 @@ func ReadBody(w http.ResponseWriter, r *http.Request, buf []byte, max int, d tim
 		return buf, nil
 	}
 	if fe := (*codec.FrameError)(nil); errors.As(err, &fe) {
-		if tooLarge == "" {
-			tooLarge = msgBodyTooLarge
-		}
-		ErrorClose(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, tooLarge)
+		ErrorClose(w, http.StatusRequestEntityTooLarge, codec.CodeInvalidRequest, MsgTooLarge)
 		Linger(w, r)
 		return buf, err
 	}
-	ErrorClose(w, http.StatusBadRequest, codec.CodeInvalidRequest, msgBodyRead)
+	ErrorClose(w, http.StatusBadRequest, codec.CodeInvalidRequest, MsgBodyRead)
 	return buf, err
 }
 

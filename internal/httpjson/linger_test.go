@@ -28,7 +28,7 @@ func TestLinger_cutsAPeerThatKeepsSending(t *testing.T) {
 			took := make(chan time.Duration, 1)
 			addr := rawhttp.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				start := time.Now()
-				_, err := ReadBody(w, r, nil, 1024, 10*time.Second, "")
+				_, err := ReadBody(w, r, nil, 1024, 10*time.Second)
 				took <- time.Since(start)
 				if err == nil {
 					t.Error("ReadBody read a body over the limit")

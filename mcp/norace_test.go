@@ -1,5 +1,0 @@
-//go:build !race
-
-package mcp_test
-
-const raceEnabled = false

@@ -1,0 +1,37 @@
+package streamable_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
+)
+
+// BenchmarkStreamableHTTP_toolsCall calls the echo tool round trip over
+// Streamable HTTP on a loopback address, the answer as an event stream or
+// as JSON: the Go client and the handler, HTTP included.
+func BenchmarkStreamableHTTP_toolsCall(b *testing.B) {
+	for _, mode := range []struct {
+		name string
+		json bool
+	}{{"sse", false}, {"json", true}} {
+		b.Run("mode="+mode.name, func(b *testing.B) {
+			srv := mcp.NewServer(nil, nil)
+			if err := addEcho(srv); err != nil {
+				b.Fatal(err)
+			}
+			ts, _ := serveHTTP(b, srv, &streamable.Options{JSONResponse: mode.json})
+			cs := connectHTTP(b, ts.URL, mcp.NewClient(nil, nil))
+			ctx := context.Background()
+			args := map[string]string{"message": "hello"}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, "echo", args)
+				if err != nil || len(res.Content) != 1 {
+					b.Fatal(res, err)
+				}
+			}
+		})
+	}
+}

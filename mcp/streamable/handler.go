@@ -1,0 +1,346 @@
+package streamable
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/transport"
+)
+
+// Handler serves a Server over MCP's Streamable HTTP
+// transport (2025-03-26 and later) at one endpoint: POST carries the
+// client's messages, GET opens or resumes an event stream, DELETE ends a
+// session. See the package documentation (Streamable HTTP) for what it
+// answers and why. Safe for concurrent use.
+type Handler struct {
+	srv    *mcp.Server
+	opts   Options
+	events EventStore
+	store  SessionStore
+	log    *slog.Logger
+	guard  transport.HostPolicy
+	inner  http.Handler // serveMethods behind Options.Middleware
+	cors   *cors        // nil: none
+
+	scan   bodyScanner
+	bodies codec.BufferPool
+
+	mu       sync.Mutex
+	sessions map[string]*httpSession
+	closed   bool
+}
+
+// NewHandler returns a handler serving srv (mount it at the
+// endpoint's path, e.g. /mcp). opts may be nil.
+func NewHandler(srv *mcp.Server, opts *Options) *Handler {
+	lim := srv.Limits()
+	o := opts.withDefaults(lim.MaxFrameBytes)
+	lim.MaxFrameBytes = max(lim.MaxFrameBytes, o.MaxBodyBytes)
+	h := &Handler{
+		srv:      srv,
+		opts:     o,
+		events:   o.EventStore,
+		store:    o.SessionStore,
+		log:      o.logger(srv),
+		scan:     bodyScanner{limits: lim},
+		guard:    o.hostPolicy(),
+		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost, http.MethodDelete),
+		sessions: map[string]*httpSession{},
+	}
+	h.inner = o.wrap(http.HandlerFunc(h.serveMethods))
+	return h
+}
+
+// Header names of the transport.
+const (
+	headerSession     = "Mcp-Session-Id"
+	headerVersion     = "Mcp-Protocol-Version"
+	headerLastEventID = "Last-Event-Id"
+)
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	httpjson.BoundBody(w, r, h.opts.ReadTimeout) // before any answer: see httpjson.ReadBody
+	if !admit(h.guard, h.cors, w, r) {
+		return
+	}
+	h.inner.ServeHTTP(w, r)
+}
+
+// serveMethods serves a request admitted, behind Options.Middleware.
+func (h *Handler) serveMethods(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodGet:
+		h.get(w, r)
+	case http.MethodDelete:
+		h.delete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		httpjson.Error(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method not allowed")
+	}
+}
+
+// contentTypeStream is the Content-Type of an event stream, assigned to
+// header maps as it is (see httpjson.ContentType).
+var contentTypeStream = []string{"text/event-stream"}
+
+// session finds the session r names, answering the request itself (400,
+// 404, 500) when there is none to serve it. A quiet request (pings only)
+// does not extend the session's life in the store.
+func (h *Handler) session(w http.ResponseWriter, r *http.Request, quiet bool) *httpSession {
+	id := r.Header.Get(headerSession)
+	if id == "" {
+		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required")
+		return nil
+	}
+	if v := r.Header.Get(headerVersion); v != "" && !mcp.IsSupportedVersion(v) {
+		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest,
+			"Bad Request: unsupported "+headerVersion+" "+strconv.Quote(v)+" (supported: "+strings.Join(mcp.SupportedVersions(), ", ")+")")
+		return nil
+	}
+	s, err := h.lookup(r, id, quiet)
+	if err != nil {
+		h.noSession(w, err)
+		return nil
+	}
+	return s
+}
+
+// noSession answers a request whose session lookup failed with err.
+func (h *Handler) noSession(w http.ResponseWriter, err error) {
+	if rf, ok := errors.AsType[*sessionRefused](err); ok { // re-creating it would pass a bound
+		refuseSession(w, rf.e)
+		return
+	}
+	if errors.Is(err, ErrSessionNotFound) {
+		httpjson.Error(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session (it ended or expired): initialize a new one")
+		return
+	}
+	h.log.Error("mcp: session store", "err", err)
+	httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")
+}
+
+// lookup returns the live session id, checking now and then that the
+// store still knows it, or, unless the handler is closed, re-creates it
+// from the store (a session another instance started) for r.
+func (h *Handler) lookup(r *http.Request, id string, quiet bool) (*httpSession, error) {
+	ctx := r.Context()
+	h.mu.Lock()
+	s, closed := h.sessions[id], h.closed
+	h.mu.Unlock()
+	if s != nil && s.connEnded() {
+		// Closed by the application, and the server has not told us
+		// yet: end it here, as SessionEnded is about to.
+		s.SessionEnded()
+		return nil, ErrSessionNotFound
+	}
+	if s != nil && quiet {
+		return s, nil
+	}
+	if s != nil { // while Shutdown drains it too
+		return s, h.touch(ctx, s)
+	}
+	if closed {
+		return nil, ErrSessionNotFound
+	}
+	state, err := h.store.Load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return h.revive(r, id, state)
+}
+
+// touch extends the session's life in the store, at most four times per
+// SessionTimeout (once a minute without one); a session the store no
+// longer knows was deleted or expired elsewhere and ends here too.
+func (h *Handler) touch(ctx context.Context, s *httpSession) error {
+	every := h.opts.SessionTimeout / 4
+	if every <= 0 {
+		every = time.Minute
+	}
+	now := time.Now().UnixNano()
+	last := s.touched.Load()
+	if now-last < int64(every) || !s.touched.CompareAndSwap(last, now) {
+		return nil
+	}
+	err := h.store.Touch(ctx, s.id, h.ttl())
+	if errors.Is(err, ErrSessionNotFound) {
+		s.close(endDeleted)
+		return err
+	}
+	h.logStoreErr(err) // a store in trouble does not end live sessions
+	return nil
+}
+
+// ttl is how long the store keeps an untouched session (0: forever).
+func (h *Handler) ttl() time.Duration { return max(h.opts.SessionTimeout, 0) }
+
+func (h *Handler) logStoreErr(err error) {
+	if err != nil {
+		h.log.Warn("mcp: session or event store", "err", err)
+	}
+}
+
+// initializedNote is what a re-created session is told after its stored
+// initialize request.
+var initializedNote = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+// revive re-creates a session from its stored initialize request.
+// Everything negotiated comes back; the log level and subscriptions set
+// later do not.
+func (h *Handler) revive(r *http.Request, id string, state []byte) (*httpSession, error) {
+	ctx := r.Context()
+	s, err := h.newHTTPSession(r, id)
+	if err != nil {
+		return nil, err
+	}
+	_ = s.c.ServeBody(ctx, state, func([]byte) {})
+	if !s.ss.Initialized() {
+		s.close(endClosed)
+		return nil, ErrSessionNotFound
+	}
+	_ = s.c.ServeBody(ctx, initializedNote, func([]byte) {})
+	s.touched.Store(time.Now().UnixNano())
+	if other, ok := h.register(s); !ok {
+		s.close(endClosed)
+		if other == nil {
+			return nil, ErrSessionNotFound
+		}
+		return other, nil
+	}
+	return s, nil
+}
+
+// register adds a new session; it fails when the handler is closed or
+// (reporting it) another request registered the same id meanwhile.
+func (h *Handler) register(s *httpSession) (*httpSession, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, false
+	}
+	if other := h.sessions[s.id]; other != nil {
+		return other, false
+	}
+	h.sessions[s.id] = s
+	s.armTimer()
+	return nil, true
+}
+
+// forget removes a session that ended.
+func (h *Handler) forget(s *httpSession) {
+	h.mu.Lock()
+	if h.sessions[s.id] == s {
+		delete(h.sessions, s.id)
+	}
+	h.mu.Unlock()
+}
+
+// delete serves DELETE: the client ends its session.
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
+	s := h.session(w, r, false)
+	if s == nil {
+		return
+	}
+	s.close(endDeleted)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// Close ends every session at once, and refuses new ones from then on
+// (503). Their clients' responses end; the stores keep what they hold, so
+// that other instances of the server sharing them may go on serving the
+// sessions.
+func (h *Handler) Close() error {
+	for _, s := range h.closeAll() {
+		s.close(endClosed)
+	}
+	return nil
+}
+
+// Shutdown ends every session gracefully: each stops taking requests,
+// and its running handlers get until ctx is done to finish and have their
+// answers sent (conn.Conn.Shutdown); then it is closed as by Close.
+// Call it before http.Server.Shutdown, whose wait for responses would
+// otherwise include every open event stream.
+func (h *Handler) Shutdown(ctx context.Context) error {
+	all := h.closeAll()
+	var wg sync.WaitGroup
+	errs := make([]error, len(all))
+	for i, s := range all {
+		wg.Go(func() {
+			s.keep.Store(true)
+			errs[i] = s.c.Shutdown(ctx)
+			s.close(endClosed)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (h *Handler) closeAll() []*httpSession {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	all := make([]*httpSession, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		all = append(all, s)
+	}
+	return all
+}
+
+// accepts reads Accept headers: whether JSON and an event stream are
+// acceptable. No header accepts anything (RFC 9110); a range with q=0
+// accepts nothing.
+func accepts(values []string) (json, sse bool) {
+	if len(values) == 0 {
+		return true, true
+	}
+	for _, v := range values {
+		for v != "" {
+			var rng string
+			rng, v, _ = strings.Cut(v, ",")
+			mt, params, _ := strings.Cut(rng, ";")
+			if qZero(param(params, "q")) {
+				continue
+			}
+			switch mt = strings.TrimSpace(mt); {
+			case mt == "*/*":
+				json, sse = true, true
+			case strings.EqualFold(mt, "application/json"), strings.EqualFold(mt, "application/*"):
+				json = true
+			case strings.EqualFold(mt, "text/event-stream"), strings.EqualFold(mt, "text/*"):
+				sse = true
+			}
+		}
+	}
+	return json, sse
+}
+
+// param returns the value of a media type's parameter ("a=1; q=0.5").
+func param(params, name string) string {
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		k, v, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(k), name) {
+			return strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return ""
+}
+
+// qZero reports whether a quality value is zero ("0", "0.0", "0.000").
+func qZero(q string) bool {
+	return strings.HasPrefix(q, "0") && strings.TrimRight(strings.TrimPrefix(q, "0."), "0") == ""
+}

@@ -1,0 +1,89 @@
+package streamable
+
+import (
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/internal/principal"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// DefaultMaxSessions and DefaultMaxSessionsPerPrincipal bound the sessions
+// a server holds over HTTP (Options.MaxSessions,
+// MaxSessionsPerPrincipal). The sessions of every HTTP handler serving one
+// Server — Streamable HTTP and HTTP+SSE alike — are counted together, each
+// handler refusing a new one past its own options' maxima: a server whose
+// handlers share one Options holds at most MaxSessions in all.
+//
+// A session is counted from the moment its initialize (or, for HTTP+SSE,
+// its GET) is taken until it ends: deleted, expired, closed, or its stream
+// gone. A session another instance started and this one re-creates from
+// the SessionStore is counted as a new one here.
+//
+// A refused session is answered HTTP 503 with a Retry-After header and a
+// JSON-RPC error, id null: -32000 (codec.CodeOverloaded: refused before it
+// started, a retry is safe) whose data names the limit reached, its value
+// and the retry hint:
+//
+//	{"limit":"maxSessions","max":10000,"retryAfterMs":1000}
+//	{"limit":"maxSessionsPerPrincipal","max":1000,"retryAfterMs":1000}
+//
+// Sessions already open are never affected. These are the defaults of
+// Options.MaxSessions and MaxSessionsPerPrincipal.
+const (
+	DefaultMaxSessions             = 10000
+	DefaultMaxSessionsPerPrincipal = 1000
+)
+
+// sessionRefused is the error of a new session refused past a bound: e
+// is the answer.
+type sessionRefused struct{ e *codec.Error }
+
+func (r *sessionRefused) Error() string { return r.e.Message }
+
+// refuseSession answers a request whose new session acquire refused: 503,
+// Retry-After, and the error.
+func refuseSession(w http.ResponseWriter, e *codec.Error) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(mcp.SessionRetryAfter/time.Second)))
+	w.Header()["Content-Type"] = httpjson.ContentType
+	w.WriteHeader(http.StatusServiceUnavailable)
+	w.Write(codec.AppendError(nil, nil, e))
+}
+
+// principalKey is the key of an authenticated principal in a sessionCount:
+// never equal to a peer's address.
+type principalKey struct{ name string }
+
+// sessionOwner returns the key r's new session is counted under for
+// MaxSessionsPerPrincipal: the authenticated principal its context carries
+// (middleware.HTTPAuth puts it there), else the peer's IP address — a
+// routable IPv6 address by its /64 prefix, which one site commonly holds
+// whole, as one IPv4 address stands for the hosts behind a NAT.
+func sessionOwner(r *http.Request) any {
+	if p, ok := principal.From(r.Context()); ok {
+		switch p := p.(type) {
+		case string:
+			return principalKey{p}
+		case fmt.Stringer:
+			return principalKey{p.String()}
+		default: // %#v: a pointer by its address, a value by its content
+			return principalKey{fmt.Sprintf("%T %#v", p, p)}
+		}
+	}
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	ip := ap.Addr().Unmap()
+	if ip.Is6() && !ip.IsLinkLocalUnicast() && !ip.IsLoopback() { // a link's /64 is every host on it
+		if pfx, err := ip.Prefix(64); err == nil {
+			return pfx
+		}
+	}
+	return ip
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package streamable_test
+
+const raceEnabled = false

@@ -1,0 +1,208 @@
+package streamable
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/mcp"
+)
+
+// What a POST's body holds, as far as the transport cares.
+type bodyInfo struct {
+	initialize bool // a single initialize request
+	answerDue  bool // a request, or something answered with an error
+	invalid    bool // a single message that is not a valid one
+	batch      bool
+	quiet      bool     // pings and responses only: no activity (KeepAlive)
+	ids        []string // the ids of its requests, as received
+}
+
+// post serves POST: a message or a batch of the client's.
+func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
+	if !httpjson.IsJSON(r.Header.Get("Content-Type")) {
+		httpjson.Error(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
+		return
+	}
+	wantJSON, wantSSE := accepts(r.Header.Values("Accept"))
+	if !wantJSON && !wantSSE {
+		httpjson.Error(w, http.StatusNotAcceptable, codec.CodeInvalidRequest, "Not Acceptable: accept application/json and text/event-stream")
+		return
+	}
+	buf := h.bodies.Get()
+	keep := false // the buffer went to a goroutine that puts it back
+	defer func() {
+		if !keep {
+			h.bodies.Put(buf)
+		}
+	}()
+	body, ok := h.readBody(w, r, buf)
+	if !ok {
+		return
+	}
+	asJSON := wantJSON && (h.opts.JSONResponse || !wantSSE)
+	info, err := h.scan.classify(body, !asJSON)
+	var s *httpSession
+	info.quiet = info.quiet && err == nil
+	if r.Header.Get(headerSession) != "" {
+		if s = h.session(w, r, info.quiet); s == nil {
+			return
+		}
+		s.begin(info.quiet)
+		defer s.end(info.quiet)
+	}
+	switch {
+	case err != nil:
+		w.Header()["Content-Type"] = httpjson.ContentType
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(codec.AppendError(nil, nil, codec.ErrParse))
+		return
+	case info.initialize && s == nil:
+		h.initialize(w, r, body, asJSON)
+		return
+	case s == nil:
+		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required (initialize first)")
+		return
+	case info.batch && !mcp.AllowsBatches(s.ss.ProtocolVersion()):
+		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: batches are not accepted on this session (only under 2025-03-26)")
+		return
+	case !info.answerDue: // notifications and responses
+		if s.c.ServeBodySink(r.Context(), body, conn.BodySink{}) == nil {
+			w.WriteHeader(http.StatusAccepted)
+		}
+		return
+	case info.invalid:
+		h.serveJSON(w, r, s, body, http.StatusBadRequest)
+	case asJSON:
+		h.serveJSON(w, r, s, body, http.StatusOK)
+	default:
+		keep = true
+		h.serveSSE(w, r, s, buf, &info)
+	}
+}
+
+// readBody reads r's body into buf within MaxBodyBytes and ReadTimeout,
+// answering the request itself when it cannot (413, 400; the connection
+// then ends with the answer: httpjson.ReadBody).
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, buf *codec.Buffer) ([]byte, bool) {
+	var err error
+	buf.B, err = httpjson.ReadBody(w, r, buf.B, h.opts.MaxBodyBytes, 0) // bounded in ServeHTTP
+	if err != nil {
+		h.log.Debug("mcp: reading a POST's body", "remote", r.RemoteAddr, "err", err)
+		return nil, false
+	}
+	return buf.B, true
+}
+
+// isInitialize reports whether m's method is initialize.
+func isInitialize(m *codec.Message) bool { return isMethod(m, "initialize") }
+
+// isMethod reports whether m's method is name, without allocating when
+// the method has no escapes.
+func isMethod(m *codec.Message, name string) bool {
+	if !m.MethodEscaped {
+		return string(m.Method) == name
+	}
+	return string(m.AppendMethod(nil)) == name
+}
+
+// serveJSON serves a body whose answer goes back as the response's JSON
+// body; what its handlers send meanwhile goes to the session's stream.
+// An answer due status 200 that is a single error response is sent with
+// the status its code calls for (httpjson.StatusOf: 429 with Retry-After
+// for -32011, and so on), as JSON-RPC over HTTP POST does.
+func (h *Handler) serveJSON(w http.ResponseWriter, r *http.Request, s *httpSession, body []byte, status int) {
+	answered := false
+	err := s.c.ServeBodySink(r.Context(), body, conn.BodySink{Answer: func(msg []byte) {
+		hd := w.Header()
+		hd["Content-Type"] = httpjson.ContentType
+		if status == http.StatusOK {
+			st := httpjson.StatusOf(msg)
+			st.SetHeaders(hd)
+			status = st.Code
+		}
+		w.WriteHeader(status)
+		w.Write(msg)
+		answered = true
+	}})
+	if err == nil && !answered { // a request the client cancelled meanwhile
+		w.WriteHeader(http.StatusAccepted)
+	}
+}
+
+// serveSSE serves a body on an event stream of its own: a priming event,
+// what its handlers send while it is served, then its answer. The body is
+// served on a goroutine of its own so that the stream outlives the
+// response: a client that loses the connection, or a handler that closes
+// it (CloseSSEStream), resumes it with a GET. The goroutine puts buf back.
+func (h *Handler) serveSSE(w http.ResponseWriter, r *http.Request, s *httpSession, buf *codec.Buffer, info *bodyInfo) {
+	st := s.newPostStream(info.ids)
+	wr, replay, priming, err := st.attach(r.Context(), 0, false)
+	if err != nil {
+		h.bodies.Put(buf)
+		h.log.Error("mcp: event store", "err", err)
+		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: event store unavailable")
+		return
+	}
+	out := h.startSSE(w, http.StatusOK)
+	quiet := info.quiet
+	s.begin(quiet)
+	go func() {
+		defer s.end(quiet)
+		_ = s.c.ServeBodySink(s.ctx, buf.B, conn.BodySink{Answer: st.answer, Related: st.emit})
+		st.finish()
+		h.bodies.Put(buf)
+	}()
+	out.pump(r.Context(), st, wr, replay, priming)
+}
+
+// initialize serves a POST of initialize without a session: it starts one,
+// and answers with its id (Mcp-Session-Id) once initialize succeeded. A
+// refused initialize (malformed params, say) is answered without a
+// session.
+func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte, asJSON bool) {
+	s, err := h.newHTTPSession(r, randomID(16))
+	if rf, ok := errors.AsType[*sessionRefused](err); ok {
+		refuseSession(w, rf.e)
+		return
+	} else if err != nil {
+		h.log.Error("mcp: starting a session", "err", err)
+		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: the session could not be started")
+		return
+	}
+	var answer []byte
+	_ = s.c.ServeBodySink(r.Context(), body, conn.BodySink{Answer: func(msg []byte) { answer = append(answer, msg...) }})
+	if !s.ss.Initialized() {
+		s.close(endClosed)
+		if answer != nil {
+			w.Header()["Content-Type"] = httpjson.ContentType
+			w.Write(answer)
+		}
+		return
+	}
+	if _, ok := h.register(s); !ok {
+		s.close(endClosed)
+		httpjson.Error(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Server shutting down")
+		return
+	}
+	s.touched.Store(time.Now().UnixNano())
+	if err := h.store.Create(r.Context(), s.id, body, h.ttl()); err != nil {
+		s.close(endClosed)
+		h.log.Error("mcp: session store", "err", err)
+		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")
+		return
+	}
+	w.Header().Set(headerSession, s.id)
+	if asJSON {
+		w.Header()["Content-Type"] = httpjson.ContentType
+		w.Write(answer)
+		return
+	}
+	// One event, not kept for resumption: the answer is all there is.
+	out := h.startSSE(w, http.StatusOK)
+	out.buf = appendEvent(out.buf, randomID(8), 1, answer)
+	_ = out.flush()
+}
