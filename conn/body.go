@@ -120,9 +120,10 @@ func (r *bodyReply) put(msg []byte) {
 		r.fn(msg)
 	}
 	r.fn, r.related, r.into = nil, nil, nil
+	done := r.done // under mu: an InProcess call may set it while it waits
 	r.mu.Unlock()
-	if r.done != nil {
-		close(r.done)
+	if done != nil {
+		close(done)
 	}
 }
 

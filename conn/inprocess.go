@@ -141,6 +141,20 @@ func (e *inProcessEnd) callRaw(ctx context.Context, c *Conn, method string, para
 	p.serveBody(b.B[n:], &d.r)
 	cancelled := stop != nil && !stop()
 	d.r.mu.Lock()
+	if !cancelled && d.r.into != nil {
+		// The handler has returned, but the request is not settled yet:
+		// a timeout, a Cancel or a shutdown claimed it first, and is
+		// answering it on another goroutine. Wait for that answer.
+		done := make(chan struct{})
+		d.r.done = done
+		d.r.mu.Unlock()
+		select {
+		case <-done:
+		case <-p.ctx.Done():
+		case <-e.link.closed:
+		}
+		d.r.mu.Lock()
+	}
 	defer d.r.mu.Unlock()
 	switch {
 	case cancelled: // ctx ended first: what the handler said then is dropped
