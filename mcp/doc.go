@@ -32,9 +32,9 @@
 //     one version that has them.
 //   - Each session is answered in the terms of its negotiated version:
 //     what that version's schema does not define is left out (see
-//     Design), and
-//     what it cannot carry without a change of meaning is refused to the
-//     handler with an error wrapping ErrNotSupported, nothing sent.
+//     Design), and what it cannot carry without a change of meaning is
+//     refused to the handler with an error wrapping ErrNotSupported,
+//     nothing sent.
 //   - An unknown tool or prompt, a prompt missing a required argument and
 //     a list cursor the server did not make are -32602 (data names the
 //     tool and those available, or the argument); a resource URI nothing
