@@ -55,8 +55,10 @@
 // proportion, so that under a sustained overload it holds about the
 // server's capacity plus that allowance. A slow start grows a limit the
 // load reaches quickly until latency first rises, and the baseline is
-// re-measured by probes that briefly cut the limit, so that it does not
-// drift up under overload. It has no timer and no goroutine: it adapts
+// re-measured by probes that briefly cut the limit: unlike a long-term
+// average of all samples (as in Gradient2) it does not drift up under a
+// sustained overload, and unlike a running minimum it is not biased low
+// by noise and follows a service that became slower for good. It has no timer and no goroutine: it adapts
 // only on the samples Release is given. The full rule is on
 // AdaptiveLimiter.
 //
