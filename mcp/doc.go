@@ -1,117 +1,97 @@
-// Package mcp serves the Model Context Protocol over the mcpwire engine:
-// a Server holds tools, resources, resource templates, prompts and a
-// completion handler, and serves them to any number of sessions, each a
-// conn.Conn of its own.
+// Package mcp serves and calls the Model Context Protocol over the mcpwire
+// engine. A Server holds tools, resources, resource templates, prompts and
+// a completion handler and serves them to any number of sessions, each a
+// conn.Conn of its own; a Client connects to servers and returns a
+// ClientSession with typed calls of every server method. Server, Client,
+// ServerSession and ClientSession are safe for concurrent use; features
+// may be added and removed while sessions run.
 //
 // # Sessions
 //
 // A Server is a conn.Binder: given to transport.NewServer it makes each
-// accepted connection a session; Connect starts one on a message stream
+// accepted connection a session. Connect starts one on a message stream
 // (conn.Pipe, a WebSocket, or nil for one served body by body through
-// conn.Conn.ServeBody); Run serves one byte
-// stream, such as transport.NewStdio(), until it ends. A ServerSession
-// keeps everything negotiated at initialize — the protocol version, the
-// client's identity and capabilities, the capabilities declared to it —
-// and its log level and subscriptions. Nothing is kept in globals, so one
-// server speaks every supported version at once.
+// conn.Conn.ServeBody); Run serves one byte stream, such as
+// transport.NewStdio(), until it ends. MCP over HTTP is package
+// mcp/streamable, built on SessionTransport, Server.ConnectTransport,
+// ClientTransport and Client.ConnectTransport; this package has no HTTP of
+// its own.
 //
-// # Lifecycle
+// # Guarantees
 //
-// initialize negotiates the version: the client's when it is one of
-// SupportedVersions (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05),
-// else LatestVersion. The capabilities declared are logging, and tools,
-// resources (with subscribe), prompts (each with listChanged) and
-// completions when the server has them, plus ServerOptions.Capabilities.
-// Before initialize, only ping is served: any other request is answered
-// -32600 and notifications are ignored; a second initialize is -32600
-// too. JSON-RPC batches are refused (-32600) except on sessions that
-// negotiated 2025-03-26, the one version that has them. Methods of the
-// user's own (AddMethod) are served beside the protocol's, once the
-// session is initialised; plain JSON-RPC methods that are no part of MCP
-// (AddPlainMethod) are served at any time.
-//
-// # Fields by version
-//
-// Each session is answered in the terms of its negotiated version: what
-// that version's schema does not define is left out. Before 2025-03-26:
-// tool annotations, audio content and the completions capability. Before
-// 2025-06-18: titles (of tools, resources, templates, prompts, prompt
-// arguments and serverInfo), outputSchema, structuredContent (its text
-// mirror stays in content), _meta of list items, content blocks and
-// resource contents, and lastModified in annotations (annotations left
-// empty go). Before 2025-11-25: icons, a tool's execution, serverInfo's
-// description and websiteUrl, and the tasks capability. A content block
-// of a type the version lacks becomes a text block, so the model still
-// learns of it: a resource_link (before 2025-06-18) says its URI, then
-// name, title, description, mimeType and size a line each — the client may
-// still read the resource — and audio (2024-11-05) says its MIME type and
-// size, its data left out. The same holds for what the server sends of its
-// own accord: no message in progress notifications before 2025-03-26, no
-// mode in elicitation/create and no _meta of sampling messages before
-// 2025-11-25; what a version cannot carry without a change of meaning
-// (tool use or several blocks in a sampling message, URL mode elicitation,
-// elicitation before 2025-06-18) is refused to the handler with an error
-// wrapping ErrNotSupported, nothing sent. List items are encoded once per
-// version that lists them differently, and first pages are kept per
-// version.
+//   - initialize negotiates the client's version when it is one of
+//     SupportedVersions, else LatestVersion, and declares logging, plus
+//     tools, resources (with subscribe), prompts (each with listChanged)
+//     and completions when the server has them, plus
+//     ServerOptions.Capabilities.
+//   - Before initialize only ping is served: another request is -32600
+//     and a notification is ignored; a second initialize is -32600.
+//     Methods of the user's own (AddMethod) are served once the session is
+//     initialised; plain JSON-RPC methods (AddPlainMethod) at any time.
+//     JSON-RPC batches are refused (-32600) except under 2025-03-26, the
+//     one version that has them.
+//   - Each session is answered in the terms of its negotiated version:
+//     what that version's schema does not define is left out (see
+//     Design), and what it cannot carry without a change of meaning is
+//     refused to the handler with an error wrapping ErrNotSupported,
+//     nothing sent.
+//   - An unknown tool or prompt, a prompt missing a required argument and
+//     a list cursor the server did not make are -32602 (data names the
+//     tool and those available, or the argument); a resource URI nothing
+//     serves is -32002 with the URI in data. A handler's *codec.Error is
+//     sent as it is.
+//   - notifications/cancelled cancels the handler's context, and no
+//     response is sent for that request.
+//   - Keep-alive (ServerOptions.KeepAlive, ClientOptions.KeepAlive) pings
+//     the peer every interval and closes a session whose peer misses too
+//     many pings in a row (Wait returns ErrPingTimeout); over a
+//     SessionTransport a ping goes where its PingSink says, and none is
+//     sent while it has nowhere to go.
 //
 // # Tools
 //
-// AddTool registers a typed tool and returns an error, registering
-// nothing, when the tool cannot be served (say its output type is an int
-// rather than an object): check it. Its input schema is inferred from the
-// Go type of its arguments (JSON Schema 2020-12; a field without
-// omitempty or omitzero is required unless it is a pointer; a struct
-// admits no other members) and its output schema from the type of its
-// structured output, unless the Tool gives them: a schema given as raw
-// JSON is served byte for byte (compacted). Arguments are validated
-// against the input schema before the handler runs, and a failure is a
-// result with isError set whose text names the member. Arguments are then
+// AddTool registers a typed tool, or returns an error and registers
+// nothing when the tool cannot be served (an output type that is not an
+// object, say): check it. Its input schema (JSON Schema 2020-12) is
+// inferred from the Go type of its arguments unless the Tool gives one: a
+// field is required unless it is a pointer or tagged omitempty or
+// omitzero, a struct admits no other members, and a `default:"…"` tag
+// gives a default (checked against its schema at AddTool). Its output
+// schema comes likewise from its structured output's type. A schema given
+// as raw JSON is served byte for byte (compacted).
+//
+// Arguments are completed with their schema's defaults (in nested objects
+// too), validated against the input schema before the handler runs — a
+// failure is a result with isError set whose text names the member — and
 // decoded with member names matched exactly, as the validator matched
-// them. A property the arguments lack is first set to its schema's
-// default, if it has one (a field's `default:"…"` tag gives it in an
-// inferred schema; defaults are checked against their schemas at
-// AddTool), in nested objects too: validation and the handler see it.
-// Schemas of the common shapes (objects of strings, numbers, booleans and
-// arrays, required members, string enums, bounds) are checked on the raw
-// arguments without decoding them; jsonschema-go judges the rest, and
-// words every failure. Structured output is checked against the output
-// schema and mirrored as a text block. An unknown tool is -32602 with its name (and
-// the names available) in data. A handler's plain error becomes an isError
-// result; a *codec.Error is a protocol error.
+// them. Structured output is checked against the output schema and
+// mirrored as a text block. A handler's plain error becomes an isError
+// result.
 //
-// # Resources and prompts
+// # Resources, prompts and lists
 //
-// Resources are read by exact URI, else through the first RFC 6570
-// template (in the order of their texts) that matches; a URI nothing
-// serves is -32002 with the URI in data. Sessions subscribe to URIs, and
-// ResourceUpdated tells the subscribers. Prompts check their required
-// arguments (-32602 naming the missing one) before their handler runs.
-//
-// # Lists
-//
-// tools/list, resources/list, resources/templates/list and prompts/list
-// answer in pages of ServerOptions.PageSize, sorted by name (URI for
-// resources), with opaque cursors that stay valid while items come and
-// go; a cursor the server did not make is -32602. Each item is encoded
-// when added, once per version family (see above). Adding or removing an
-// item tells every initialised session that was promised listChanged,
-// from a goroutine of the session's own so the caller never waits on a
-// slow client.
+// A resource is read by exact URI, else through the first RFC 6570
+// template (in the order of their texts) that matches. Sessions subscribe
+// to URIs; ResourceUpdated tells the subscribers. Prompts check their
+// required arguments before their handler runs. tools/list,
+// resources/list, resources/templates/list and prompts/list answer in
+// pages of ServerOptions.PageSize, sorted by name (URI for resources),
+// with opaque cursors that stay valid while items come and go. Adding or
+// removing an item tells every initialised session that was promised
+// listChanged, without making the caller wait on a slow client.
 //
 // # Within a handler
 //
 // A request's Progress sends notifications/progress when the client gave
 // a progress token; Log (and ServerSession.Log) sends notifications/message
-// at or above the session's level (logging/setLevel; ServerOptions.LogLevel
-// before). notifications/cancelled cancels the handler's context and no
-// response is sent. Handlers run on the connection's pool (by default,
-// goroutines the server's sessions share and reuse, never fewer than the
-// handlers running) and may call the client: ServerSession.CreateMessage (sampling), Elicit, ListRoots and
-// Ping; a call abandoned by its context is cancelled at the client.
+// at or above the session's level (logging/setLevel, else
+// ServerOptions.LogLevel). Handlers that are not inline run on the
+// connection's pool and may call the client — ServerSession.CreateMessage
+// (sampling), Elicit, ListRoots and Ping; a call abandoned by its context
+// is cancelled at the client.
 //
-// Elicit asks in form mode, or in URL mode (2025-11-25): the client opens
-// a URL and the interaction happens out of band, its end told with
+// Elicit asks in form mode, or in URL mode (2025-11-25), where the client
+// opens a URL and the interaction happens out of band, its end told with
 // NotifyElicitationComplete. Neither is sent to a client that did not
 // declare the mode (elicitation {} is form mode), nor params that break
 // the mode's rules: the handler gets an error wrapping ErrNotSupported or
@@ -121,66 +101,73 @@
 //
 // # Tasks
 //
-// ServerOptions.Tasks turns on tasks (2025-11-25, experimental) for
-// tools/call, on sessions that negotiated 2025-11-25 only: they are
-// declared the tasks capability (list, cancel, requests.tools.call);
-// sessions of earlier versions get none and their calls ignore the task
-// param. A tools/call with a task param, of a tool whose
-// Execution.TaskSupport is "optional" or "required", is answered at once
-// with a CreateTaskResult (a 128-bit random id, working, createdAt, the
-// ttl asked for within TaskOptions.MaxTTL, pollInterval) while the tool
-// runs on a goroutine of its own; a task param on another tool, or none on
-// a "required" one, is -32601. tasks/get returns a task's state,
-// tasks/result waits for its end and answers what the call would have
-// been answered (the result, with the related-task _meta, or the protocol
-// error; a cancelled task's is -32005), tasks/list pages the session's
-// tasks with opaque cursors, tasks/cancel cancels the tool's context and
-// marks the task cancelled for good. A task whose tool returned isError,
-// or failed, is failed. notifications/tasks/status tells the client each
-// task's end. While a tool running as a task waits on the client
-// (sampling, elicitation, roots), its task is input_required, and working
-// again once answered (told the same way); those requests carry the
-// related-task _meta, which the client's answers echo, and
+// ServerOptions.Tasks serves tools/call as tasks (2025-11-25,
+// experimental) to sessions of that version, declared the tasks
+// capability (list, cancel, requests.tools.call); others get none and
+// their calls ignore the task param. A tools/call with a
+// task param, of a tool whose Execution.TaskSupport is "optional" or
+// "required", is answered at once with a CreateTaskResult (a 128-bit
+// random id, its ttl within TaskOptions.MaxTTL) while the tool runs; a
+// task param on another tool, or none on a "required" one, is -32601.
+// tasks/result waits for the task's end and answers what the call would
+// have been answered (with the related-task _meta; a cancelled task's is
+// -32005); tasks/get gives its state, tasks/list pages the session's
+// tasks, tasks/cancel cancels the tool's context and marks the task
+// cancelled for good. A tool that returned isError, or failed, makes its
+// task failed; notifications/tasks/status tells each task's end. A task whose tool waits on the client is input_required meanwhile;
 // TaskIDFromContext gives the tool its task's id. An unknown or expired
-// task id, a bad cursor, or cancelling a task that has ended is -32602;
-// more than TaskOptions.MaxTasks live tasks in a session is -32600. Tasks
-// are gone once their ttl from creation has passed (a tool still running
-// is cancelled), and when their session ends. The TaskStore holds bytes under string keys; the in-memory
-// default serves one process, and tasks are bound to the session that
-// made them. ClientSession.CallToolAsTask, GetTask, TaskResult, ListTasks
-// and CancelTask are the client's calls; ClientOptions.TaskStatusHandler
-// hears notifications/tasks/status.
-//
-// # Transports
-//
-// Package mcp carries no HTTP of its own: MCP over HTTP (Streamable HTTP
-// and the legacy HTTP+SSE, server and client) is package mcp/streamable,
-// built on SessionTransport, Server.ConnectTransport, ClientTransport and
-// Client.ConnectTransport. Keep-alive (ServerOptions.KeepAlive,
-// ClientOptions.KeepAlive) pings the peer every interval and closes a
-// session whose peer misses too many pings in a row (logged; Wait returns
-// ErrPingTimeout); over a SessionTransport the ping goes where its
-// PingSink says, and none is sent while it has nowhere to go.
+// task id, a bad cursor, or cancelling an ended task is -32602; more than
+// TaskOptions.MaxTasks live tasks in a session is -32600. A task is gone
+// once its ttl has passed (a tool still running is cancelled) or its
+// session has ended. The client's calls are ClientSession.CallToolAsTask,
+// GetTask, TaskResult, ListTasks and CancelTask;
+// ClientOptions.TaskStatusHandler hears the status notifications.
 //
 // # Client
 //
-// A Client connects to servers — over a message stream (Connect), a byte
-// stream (ConnectIO), a command it starts and speaks to over stdio
-// (ConnectCommand), or Streamable HTTP and HTTP+SSE (package
-// mcp/streamable) — runs the handshake, and returns a ClientSession with
-// typed calls of every server method and iterators over paged lists. Its
-// options' handlers serve the server's sampling, elicitation and roots
-// requests (setting one declares the capability) and receive its
-// notifications. Elicitation is dispatched by mode: form to
-// ElicitationHandler, URL to URLElicitationHandler, a mode the client did
-// not declare is -32602. ElicitationCompleteHandler hears of the URL mode
-// elicitations the session knows (accepted, or named by a -32042 error,
-// which URLElicitations reads) once each.
+// A Client connects over a message stream (Connect), a byte stream
+// (ConnectIO), a command it starts and speaks to over stdio
+// (ConnectCommand), or HTTP (package mcp/streamable), runs the handshake
+// and returns a ClientSession with typed calls and iterators over paged
+// lists. Its options' handlers serve the server's sampling, elicitation
+// and roots requests (setting one declares the capability) and receive
+// its notifications. Elicitation is dispatched by mode — form to
+// ElicitationHandler, URL to URLElicitationHandler; a mode the client did
+// not declare is -32602 — and ElicitationCompleteHandler hears once of
+// each URL mode elicitation the session knows (accepted, or named by a
+// -32042 error, which URLElicitations reads).
 //
-// # Wire types
+// # Design
 //
-// The types of the 2025-11-25 schema encode and decode through the codec
-// package (sonic), always with member names matched exactly. Content
-// blocks are a closed set of types behind the Content interface, each
-// encoded with its "type"; UnmarshalContent decodes one by its type.
+// A ServerSession keeps everything negotiated at initialize — the
+// version, the client's identity and capabilities, the capabilities
+// declared to it — with its log level and subscriptions; nothing is kept
+// in globals, so one server speaks every supported version at once. What
+// a version lacks is dropped when its answer is encoded: before
+// 2025-03-26, tool annotations, audio content, the completions capability
+// and the message of progress notifications; before 2025-06-18, titles, outputSchema,
+// structuredContent (its text mirror stays), the _meta of list items,
+// content and resource contents, and lastModified; before 2025-11-25,
+// icons, a tool's execution, serverInfo's description and websiteUrl, the
+// tasks capability, the mode of elicitation/create and the _meta of
+// sampling messages. A content block of a type the version lacks becomes a
+// text block, so the model still learns of it: a resource_link says its
+// URI and metadata a line each, audio its MIME type and size. List items
+// are encoded once when added, per version that lists them differently,
+// and first pages are kept per version. List changes are sent from a
+// goroutine of each session's own.
+//
+// Handlers run on ServerOptions.Conn's pool, else on goroutines the
+// server's sessions share (never fewer than the handlers running, so one
+// never waits for another). Tool arguments of the common shapes (objects
+// of strings, numbers, booleans and arrays, required members, string
+// enums, bounds) are validated on the raw JSON without decoding it;
+// jsonschema-go judges the rest and words every failure. A task runs on a
+// goroutine of its own and is kept in a TaskStore, which holds bytes
+// under string keys; the in-memory default serves one process, and a task
+// is bound to the session that made it. The wire types of the
+// 2025-11-25 schema encode and decode through package codec (sonic), with
+// member names matched exactly; content blocks are a closed set behind the
+// Content interface, each encoded with its "type" (UnmarshalContent
+// decodes one).
 package mcp

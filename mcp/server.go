@@ -18,7 +18,7 @@ import (
 const DefaultPageSize = 1000
 
 // ServerOptions configure a Server. A nil *ServerOptions gives the
-// defaults; NewServer copies the value.
+// defaults; NewServer copies the value. A zero field takes its default.
 type ServerOptions struct {
 	// Instructions tell the client how to use the server (initialize's
 	// instructions).
@@ -28,7 +28,8 @@ type ServerOptions struct {
 	// sessions that initialise before the first tool is added.
 	Capabilities *ServerCapabilities
 	// PageSize bounds the items of one tools/list, resources/list,
-	// resources/templates/list or prompts/list answer (default 1000).
+	// resources/templates/list or prompts/list answer (default
+	// DefaultPageSize).
 	PageSize int
 	// LogLevel is the least severe level sent to a session that has not
 	// set one with logging/setLevel (default LevelInfo).
@@ -36,8 +37,8 @@ type ServerOptions struct {
 	// CompletionHandler serves completion/complete; setting it declares
 	// the completions capability.
 	CompletionHandler func(ctx context.Context, req *CompleteRequest) (*CompleteResult, error)
-	// InitializedHandler, if set, runs when a session's client has sent
-	// notifications/initialized (on the pool: it may call the client).
+	// InitializedHandler, if set, runs on the pool when a session's client
+	// has sent notifications/initialized; it may call the client.
 	InitializedHandler func(ctx context.Context, s *ServerSession)
 	// RootsListChangedHandler, if set, runs when a client says its roots
 	// changed.
@@ -48,27 +49,22 @@ type ServerOptions struct {
 	SubscribeHandler func(ctx context.Context, req *SubscribeRequest) error
 	// UnsubscribeHandler, if set, is told when a session unsubscribes.
 	UnsubscribeHandler func(ctx context.Context, req *SubscribeRequest) error
-	// Tasks, if set, serves tools/call as tasks (2025-11-25, experimental)
-	// to sessions of that version: the tasks capability is declared to
-	// them, tools whose Execution.TaskSupport is "optional" or "required"
-	// may be called as tasks, and tasks/get, tasks/result, tasks/list and
-	// tasks/cancel are served.
+	// Tasks, if set, serves tools/call as tasks to sessions of 2025-11-25
+	// (see the package documentation). Nil: no tasks.
 	Tasks *TaskOptions
 	// KeepAlive pings each session's client every KeepAlive.Interval once
-	// it has sent notifications/initialized, and closes the session when the client stops
-	// answering (see KeepAlive). The zero value sends no pings.
+	// it has sent notifications/initialized, and closes the session when
+	// the client stops answering. The zero value sends no pings.
 	KeepAlive KeepAlive
-	// Conn is the base of every session's connection options: its pool,
-	// limits, timeouts, logger, parent context and close callback. Without
-	// a pool, handlers that are not inline run on
-	// goroutines the server's sessions share and reuse (never fewer than
-	// handlers running: one never waits for another). The server sets the
-	// router, the cancellation policy (CancelSilent, as
-	// MCP requires) and the batch policy itself.
-	//
-	// Under Overload pool.Block (the default), a session whose handlers
-	// wait on the client (sampling, elicitation) refuses a request that
-	// finds MaxInFlight full with -32000 rather than stop reading: the
+	// Conn is the base of every session's connection options (pool,
+	// limits, timeouts, logger, parent context, close callback); nil: the
+	// conn defaults. The server sets the router, the cancellation policy
+	// (CancelSilent, as MCP requires) and the batch policy itself. Without
+	// a pool, handlers that are not inline run on goroutines the server's
+	// sessions share, never fewer than the handlers running. Under
+	// Overload pool.Block (the default), a session whose handlers wait on
+	// the client (sampling, elicitation) answers a request that finds
+	// MaxInFlight full with -32000 instead of stopping reading, since the
 	// answers they wait for come in through the same stream.
 	Conn *conn.Options
 }

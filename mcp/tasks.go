@@ -21,15 +21,15 @@ type TaskOptions struct {
 	// Store keeps the tasks (default: NewMemoryTaskStore()).
 	Store TaskStore
 	// DefaultTTL is the lifetime of a task whose request asks for none
-	// (default 5 minutes); MaxTTL bounds what a request may ask for
-	// (default 1 hour). A task, its result included, is gone once its
+	// (default DefaultTaskTTL); MaxTTL bounds what a request may ask for
+	// (default DefaultMaxTaskTTL). A task, its result included, is gone once its
 	// lifetime from creation has passed, and a tool still running then is
 	// cancelled.
 	DefaultTTL, MaxTTL time.Duration
 	// PollInterval is the polling interval suggested to clients (default
-	// 1 second).
+	// DefaultTaskPollInterval).
 	PollInterval time.Duration
-	// MaxTasks bounds the live tasks of one session (default 100): a
+	// MaxTasks bounds the live tasks of one session (default DefaultMaxTasks): a
 	// task-augmented call beyond it is refused with -32600.
 	MaxTasks int
 }

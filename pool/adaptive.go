@@ -101,17 +101,6 @@ const (
 // is more: with the defaults, 11% above the capacity and at least one
 // call queued, so that no worker idles while the limit refuses.
 //
-// Measured in virtual time (TestAdaptiveLimiter_holdsCapacity: N workers
-// with a fixed service time, offered an open-loop load, refused past the
-// limit): at 90% of the capacity, evenly spaced, nothing is refused once
-// the limit has adapted (from the default start, 2.5% of the first 20,000
-// calls while it grows to 128 workers' load; 16% before slow start); at
-// twice the capacity the limit averages 9.2 for 8 workers, 35 for 32 and
-// 141 for 128 (1.10 to 1.15 × N; 1.5 × N + 4 before), and the server is
-// 96–98% busy. Poisson arrivals at 90% of the capacity are refused more,
-// since a burst does queue: 10.7% with 8 workers, 1.3% with 32, none with
-// 128 (see Tolerance).
-//
 // Slow start. Until the first window slower than the baseline, a window
 // at the baseline whose work found every slot in use multiplies the limit
 // by 1.5, once a round trip (the samples of the work admitted under the
@@ -126,11 +115,7 @@ const (
 // the limit to a quarter of the smaller of the limit and the slots in use
 // (at least MinLimit), lets the work admitted before the cut finish
 // (those samples are ignored), takes the mean latency of the next Window
-// samples as the baseline, and restores the limit. Unlike a long-term
-// average of all samples (as in Gradient2), a probed baseline does not
-// drift up under a sustained overload, which would let the limit creep
-// up with it; and unlike a running minimum it is not biased low by
-// noise, and it follows a service that became slower for good.
+// samples as the baseline, and restores the limit.
 //
 // Acquire waits in FIFO order when the limit is reached; Release, or a
 // raised limit, wakes the waiters in order. A lowered limit revokes no

@@ -1,70 +1,67 @@
-// Package pool is the project's one executor: it runs handlers on reused
-// goroutines, and bounds the work a connection may have in flight.
+// Package pool is the project's one executor: it runs tasks (a
+// connection's handlers) on reused goroutines, and admits or refuses work
+// before it starts. It imports nothing of the project.
 //
-// # Pool
+// # Guarantees
 //
-// A Pool is an executor on ants/v2 (github.com/panjf2000/ants/v2) with at
-// most Options.Workers goroutines and a bounded queue (Options.Queue) in
-// front of them — or, with Workers set to Unbounded, no bound on either:
-// then a task never waits for another to finish, and the callers' own
-// admission (a Limiter, a connection's MaxInFlight) bounds the work. A
-// Shared hands one Pool to many users and closes it after the last: the
-// executor of every connection that has no pool of its own. Submit queues a Task (an interface value, normally a
-// pointer the caller recycles); no closure is made per task, and in steady
-// state Submit does not allocate. Each worker drains the queue, so a burst
-// of tasks costs one worker wake-up rather than one per task, and more
-// workers are started while tasks wait, so tasks that block still run side
-// by side. When the queue is full, Submit either blocks until there is
-// room (the default: a connection's reader then stops reading and the peer
-// feels backpressure) or, with Options.Overload set to Reject, fails at
-// once with an *OverloadedError carrying a retry hint, for the connection
-// to answer -32000 with data.retryAfterMs. QueueLen reports the queue's
-// depth, for metrics.
+// Pool, Shared, Limiter and AdaptiveLimiter are safe for concurrent use.
 //
-// Idle workers exit after Options.IdleTimeout. Close stops accepting tasks
-// (Submit returns ErrClosed afterwards, and a Submit blocked on a full queue
-// is woken with ErrClosed), then waits until the tasks already accepted,
-// running or queued, have returned and the pool's goroutines have been
-// told to exit (they do at once), or until its ctx is done. It waits on an
-// event (the last task returning), never by polling.
+//   - Submit runs an accepted Task exactly once, on a worker goroutine,
+//     never on the caller's. A Pool holds at most Options.Workers workers
+//     and Options.Queue waiting tasks; with Workers set to Unbounded it
+//     bounds neither and a task never waits for another to finish, so the
+//     callers' admission (a Limiter, a connection's MaxInFlight) must
+//     bound the work.
+//   - When the queue is full, Submit waits for room (Block, the default:
+//     a connection then stops reading and its peer feels backpressure) or,
+//     under Reject, fails at once with an *OverloadedError. That error
+//     means the task never started, so a retry is safe; a connection
+//     answers it with -32000 and data.retryAfterMs.
+//   - After Close, Submit fails with ErrClosed, and a Submit waiting for
+//     room is woken with it. Close returns once every accepted task has
+//     returned, or when its context is done.
+//   - A Task that panics does not end the process: the worker recovers,
+//     passes the value to Options.PanicHandler and goes on.
+//   - In steady state Submit allocates nothing; a Task is an interface
+//     value, normally a pointer the caller recycles.
+//   - A Shared hands one Pool to many users and closes it after the last
+//     Release: the executor of every connection without a pool of its own.
+//   - Admission is asked before a handler starts: TryAcquire or Acquire a
+//     slot, Release it with the time the work ran. Limiter is a counting
+//     semaphore (one per connection, or one shared by a server);
+//     AdaptiveLimiter's limit follows the latencies it is fed, within
+//     [MinLimit, MaxLimit], serves waiters first come, first served, and
+//     revokes no slot when it lowers the limit. Limit, InUse and QueueLen
+//     are snapshots, for metrics.
 //
-// A Task that panics does not take the process down: the worker recovers,
-// reports the value to Options.PanicHandler (if set) and goes on with the
-// queue. The connection recovers in its own tasks too,
-// so that it can answer the request with -32603; the pool's recovery is the
-// last line of defence. ants' own logger is never used.
+// # Design
 //
-// ants starts a default pool of its own (two goroutines) when it is imported.
-// This package never uses it; tests that check for leaked goroutines must
-// take it as part of the baseline (goleak.IgnoreCurrent in TestMain).
+// A Pool is a queue in front of ants/v2 workers (github.com/panjf2000/ants/v2).
+// Each worker runs a drain loop that takes tasks until the queue is empty,
+// so a burst costs one wake-up rather than one per task; a loop that takes
+// a task while more wait starts another, so tasks that block still run
+// side by side. A loop that finds the queue empty gives its worker back at
+// once, and idle workers exit after Options.IdleTimeout. Close waits on an
+// event (the last task returning), never by polling. ants' own logger is
+// never used. ants starts a default pool of its own (two goroutines) when
+// it is imported; this package never uses it, and tests that check for
+// leaked goroutines take it as part of the baseline (goleak.IgnoreCurrent).
 //
-// # Limiter
+// The AdaptiveLimiter is a gradient controller in the spirit of Netflix's
+// concurrency-limits: every AdaptiveOptions.Window latencies (of work that
+// ran with at least half the limit in use) it compares their mean with a
+// baseline latency. At the baseline the limit grows by an allowance for
+// queueing (QueueSize or Headroom); beyond it the limit is cut in
+// proportion, so that under a sustained overload it holds about the
+// server's capacity plus that allowance. A slow start grows a limit the
+// load reaches quickly until latency first rises, and the baseline is
+// re-measured by probes that briefly cut the limit: unlike a long-term
+// average of all samples (as in Gradient2) it does not drift up under a
+// sustained overload, and unlike a running minimum it is not biased low
+// by noise and follows a service that became slower for good. It has no timer and no goroutine: it adapts
+// only on the samples Release is given. The full rule is on
+// AdaptiveLimiter.
 //
-// Admission is what a connection asks before a handler starts: TryAcquire
-// or Acquire a slot, Release it with the time the handler ran. A Limiter is
-// the plain Admission, a counting semaphore; one per connection bounds its
-// requests in flight, one shared bounds a server, and an adaptive limit
-// (fed the latencies) can take its place.
-//
-// # Adaptive limit
-//
-// An AdaptiveLimiter is the Admission whose limit follows measured latency,
-// so that a server admits about as much work as it can do without queueing
-// it: a gradient controller in the spirit of Netflix's concurrency-limits.
-// Every AdaptiveOptions.Window latencies fed to Release (those of work that
-// ran with at least half the limit in use; the others say nothing about
-// the limit), it compares their mean with a baseline: at the baseline the
-// limit grows by a small allowance for queueing (AdaptiveOptions.QueueSize
-// or Headroom), beyond it the limit is cut in proportion, so that under a
-// sustained overload it holds about the server's capacity plus that
-// allowance (11% by default), always within [MinLimit, MaxLimit]. A slow
-// start multiplies a limit the load reaches by 1.5 a round trip until
-// latency first rises. The baseline is measured by probes that briefly cut
-// the limit to a quarter, so that it is the latency of a lightly loaded
-// server and does not drift up under a sustained overload. The limiter
-// adapts only on the samples it is given (no timer, no goroutine),
-// waiters are served first come, first served, and a lowered limit
-// revokes no slot. Limit and InUse are snapshots for metrics.
-//
-// This package imports nothing of the project.
+// The connection recovers panics in its own tasks, to answer -32603; the
+// pool's recovery is the last line of defence.
 package pool

@@ -23,19 +23,18 @@ type Admission interface {
 }
 
 // Limiter bounds work in flight (one per connection, or one shared): the
-// plain Admission, with a fixed limit. Safe for concurrent use.
-//
-// Fast path: TryAcquire and Release are one atomic operation each on the
-// count of slots in use (no lock, no channel). Slow path: an Acquire that
-// finds no free slot queues under mu, and a Release that sees waiters
-// hands its slot to the oldest one. Waiters are served first come, first
-// served.
-//
-// Invariant: 0 <= used <= n. A waiter counted in waiting has either taken
-// a slot itself (its retry under mu succeeded) or is in the queue, where
-// a releaser finds it: the releaser's decrement and the waiter's count
-// are both atomic, so one of them sees the other.
+// plain Admission, with a fixed limit. Waiters are served first come,
+// first served. Safe for concurrent use.
 type Limiter struct {
+	// Fast path: TryAcquire and Release are one atomic operation each on
+	// the count of slots in use (no lock, no channel). Slow path: an
+	// Acquire that finds no free slot queues under mu, and a Release that
+	// sees waiters hands its slot to the oldest one.
+	//
+	// Invariant: 0 <= used <= n. A waiter counted in waiting has either
+	// taken a slot itself (its retry under mu succeeded) or is in the
+	// queue, where a releaser finds it: the releaser's decrement and the
+	// waiter's count are both atomic, so one of them sees the other.
 	n       int32
 	used    atomic.Int32
 	waiting atomic.Int32 // Acquires queued or about to queue

@@ -38,31 +38,31 @@ const (
 	Unbounded = -1
 )
 
-// Options configure a Pool. A nil *Options gives the defaults. Options are
-// copied by New.
+// Options configure a Pool. A nil *Options gives the defaults; New copies
+// the value. A zero or negative field takes its default, except Workers.
 type Options struct {
-	// Workers bounds the goroutines running tasks (default 64 × GOMAXPROCS
-	// at the time New is called; Unbounded, or any negative value: no
-	// bound).
+	// Workers bounds the goroutines running tasks at once (default
+	// DefaultWorkersPerCPU × GOMAXPROCS when New is called; Unbounded, or
+	// any negative value: no bound).
 	Workers int
-	// Queue bounds the tasks waiting for a worker (default 16 × Workers;
-	// no bound when Workers is Unbounded).
+	// Queue bounds the tasks waiting for a worker (default
+	// DefaultQueuePerWorker × Workers; no bound when Workers is Unbounded).
 	Queue int
-	// Overload says what Submit does when the queue is full: wait for room
+	// Overload is what Submit does when the queue is full: wait for room
 	// (Block, the default) or fail at once with an *OverloadedError
 	// (Reject).
 	Overload Overload
-	// RetryAfter is the hint every refusal carries (default 50ms): the
-	// pool's own *OverloadedError, and a connection's -32000 answers when
-	// this pool is its executor.
+	// RetryAfter is the hint every refusal carries (default
+	// DefaultRetryAfter): the pool's *OverloadedError, and a connection's
+	// -32000 answers when this pool is its executor.
 	RetryAfter time.Duration
-	// IdleTimeout is how long an idle worker lingers before it exits
-	// (default 10s).
+	// IdleTimeout is how long an idle worker waits for a task before it
+	// exits (default DefaultIdleTimeout).
 	IdleTimeout time.Duration
-	// PanicHandler, if not nil, receives the value of a panicking Task. It
-	// runs on the worker goroutine, inside the deferred recovery, so
-	// runtime/debug.Stack shows where the panic happened. It must not panic.
-	// Nil discards the value.
+	// PanicHandler, if not nil, receives the value of a panicking Task, on
+	// the worker goroutine inside the deferred recovery (so
+	// runtime/debug.Stack shows where the panic happened). It must not
+	// panic. Nil discards the value.
 	PanicHandler func(v any)
 }
 
@@ -97,21 +97,15 @@ type errorString string
 func (e errorString) Error() string { return string(e) }
 
 // Pool is an executor on ants/v2 with a queue in front of its workers,
-// both bounded unless Options.Workers is Unbounded. Safe for concurrent
-// use.
-//
-// Hand-off. A task is pushed on the queue; each ants worker runs a drain
-// loop that takes tasks from the queue until it is empty, so a burst of
-// tasks costs one worker wake-up, not one per task. A drain loop that
-// takes a task while more wait, and no other loop is starting, starts one
-// more (so blocking tasks still get a worker each, up to Workers, within a
-// few microseconds of one another). A loop that finds the queue empty
-// returns its worker to ants at once: spinning there for more work made a
-// pooled round trip about twice as slow on a 2-CPU machine (the CPU it
-// burns is the one the peer and the reader need).
-//
-// Invariants, under mu: 0 <= drainers <= workers; q.len() <= queueCap.
+// both bounded unless Options.Workers is Unbounded (see the package
+// documentation for its guarantees and design). Safe for concurrent use.
 type Pool struct {
+	// A drain loop that finds the queue empty returns its worker to ants
+	// at once: spinning there for more work made a pooled round trip about
+	// twice as slow on a 2-CPU machine (the CPU it burns is the one the
+	// peer and the reader need).
+	//
+	// Invariants, under mu: 0 <= drainers <= workers; q.len() <= queueCap.
 	ap         *ants.PoolWithFuncGeneric[*Pool]
 	overloaded *OverloadedError // shared, read-only: no allocation per refusal
 	workers    int              // math.MaxInt when unbounded

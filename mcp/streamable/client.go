@@ -21,7 +21,7 @@ import (
 )
 
 // ClientOptions configure a client's Streamable HTTP transport. A nil
-// *ClientOptions gives the defaults.
+// *ClientOptions gives the defaults; a zero field takes its default.
 type ClientOptions struct {
 	// HTTPClientOptions are what every HTTP client of the engine takes,
 	// set the same way on each (transport.HTTPClientOptions):
@@ -30,8 +30,8 @@ type ClientOptions struct {
 	//     streams last), whose idle connections are closed with the
 	//     session.
 	//   - Header is added to every request (Authorization, say).
-	//   - Limits.MaxFrameBytes bounds one message received (nil: codec
-	//     defaults, 16 MiB).
+	//   - Limits.MaxFrameBytes bounds one message received, in bytes
+	//     (nil: codec.DefaultMaxFrameBytes).
 	//   - MaxConcurrent bounds the requests posted at once (default
 	//     transport.DefaultMaxConcurrentPosts); past it a request waits
 	//     for one to end, while notifications and responses go on.

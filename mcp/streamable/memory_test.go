@@ -34,7 +34,7 @@ func heapInUse() uint64 {
 }
 
 // TestHTTP_sessionMemory measures what a Streamable HTTP session holds
-// (the figures Options.MaxSessions documents): idle, and subscribed
+// (the figures the package's Design section cites): idle, and subscribed
 // with its standalone stream's events at the default retention. Bodies go
 // straight to the handler (no sockets, whose buffers are the HTTP
 // server's, not the session's).
