@@ -28,7 +28,7 @@
 //     do not count as requests.
 //   - One server holds at most Options.MaxSessions sessions over HTTP (its
 //     Streamable HTTP and HTTP+SSE handlers together:
-//     mcp.Server.AcquireSession) and MaxSessionsPerPrincipal of one
+//     mcp.Server.SessionQuota) and MaxSessionsPerPrincipal of one
 //     principal (the authenticated identity, else the peer's IP address);
 //     past either, 503 with Retry-After and -32000 naming the limit.
 //   - GET opens the session's standalone stream (what the server sends
