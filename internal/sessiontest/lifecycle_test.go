@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -100,7 +101,9 @@ func (c *conns) closeAll() {
 	}
 }
 
-func jsonrpcCall(c *conn.Conn) call {
+// jsonrpcOpen returns the call of a JSON-RPC client session.
+func jsonrpcOpen(c *conn.Conn, cl *conns) call {
+	cl.add(c)
 	return func(ctx context.Context) (string, error) {
 		var s string
 		err := c.Call(ctx, "hold", nil, &s)
@@ -125,19 +128,20 @@ func mcpCall(cs *mcp.ClientSession) call {
 	}
 }
 
-// listen serves srv on a loopback listener, until the test ends.
-func listen(t *testing.T, srv *transport.Server) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// servePipe serves one end of an in-memory pipe with srv and returns the
+// other: ServeConn returns once srv counts the session (Serve's accept
+// loop counts it just after the session starts reading). The server is
+// closed when the test ends.
+func servePipe(t *testing.T, srv *transport.Server) func() (net.Conn, error) {
+	t.Cleanup(func() { srv.Close() })
+	return func() (net.Conn, error) {
+		client, server := net.Pipe()
+		if _, err := srv.ServeConn(server); err != nil {
+			client.Close()
+			return nil, err
+		}
+		return client, nil
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		srv.Close()
-		<-served
-	})
-	return ln.Addr().String()
 }
 
 var servers = []struct {
@@ -146,24 +150,22 @@ var servers = []struct {
 }{
 	{"transport.Server", func(t *testing.T, h *hold, cl *conns) server {
 		srv := transport.NewServer(&conn.Options{Router: jsonrpcRouter(h)})
-		addr := listen(t, srv)
-		return server{srv.Len, func(ctx context.Context) (call, error) {
-			c, err := transport.Dial(ctx, "tcp://"+addr, nil)
+		dial := servePipe(t, srv)
+		return server{srv.Len, func(context.Context) (call, error) {
+			nc, err := dial()
 			if err != nil {
 				return nil, err
 			}
-			cl.add(c)
-			// The server counts a session once it accepted it: a round
-			// trip says it has.
-			if err := c.Call(ctx, "rpc.none", nil, nil); err == nil {
-				return nil, errors.New("rpc.none answered")
-			}
-			return jsonrpcCall(c), nil
+			return jsonrpcOpen(conn.New(nc, nil), cl), nil
 		}, srv.Shutdown, srv.Close}
 	}},
 	{"transport.WebSocketHandler", func(t *testing.T, h *hold, cl *conns) server {
 		ws := transport.NewWebSocketHandler(&conn.Options{Router: jsonrpcRouter(h)}, nil)
-		hs := httptest.NewServer(ws)
+		served := make(chan struct{}, 8) // ServeHTTP returned: an upgraded session is counted
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ws.ServeHTTP(w, r)
+			served <- struct{}{}
+		}))
 		t.Cleanup(func() {
 			ws.Close()
 			hs.Close()
@@ -174,17 +176,19 @@ var servers = []struct {
 			if err != nil {
 				return nil, err
 			}
-			c := conn.NewStream(st, nil)
-			cl.add(c)
-			return jsonrpcCall(c), nil
+			<-served
+			return jsonrpcOpen(conn.NewStream(st, nil), cl), nil
 		}, ws.Shutdown, ws.Close}
 	}},
 	{"mcp.Server", func(t *testing.T, h *hold, cl *conns) server {
-		ms := mcpServer(t, h)
-		srv := transport.NewServer(ms)
-		addr := listen(t, srv)
-		return server{func() int { return len(ms.Sessions()) }, func(ctx context.Context) (call, error) {
-			nc, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+		srv := transport.NewServer(mcpServer(t, h))
+		dial := servePipe(t, srv)
+		// Counted by the transport.Server that serves them: mcp.Server
+		// forgets a session in its OnClose, which runs once the
+		// transport's registry has removed it (transport/sessions.go), so
+		// its own count may lag Close's return.
+		return server{srv.Len, func(ctx context.Context) (call, error) {
+			nc, err := dial()
 			if err != nil {
 				return nil, err
 			}
@@ -198,38 +202,36 @@ var servers = []struct {
 	}},
 	{"streamable.Handler", func(t *testing.T, h *hold, cl *conns) server {
 		ms := mcpServer(t, h)
-		sh := streamable.NewHandler(ms, nil)
-		hs := httptest.NewServer(sh)
-		t.Cleanup(func() {
-			sh.Close()
-			hs.Close()
-		})
-		return server{func() int { return len(ms.Sessions()) }, func(ctx context.Context) (call, error) {
-			cs, err := streamable.Connect(ctx, mcp.NewClient(nil, nil), hs.URL, nil)
-			if err != nil {
-				return nil, err
-			}
-			cl.add(cs)
-			return mcpCall(cs), nil
-		}, sh.Shutdown, sh.Close}
+		return serveMCPHTTP(t, streamable.NewHandler(ms, nil), streamable.Connect, cl)
 	}},
 	{"streamable.SSEHandler", func(t *testing.T, h *hold, cl *conns) server {
 		ms := mcpServer(t, h)
-		sh := streamable.NewSSEHandler(ms, nil)
-		hs := httptest.NewServer(sh)
-		t.Cleanup(func() {
-			sh.Close()
-			hs.Close()
-		})
-		return server{func() int { return len(ms.Sessions()) }, func(ctx context.Context) (call, error) {
-			cs, err := streamable.ConnectSSE(ctx, mcp.NewClient(nil, nil), hs.URL, nil)
-			if err != nil {
-				return nil, err
-			}
-			cl.add(cs)
-			return mcpCall(cs), nil
-		}, sh.Shutdown, sh.Close}
+		return serveMCPHTTP(t, streamable.NewSSEHandler(ms, nil), streamable.ConnectSSE, cl)
 	}},
+}
+
+// serveMCPHTTP serves sh, one of mcp/streamable's handlers, on a
+// loopback HTTP server until the test ends; connect is its client.
+func serveMCPHTTP(t *testing.T, sh interface {
+	http.Handler
+	Len() int
+	Shutdown(context.Context) error
+	Close() error
+}, connect func(context.Context, *mcp.Client, string, *streamable.ClientOptions) (*mcp.ClientSession, error), cl *conns,
+) server {
+	hs := httptest.NewServer(sh)
+	t.Cleanup(func() {
+		sh.Close()
+		hs.Close()
+	})
+	return server{sh.Len, func(ctx context.Context) (call, error) {
+		cs, err := connect(ctx, mcp.NewClient(nil, nil), hs.URL, nil)
+		if err != nil {
+			return nil, err
+		}
+		cl.add(cs)
+		return mcpCall(cs), nil
+	}, sh.Shutdown, sh.Close}
 }
 
 // doneWatch is a context whose Done reports its first call: a server's
@@ -246,6 +248,38 @@ func (c *doneWatch) Done() <-chan struct{} {
 	return c.Context.Done()
 }
 
+// run is one server started, with sessions open on it.
+type run struct {
+	ctx   context.Context
+	h     *hold
+	cl    *conns
+	srv   server
+	calls []call // one per session
+}
+
+// begin starts a server and opens n sessions on it, which it must count.
+// The sessions, their held calls and the server end with the test.
+func begin(t *testing.T, start func(*testing.T, *hold, *conns) server, n int) *run {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	r := &run{ctx: ctx, h: newHold(), cl: new(conns), calls: make([]call, n)}
+	t.Cleanup(cancel)
+	t.Cleanup(r.cl.closeAll)
+	t.Cleanup(r.h.free)
+	r.srv = start(t, r.h, r.cl)
+	for i := range r.calls {
+		c, err := r.srv.open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.calls[i] = c
+	}
+	if got := r.srv.sessions(); got != n {
+		t.Fatalf("%d sessions counted, want %d", got, n)
+	}
+	return r
+}
+
 // The lifecycle of item 5, the same for every server: sessions are
 // counted; Shutdown refuses new sessions at once, answers the call in
 // flight, then ends the session; Close ends sessions at once, their calls
@@ -253,22 +287,11 @@ func (c *doneWatch) Done() <-chan struct{} {
 func TestLifecycle(t *testing.T) {
 	for _, tc := range servers {
 		t.Run(tc.name+"/shutdown", func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			h, cl := newHold(), new(conns)
-			defer cl.closeAll()
-			defer h.free()
-			srv := tc.start(t, h, cl)
-			call, err := srv.open(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n := srv.sessions(); n != 1 {
-				t.Fatalf("%d sessions counted, want 1", n)
-			}
+			r := begin(t, tc.start, 1)
+			ctx, h, srv := r.ctx, r.h, r.srv
 			answer := make(chan string, 1)
 			go func() {
-				s, err := call(ctx)
+				s, err := r.calls[0](ctx)
 				if err != nil {
 					s = "error: " + err.Error()
 				}
@@ -303,26 +326,11 @@ func TestLifecycle(t *testing.T) {
 			}
 		})
 		t.Run(tc.name+"/close", func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			h, cl := newHold(), new(conns)
-			defer cl.closeAll()
-			defer h.free()
-			srv := tc.start(t, h, cl)
-			var calls []call
-			for range 2 {
-				c, err := srv.open(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				calls = append(calls, c)
-			}
-			if n := srv.sessions(); n != 2 {
-				t.Fatalf("%d sessions counted, want 2", n)
-			}
+			r := begin(t, tc.start, 2)
+			ctx, h, srv := r.ctx, r.h, r.srv
 			answer := make(chan string, 1)
 			go func() {
-				s, _ := calls[0](ctx)
+				s, _ := r.calls[0](ctx)
 				answer <- s
 			}()
 			<-h.started
@@ -336,7 +344,7 @@ func TestLifecycle(t *testing.T) {
 				t.Fatal("a new session after Close was served")
 			}
 			h.free()
-			cl.closeAll() // ends the call if its client still waits
+			r.cl.closeAll() // ends the call if its client still waits
 			if s := <-answer; s == "finished" {
 				t.Fatal("the call held during Close was answered")
 			}

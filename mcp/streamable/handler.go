@@ -251,6 +251,10 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// Len returns the number of sessions the handler holds: initialised and
+// not yet ended.
+func (h *Handler) Len() int { return h.sessions.Len() }
+
 // Close ends every session at once, and refuses new ones from then on
 // (503). Their clients' responses end; the stores keep what they hold, so
 // that other instances of the server sharing them may go on serving the

@@ -297,6 +297,10 @@ func (h *SSEHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// Len returns the number of sessions the handler holds: those whose GET
+// is open.
+func (h *SSEHandler) Len() int { return h.sessions.Len() }
+
 // Close ends every session at once, and refuses new ones from then on
 // (503): their event streams end. It returns once every session has
 // ended.

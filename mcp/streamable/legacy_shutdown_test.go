@@ -40,14 +40,7 @@ func TestSSEHandler_shutdownAnswersTheCallInFlight(t *testing.T) {
 		r := streamable.NewSSEReader(get.Body, 1<<20)
 		ep := nextEvent(t, r)
 		post := raw(strings.TrimSuffix(url, "/") + ep.data)
-		send := func(body string) {
-			t.Helper()
-			resp := post.post(body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusAccepted {
-				t.Fatalf("POST %s: %d", body, resp.StatusCode)
-			}
-		}
+		send := post.accepted
 		send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"old","version":"0"}}}`)
 		nextEvent(t, r)
 		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
