@@ -94,7 +94,7 @@ type Server struct {
 	mu   sync.Mutex
 	subs map[string]map[*ServerSession]struct{} // resource URI → subscribers
 
-	bounded sessionCount // sessions of the transports that bound them (AcquireSession)
+	bounded session.Quota // sessions of the transports that bound them (SessionQuota)
 }
 
 // NewServer returns a server that introduces itself as impl (nil: a

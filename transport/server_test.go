@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"net"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/pipenet"
 	"github.com/mcpwire/mcpwire/router"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -37,13 +37,13 @@ func TestServer_binderChoosesEachSessionsHandlers(t *testing.T) {
 			r.Register("who", router.Func(func(context.Context, struct{}) (int64, error) { return id, nil }), nil)
 			return &conn.Options{Router: r, OnClose: func(c *conn.Conn, _ error) { closed <- c }}, nil
 		}))
-		ln := newPipeListener()
+		ln := pipenet.Listen()
 		go srv.Serve(ln)
 		defer srv.Close()
 
 		ctx := context.Background()
 		for want := int64(1); want <= 2; want++ {
-			c := conn.New(ln.dial(), nil)
+			c := conn.New(dialPipe(t, ln), nil)
 			var got int64
 			if err := c.Call(ctx, "who", nil, &got); err != nil || got != want {
 				t.Fatalf("session %d answered %d, %v", want, got, err)
@@ -90,17 +90,17 @@ func TestServer_maxConnsStopsAccepting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := transport.NewServer(&conn.Options{Router: adder()})
 		srv.MaxConns = 1
-		ln := newPipeListener()
+		ln := pipenet.Listen()
 		go srv.Serve(ln)
 		defer srv.Close()
 		ctx := context.Background()
-		first := conn.New(ln.dial(), nil)
+		first := conn.New(dialPipe(t, ln), nil)
 		var sum int
 		if err := first.Call(ctx, "add", pair{1, 2}, &sum); err != nil {
 			t.Fatal(err)
 		}
 		accepted := make(chan *conn.Conn)
-		go func() { accepted <- conn.New(ln.dial(), nil) }() // dial returns once accepted
+		go func() { accepted <- conn.New(dialPipe(t, ln), nil) }() // dial returns once accepted
 		synctest.Wait()
 		select {
 		case c := <-accepted:
@@ -129,49 +129,16 @@ func (nopStream) Read([]byte) (int, error)    { select {} }
 func (nopStream) Write(p []byte) (int, error) { return len(p), nil }
 func (nopStream) Close() error                { return nil }
 
-// pipeListener is a net.Listener of in-memory pipes, for tests in a
-// synctest bubble (which cannot use the network).
-type pipeListener struct {
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
-}
-
-// dial connects a new client to the listener and returns its end.
-func (l *pipeListener) dial() net.Conn {
-	client, server := net.Pipe()
-	select {
-	case l.conns <- server:
-	case <-l.done:
-		server.Close()
+// dialPipe connects a new client to l and returns its end, once l's
+// server has accepted the other.
+func dialPipe(t *testing.T, l *pipenet.Listener) net.Conn {
+	t.Helper()
+	c, err := l.Dial(context.Background(), "pipe", "")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return client
+	return c
 }
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error {
-	l.once.Do(func() { close(l.done) })
-	return nil
-}
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pipe" }
 
 // A session knows the peer its Binder was told of (conn.Conn.Peer), even
 // when the Binder's options do not say.
@@ -187,11 +154,11 @@ func TestServer_sessionsKnowTheirPeer(t *testing.T) {
 			bound = *p
 			return &conn.Options{Router: r}, nil
 		}))
-		ln := newPipeListener()
+		ln := pipenet.Listen()
 		go srv.Serve(ln)
 		defer srv.Close()
 
-		c := conn.New(ln.dial(), nil)
+		c := conn.New(dialPipe(t, ln), nil)
 		defer c.Close()
 		var got []string
 		if err := c.Call(context.Background(), "peer", nil, &got); err != nil {

@@ -89,11 +89,10 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	case <-ctx.Done():
 		log.Info("shutting down", "cause", context.Cause(ctx))
 	}
-	legacy.Close()
 	err = shutdown(func(ctx context.Context) error {
 		// /rpc's POSTs still running once the grace is over are answered
 		// -32004 (rpc.Shutdown) before hs.Close cuts their connections.
-		err := errors.Join(mcpH.Shutdown(ctx), ws.Shutdown(ctx), rpc.Shutdown(ctx), hs.Shutdown(ctx), fast.stop(ctx))
+		err := errors.Join(mcpH.Shutdown(ctx), legacy.Shutdown(ctx), ws.Shutdown(ctx), rpc.Shutdown(ctx), hs.Shutdown(ctx), fast.stop(ctx))
 		if ctx.Err() != nil {
 			hs.Close() // past the deadline: cut what is left
 		}

@@ -1,7 +1,8 @@
 // Package session holds the live sessions of a server: the one registry
 // every server of the project keeps its sessions in (transport.Server,
 // transport.WebSocketHandler, the sessions of transport.HTTPHandler's
-// POSTs, mcp.Server), so that they share one lifecycle.
+// POSTs, mcp.Server, and mcp/streamable's Handler and SSEHandler), so
+// that they share one lifecycle (internal/sessiontest tests it on each).
 //
 // A Registry maps keys to sessions. A session enters with Add (or
 // Reserve, then AddReserved, when it must be counted against the limits

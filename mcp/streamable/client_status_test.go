@@ -84,8 +84,8 @@ func TestClientHTTP_proxyErrorIsAnHTTPStatusError(t *testing.T) {
 }
 
 // ClientOptions.MaxConcurrent bounds the requests posted at once: the
-// others wait, and go out as those end. In a synctest bubble, over a
-// transport with no socket: once every goroutine is blocked, exactly the
+// others wait, and go out as those end. In a synctest bubble, over
+// HTTP in memory (serveInMemory): once every goroutine is blocked, exactly the
 // bound are running.
 func TestClientHTTP_maxConcurrentBoundsTheRequestsPosted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -100,9 +100,11 @@ func TestClientHTTP_maxConcurrentBoundsTheRequestsPosted(t *testing.T) {
 			<-release
 			return &mcp.CallToolResult{}, nil
 		}))
-		h, _ := serveBubble(t, srv, nil)
-		cs, err := streamable.Connect(context.Background(), mcp.NewClient(nil, nil), "http://127.0.0.1/mcp",
-			&streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Client: &http.Client{Transport: handlerTransport{h}}, MaxConcurrent: limit}})
+		h := streamable.NewHandler(srv, nil)
+		url, client := serveInMemory(t, h)
+		t.Cleanup(func() { h.Close() }) // before the server closes
+		cs, err := streamable.Connect(context.Background(), mcp.NewClient(nil, nil), url,
+			&streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Client: client, MaxConcurrent: limit}})
 		must(t, err)
 		defer cs.Close()
 		defer releaseAll() // on failure too, before Close: the bubble ends once they do

@@ -27,9 +27,11 @@
 //     held no stream open for Options.SessionTimeout expires; pings and
 //     responses are not requests.
 //   - A server holds at most Options.MaxSessions sessions over HTTP (its
-//     Streamable HTTP and HTTP+SSE handlers together) and
-//     MaxSessionsPerPrincipal of one principal; a new session past either
-//     is 503 with Retry-After and -32000 naming the limit.
+//     Streamable HTTP and HTTP+SSE handlers together:
+//     mcp.Server.SessionQuota) and MaxSessionsPerPrincipal of one
+//     principal (the authenticated identity, else the peer's IP address);
+//     a new session past either is 503 with Retry-After and -32000
+//     naming the limit.
 //   - GET opens the session's standalone stream (what the server sends
 //     outside of any request): one at a time (409 for a second); 405 under
 //     Options.DisableStandaloneSSE. What is sent while none is open waits
@@ -86,7 +88,7 @@
 // conn.Conn.ServeBodySink, whose sink writes to that POST's stream. The
 // handler is the session's mcp.SessionTransport: through it the session
 // ends a POST's stream, finds where a keep-alive ping goes, and reports
-// its end. mcp.Server.AcquireSession counts the sessions of all handlers.
+// its end. mcp.Server.SessionQuota counts the sessions of all handlers.
 // A stream's events stay in the EventStore only while a client can resume
 // them, bounded per session (Options.MaxSessionEvents): a session holds
 // about 4.4 KiB idle, 157 KiB subscribed at the default retention

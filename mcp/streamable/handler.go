@@ -7,11 +7,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/internal/session"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -34,9 +34,7 @@ type Handler struct {
 	scan   bodyScanner
 	bodies codec.BufferPool
 
-	mu       sync.Mutex
-	sessions map[string]*httpSession
-	closed   bool
+	sessions session.Registry[string, *httpSession] // initialised, by id
 }
 
 // NewHandler returns a handler serving srv (mount it at the
@@ -46,16 +44,16 @@ func NewHandler(srv *mcp.Server, opts *Options) *Handler {
 	o := opts.withDefaults(lim.MaxFrameBytes)
 	lim.MaxFrameBytes = max(lim.MaxFrameBytes, o.MaxBodyBytes)
 	h := &Handler{
-		srv:      srv,
-		opts:     o,
-		events:   o.EventStore,
-		store:    o.SessionStore,
-		log:      o.logger(srv),
-		scan:     bodyScanner{limits: lim},
-		guard:    o.hostPolicy(),
-		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost, http.MethodDelete),
-		sessions: map[string]*httpSession{},
+		srv:    srv,
+		opts:   o,
+		events: o.EventStore,
+		store:  o.SessionStore,
+		log:    o.logger(srv),
+		scan:   bodyScanner{limits: lim},
+		guard:  o.hostPolicy(),
+		cors:   newCORS(o.CORS, http.MethodGet, http.MethodPost, http.MethodDelete),
 	}
+	boundSessions(&h.sessions, srv, &o)
 	h.inner = o.wrap(http.HandlerFunc(h.serveMethods))
 	return h
 }
@@ -136,9 +134,7 @@ func (h *Handler) noSession(w http.ResponseWriter, err error) {
 // from the store (a session another instance started) for r.
 func (h *Handler) lookup(r *http.Request, id string, quiet bool) (*httpSession, error) {
 	ctx := r.Context()
-	h.mu.Lock()
-	s, closed := h.sessions[id], h.closed
-	h.mu.Unlock()
+	s, _ := h.sessions.Get(id)
 	if s != nil && s.connEnded() {
 		// Closed by the application, and the server has not told us
 		// yet: end it here, as SessionEnded is about to.
@@ -151,7 +147,7 @@ func (h *Handler) lookup(r *http.Request, id string, quiet bool) (*httpSession, 
 	if s != nil { // while Shutdown drains it too
 		return s, h.touch(ctx, s)
 	}
-	if closed {
+	if h.sessions.Closed() {
 		return nil, ErrSessionNotFound
 	}
 	state, err := h.store.Load(ctx, id)
@@ -202,7 +198,9 @@ var initializedNote = []byte(`{"jsonrpc":"2.0","method":"notifications/initializ
 func (h *Handler) revive(r *http.Request, id string, state []byte) (*httpSession, error) {
 	ctx := r.Context()
 	s, err := h.newHTTPSession(r, id)
-	if err != nil {
+	if errors.Is(err, session.ErrClosed) { // shut down meanwhile
+		return nil, ErrSessionNotFound
+	} else if err != nil {
 		return nil, err
 	}
 	_ = s.c.ServeBody(ctx, state, func([]byte) {})
@@ -225,27 +223,23 @@ func (h *Handler) revive(r *http.Request, id string, state []byte) (*httpSession
 // register adds a new session; it fails when the handler is closed or
 // (reporting it) another request registered the same id meanwhile.
 func (h *Handler) register(s *httpSession) (*httpSession, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return nil, false
-	}
-	if other := h.sessions[s.id]; other != nil {
+	err := h.sessions.AddReserved(s.id, s, s.slot)
+	if errors.Is(err, session.ErrDuplicate) {
+		other, _ := h.sessions.Get(s.id)
 		return other, false
 	}
-	h.sessions[s.id] = s
-	s.armTimer()
+	if err != nil {
+		return nil, false
+	}
+	if !s.armTimer() { // it ended before it was added: close did not find it
+		h.sessions.Remove(s.id, s)
+		return nil, false
+	}
 	return nil, true
 }
 
 // forget removes a session that ended.
-func (h *Handler) forget(s *httpSession) {
-	h.mu.Lock()
-	if h.sessions[s.id] == s {
-		delete(h.sessions, s.id)
-	}
-	h.mu.Unlock()
-}
+func (h *Handler) forget(s *httpSession) { h.sessions.Remove(s.id, s) }
 
 // delete serves DELETE: the client ends its session.
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
@@ -257,47 +251,24 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// Len returns the number of sessions the handler holds: initialised and
+// not yet ended.
+func (h *Handler) Len() int { return h.sessions.Len() }
+
 // Close ends every session at once, and refuses new ones from then on
 // (503). Their clients' responses end; the stores keep what they hold, so
 // that other instances of the server sharing them may go on serving the
 // sessions.
-func (h *Handler) Close() error {
-	for _, s := range h.closeAll() {
-		s.close(endClosed)
-	}
-	return nil
-}
+func (h *Handler) Close() error { return h.sessions.Close() }
 
-// Shutdown ends every session gracefully: each stops taking requests,
-// and its running handlers get until ctx is done to finish and have their
-// answers sent (conn.Conn.Shutdown); then it is closed as by Close.
-// Call it before http.Server.Shutdown, whose wait for responses would
-// otherwise include every open event stream.
-func (h *Handler) Shutdown(ctx context.Context) error {
-	all := h.closeAll()
-	var wg sync.WaitGroup
-	errs := make([]error, len(all))
-	for i, s := range all {
-		wg.Go(func() {
-			s.keep.Store(true)
-			errs[i] = s.c.Shutdown(ctx)
-			s.close(endClosed)
-		})
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-func (h *Handler) closeAll() []*httpSession {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.closed = true
-	all := make([]*httpSession, 0, len(h.sessions))
-	for _, s := range h.sessions {
-		all = append(all, s)
-	}
-	return all
-}
+// Shutdown ends every session gracefully, and refuses new ones from then
+// on (503): each session stops taking requests, and its running handlers
+// get until ctx is done to finish and have their answers sent
+// (conn.Conn.Shutdown); then it is closed as by Close. It returns once
+// every session has ended, or when ctx is done. Call it before
+// http.Server.Shutdown, whose wait for responses would otherwise include
+// every open event stream.
+func (h *Handler) Shutdown(ctx context.Context) error { return h.sessions.Shutdown(ctx) }
 
 // accepts reads Accept headers: whether JSON and an event stream are
 // acceptable. No header accepts anything (RFC 9110); a range with q=0

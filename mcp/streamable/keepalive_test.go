@@ -124,7 +124,7 @@ func testKeepAlive_serverPingsOnAPOSTStream(t *testing.T) {
 func TestKeepAlive_serverDoesNotPingWithoutAStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ka := mcp.KeepAlive{Interval: 20 * time.Millisecond, Timeout: 100 * time.Millisecond, MaxMissed: 2}
-		_, p := bubbleHandler(t, &mcp.ServerOptions{KeepAlive: ka}, nil)
+		p := rawHTTPInMemory(t, bubbleServer(t, &mcp.ServerOptions{KeepAlive: ka}), nil)
 		p.initialize("2025-11-25")
 		time.Sleep(10*ka.Interval + 2*ka.Timeout)
 		synctest.Wait()
@@ -147,7 +147,7 @@ func TestKeepAlive_pingsDoNotKeepAnIdleHTTPSessionAlive(t *testing.T) {
 		t.Run(tc.body, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				const timeout = 150 * time.Millisecond
-				_, p := bubbleHandler(t, nil, &streamable.Options{SessionTimeout: timeout})
+				p := rawHTTPInMemory(t, bubbleServer(t, nil), &streamable.Options{SessionTimeout: timeout})
 				p.initialize("2025-11-25")
 				expired := false
 				for range 4 * timeout / (20 * time.Millisecond) {

@@ -1,6 +1,8 @@
 package streamable
 
 import (
+	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +14,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/internal/session"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -42,9 +45,7 @@ type SSEHandler struct {
 	cors  *cors        // nil: none
 	scan  bodyScanner
 
-	mu       sync.Mutex
-	sessions map[string]*legacySession
-	closed   bool
+	sessions session.Registry[string, *legacySession] // open, by id
 }
 
 // NewSSEHandler returns a handler serving srv over HTTP+SSE. opts may be
@@ -53,13 +54,13 @@ func NewSSEHandler(srv *mcp.Server, opts *Options) *SSEHandler {
 	lim := srv.Limits()
 	o := opts.withDefaults(lim.MaxFrameBytes)
 	h := &SSEHandler{
-		srv:      srv,
-		opts:     o,
-		guard:    o.hostPolicy(),
-		cors:     newCORS(o.CORS, http.MethodGet, http.MethodPost),
-		scan:     bodyScanner{limits: lim},
-		sessions: map[string]*legacySession{},
+		srv:   srv,
+		opts:  o,
+		guard: o.hostPolicy(),
+		cors:  newCORS(o.CORS, http.MethodGet, http.MethodPost),
+		scan:  bodyScanner{limits: lim},
 	}
+	boundSessions(&h.sessions, srv, &o)
 	h.inner = o.wrap(http.HandlerFunc(h.serveMethods))
 	return h
 }
@@ -97,6 +98,7 @@ type legacySession struct {
 
 	mu     sync.Mutex // the response is written by the session's writer until the GET returns
 	out    *sseResponse
+	c      *conn.Conn // once connected
 	ended  bool
 	broken chan struct{} // closed when a write fails, or to end the session (end)
 	timer  *time.Timer   // SessionTimeout's, if any
@@ -130,10 +132,29 @@ func (s *legacySession) WriteMessage(msg []byte) error {
 	return nil
 }
 
-// Close ends ReadMessage: the session's connection is closing.
+// Close ends the session at once: ReadMessage returns io.EOF, nothing
+// more is written, and the GET returns. Its connection calls it as it
+// closes; it implements session.Session too.
 func (s *legacySession) Close() error {
 	s.once.Do(func() { close(s.done) })
+	s.end()
 	return nil
+}
+
+// Shutdown ends the session gracefully: it takes no new request, and the
+// running ones get until ctx is done to finish and have their answers
+// written (conn.Conn.Shutdown); then it is closed. It implements
+// session.Session.
+func (s *legacySession) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	c := s.c
+	s.mu.Unlock()
+	var err error
+	if c != nil {
+		err = c.Shutdown(ctx)
+	}
+	_ = s.Close()
+	return err
 }
 
 // end ends the session from outside its GET (Close, the idle timeout):
@@ -197,33 +218,28 @@ func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusNotAcceptable, codec.CodeInvalidRequest, "Not Acceptable: accept text/event-stream")
 		return
 	}
-	release, refused := h.srv.AcquireSession(sessionOwner(r), h.opts.MaxSessions, h.opts.MaxSessionsPerPrincipal)
-	if refused != nil {
-		refuseSession(w, refused)
+	slot, err := reserve(&h.sessions, r)
+	if rf, ok := errors.AsType[*sessionRefused](err); ok {
+		refuseSession(w, rf.e)
+		return
+	} else if err != nil { // session.ErrClosed
+		refuseShutdown(w)
 		return
 	}
-	defer release()
 	s := &legacySession{id: randomID(16), in: make(chan []byte), done: make(chan struct{}), broken: make(chan struct{})}
 	s.use()
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		httpjson.Error(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Server shutting down")
+	if err := h.sessions.AddReserved(s.id, s, slot); err != nil { // closed meanwhile (an id is never reused)
+		slot.Release()
+		refuseShutdown(w)
 		return
 	}
-	h.sessions[s.id] = s
-	h.mu.Unlock()
-	defer func() {
-		h.mu.Lock()
-		delete(h.sessions, s.id)
-		h.mu.Unlock()
-	}()
+	defer h.sessions.Remove(s.id, s)
 
 	s.out = startSSE(w, http.StatusOK, &h.opts)
 	endpoint := (&url.URL{Path: r.URL.Path, RawQuery: url.Values{"sessionId": {s.id}}.Encode()}).String()
 	s.mu.Lock()
 	s.out.buf = appendSSEBody(s.out.buf, "endpoint", []byte(endpoint))
-	err := s.out.flush()
+	err = s.out.flush()
 	s.mu.Unlock()
 	if err != nil {
 		return
@@ -232,6 +248,9 @@ func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
+	s.mu.Lock()
+	s.c = ss.Conn()
+	s.mu.Unlock()
 	if d := h.opts.SessionTimeout; d > 0 {
 		s.armIdle(d, ss.Conn(), h.opts.logger(h.srv))
 	}
@@ -253,9 +272,7 @@ func (h *SSEHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the sessionId parameter is required")
 		return
 	}
-	h.mu.Lock()
-	s := h.sessions[id]
-	h.mu.Unlock()
+	s, _ := h.sessions.Get(id)
 	if s == nil {
 		httpjson.Error(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session")
 		return
@@ -280,17 +297,20 @@ func (h *SSEHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// Close ends every session: their event streams end.
-func (h *SSEHandler) Close() error {
-	h.mu.Lock()
-	h.closed = true
-	all := make([]*legacySession, 0, len(h.sessions))
-	for _, s := range h.sessions {
-		all = append(all, s)
-	}
-	h.mu.Unlock()
-	for _, s := range all {
-		s.end()
-	}
-	return nil
-}
+// Len returns the number of sessions the handler holds: those whose GET
+// is open.
+func (h *SSEHandler) Len() int { return h.sessions.Len() }
+
+// Close ends every session at once, and refuses new ones from then on
+// (503): their event streams end. It returns once every session has
+// ended.
+func (h *SSEHandler) Close() error { return h.sessions.Close() }
+
+// Shutdown ends every session gracefully, and refuses new ones from then
+// on (503): each session stops taking requests, and its running handlers
+// get until ctx is done to finish and have their answers written to its
+// event stream (conn.Conn.Shutdown); then it is closed as by Close. It
+// returns once every session has ended, or when ctx is done. Call it
+// before http.Server.Shutdown, whose wait for responses would otherwise
+// include every open event stream.
+func (h *SSEHandler) Shutdown(ctx context.Context) error { return h.sessions.Shutdown(ctx) }

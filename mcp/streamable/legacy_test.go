@@ -30,14 +30,7 @@ func TestSSEHandler_servesA20241105Client(t *testing.T) {
 		t.Fatalf("first event %+v", ep)
 	}
 	post := newRawHTTP(t, ts.URL+ep.data)
-	send := func(body string) {
-		t.Helper()
-		resp := post.post(body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusAccepted {
-			t.Fatalf("POST %s: %d", body, resp.StatusCode)
-		}
-	}
+	send := post.accepted
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"old","version":"0"}}}`)
 	if ev := nextEvent(t, r); ev.name != "message" || !strings.HasPrefix(ev.data, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05"`) {
 		t.Fatalf("initialize answered %+v", ev)
@@ -72,4 +65,15 @@ func TestSSEHandler_servesA20241105Client(t *testing.T) {
 		t.Fatalf("POST after the stream ended: %d", resp.StatusCode)
 	}
 	errorBody(t, resp)
+}
+
+// accepted POSTs body to an HTTP+SSE session's endpoint, which must
+// take it (202).
+func (p *rawHTTP) accepted(body string) {
+	p.t.Helper()
+	resp := p.post(body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		p.t.Fatalf("POST %s: %d", body, resp.StatusCode)
+	}
 }

@@ -1,6 +1,7 @@
 package streamable
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -10,6 +11,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
 	"github.com/mcpwire/mcpwire/internal/principal"
+	"github.com/mcpwire/mcpwire/internal/session"
 	"github.com/mcpwire/mcpwire/mcp"
 )
 
@@ -40,22 +42,54 @@ const (
 	DefaultMaxSessionsPerPrincipal = 1000
 )
 
+// sessionRetryAfter is the retry hint of a session refused past a bound
+// (Retry-After, and data.retryAfterMs of its error): sessions end at the
+// clients' pace or their idle timeout's, not a queue's.
+const sessionRetryAfter = time.Second
+
+// Names of the limits, in a refusal's data.limit.
+const (
+	limitMaxSessions             = "maxSessions"
+	limitMaxSessionsPerPrincipal = "maxSessionsPerPrincipal"
+)
+
+// registryMax is an Options bound as a session.Registry's: negative (no
+// bound) is 0 there.
+func registryMax(n int) int { return max(n, 0) }
+
 // sessionRefused is the error of a new session refused past a bound: e
 // is the answer.
 type sessionRefused struct{ e *codec.Error }
 
 func (r *sessionRefused) Error() string { return r.e.Message }
 
-// refuseSession answers a request whose new session acquire refused: 503,
+// tooManySessions is the -32000 refusing a session past the limit le
+// reports: its data names the limit, its value and the retry hint.
+func tooManySessions(le *session.LimitError) *sessionRefused {
+	limit, msg := limitMaxSessions, "Too many sessions: the server holds its limit of "+strconv.Itoa(le.Max)+" ("+limitMaxSessions+"); retry later"
+	if le.PerGroup {
+		limit, msg = limitMaxSessionsPerPrincipal, "Too many sessions: this client holds its limit of "+strconv.Itoa(le.Max)+" ("+limitMaxSessionsPerPrincipal+"); end one or retry later"
+	}
+	data := fmt.Appendf(nil, `{"limit":%q,"max":%d,"retryAfterMs":%d}`, limit, le.Max, sessionRetryAfter.Milliseconds())
+	return &sessionRefused{codec.NewError(codec.CodeOverloaded, msg).WithData(codec.Raw(data))}
+}
+
+// refuseSession answers a request whose new session a bound refused: 503,
 // Retry-After, and the error.
 func refuseSession(w http.ResponseWriter, e *codec.Error) {
-	w.Header().Set("Retry-After", strconv.Itoa(int(mcp.SessionRetryAfter/time.Second)))
+	w.Header().Set("Retry-After", strconv.Itoa(int(sessionRetryAfter/time.Second)))
 	w.Header()["Content-Type"] = httpjson.ContentType
 	w.WriteHeader(http.StatusServiceUnavailable)
 	w.Write(codec.AppendError(nil, nil, e))
 }
 
-// principalKey is the key of an authenticated principal in a sessionCount:
+// refuseShutdown answers a request for a new session once the handler is
+// shutting down or closed: 503, -32000.
+func refuseShutdown(w http.ResponseWriter) {
+	httpjson.Error(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Server shutting down")
+}
+
+// principalKey is the key of an authenticated principal in a session.Quota:
 // never equal to a peer's address.
 type principalKey struct{ name string }
 
@@ -86,4 +120,29 @@ func sessionOwner(r *http.Request) any {
 		}
 	}
 	return ip
+}
+
+// liveSession is what a handler's session registry holds.
+type liveSession interface {
+	comparable
+	session.Session
+}
+
+// boundSessions sets reg's limits from o's, counted in srv's quota: the
+// sessions of every handler serving srv are counted together.
+func boundSessions[S liveSession](reg *session.Registry[string, S], srv *mcp.Server, o *Options) {
+	reg.Max = registryMax(o.MaxSessions)
+	reg.MaxPerGroup = registryMax(o.MaxSessionsPerPrincipal)
+	reg.Quota = srv.SessionQuota()
+}
+
+// reserve counts r's new session in reg, or says why not: a
+// *sessionRefused past a bound, session.ErrClosed once the handler shuts
+// down or is closed.
+func reserve[S liveSession](reg *session.Registry[string, S], r *http.Request) (*session.Slot, error) {
+	slot, err := reg.Reserve(sessionOwner(r))
+	if le, ok := errors.AsType[*session.LimitError](err); ok {
+		return nil, tooManySessions(le)
+	}
+	return slot, err
 }

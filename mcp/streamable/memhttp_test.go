@@ -1,12 +1,15 @@
 package streamable_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 
+	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/pipenet"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/mcp/streamable"
+	"github.com/mcpwire/mcpwire/pool"
 )
 
 // serveInMemory serves h on a pipenet listener and returns its URL and a
@@ -43,4 +46,27 @@ func rawHTTPInMemory(t *testing.T, srv *mcp.Server, opts *streamable.Options) *r
 	p := newRawHTTP(t, url)
 	p.client.Transport = client.Transport
 	return p
+}
+
+// bubbleServer returns an echo server with sopts whose sessions run their
+// handlers on a pool of the test's own (a bubble's goroutines must not be
+// served by workers started outside it), closed when the test ends.
+func bubbleServer(t *testing.T, sopts *mcp.ServerOptions) *mcp.Server {
+	t.Helper()
+	p, err := pool.New(&pool.Options{Workers: 8})
+	must(t, err)
+	t.Cleanup(func() { must(t, p.Close(context.Background())) })
+	so := mcp.ServerOptions{}
+	if sopts != nil {
+		so = *sopts
+	}
+	co := conn.Options{}
+	if so.Conn != nil {
+		co = *so.Conn
+	}
+	co.Pool = p
+	so.Conn = &co
+	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, &so)
+	must(t, addEcho(srv))
+	return srv
 }

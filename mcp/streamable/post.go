@@ -8,6 +8,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/internal/session"
 	"github.com/mcpwire/mcpwire/mcp"
 )
 
@@ -168,6 +169,9 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 	if rf, ok := errors.AsType[*sessionRefused](err); ok {
 		refuseSession(w, rf.e)
 		return
+	} else if errors.Is(err, session.ErrClosed) {
+		refuseShutdown(w)
+		return
 	} else if err != nil {
 		h.log.Error("mcp: starting a session", "err", err)
 		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: the session could not be started")
@@ -185,7 +189,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 	}
 	if _, ok := h.register(s); !ok {
 		s.close(endClosed)
-		httpjson.Error(w, http.StatusServiceUnavailable, codec.CodeOverloaded, "Server shutting down")
+		refuseShutdown(w)
 		return
 	}
 	s.touched.Store(time.Now().UnixNano())

@@ -452,7 +452,7 @@ func TestHTTP_allowListsWidenTheChecks(t *testing.T) {
 func TestHTTP_idleSessionsExpire(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const timeout = 100 * time.Millisecond
-		_, p := bubbleHandler(t, nil, &streamable.Options{SessionTimeout: timeout})
+		p := rawHTTPInMemory(t, bubbleServer(t, nil), &streamable.Options{SessionTimeout: timeout})
 		p.initialize(mcp.LatestVersion)
 		for range 4 { // in use past the timeout: alive (pings would not count: KeepAlive)
 			time.Sleep(timeout * 2 / 5)

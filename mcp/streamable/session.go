@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/session"
 	"github.com/mcpwire/mcpwire/mcp"
 )
 
@@ -26,7 +27,7 @@ type httpSession struct {
 	ctx        context.Context // ends with the session: bodies stop waiting
 	cancel     context.CancelFunc
 	standalone *sseStream
-	release    func() // gives back its place in the server's count of sessions
+	slot       *session.Slot // its place in the server's count of sessions
 
 	mu        sync.Mutex
 	streams   map[string]*sseStream // streams a GET may attach to, by id
@@ -50,13 +51,14 @@ func randomID(n int) string {
 
 // newHTTPSession starts a session of h's server for the request r, not
 // yet registered, if the server's bounds on sessions allow one more (else
-// a *sessionRefused).
+// a *sessionRefused) and the handler is not shutting down (else
+// session.ErrClosed).
 func (h *Handler) newHTTPSession(r *http.Request, id string) (*httpSession, error) {
-	release, refused := h.srv.AcquireSession(sessionOwner(r), h.opts.MaxSessions, h.opts.MaxSessionsPerPrincipal)
-	if refused != nil {
-		return nil, &sessionRefused{refused}
+	slot, err := reserve(&h.sessions, r)
+	if err != nil {
+		return nil, err
 	}
-	s := &httpSession{h: h, id: id, release: release, streams: map[string]*sseStream{}, byRequest: map[string]*sseStream{}}
+	s := &httpSession{h: h, id: id, slot: slot, streams: map[string]*sseStream{}, byRequest: map[string]*sseStream{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.standalone = &sseStream{sess: s, id: randomID(8), standalone: true}
 	s.streams[s.standalone.id] = s.standalone
@@ -64,7 +66,7 @@ func (h *Handler) newHTTPSession(r *http.Request, id string) (*httpSession, erro
 	ss, err := h.srv.ConnectTransport(s.ctx, conn.NewMessageStream(out, nil), &conn.Peer{Transport: "http", Addr: r.RemoteAddr}, s)
 	if err != nil {
 		s.cancel()
-		release()
+		slot.Release()
 		return nil, err
 	}
 	s.ss, s.c = ss, ss.Conn()
@@ -100,17 +102,16 @@ func (s *httpSession) end(quiet bool) {
 	}
 }
 
-// armTimer starts the idle timer (SessionTimeout).
-func (s *httpSession) armTimer() {
+// armTimer starts the idle timer (SessionTimeout), and reports whether
+// the session is still live: it does nothing to one that ended.
+func (s *httpSession) armTimer() bool {
 	d := s.h.opts.SessionTimeout
-	if d <= 0 {
-		return
-	}
 	s.mu.Lock()
-	if !s.ended {
+	defer s.mu.Unlock()
+	if !s.ended && d > 0 {
 		s.timer = time.AfterFunc(d, s.idleCheck)
 	}
-	s.mu.Unlock()
+	return !s.ended
 }
 
 // idleCheck ends the session if it has been idle for SessionTimeout, or
@@ -172,7 +173,7 @@ func (s *httpSession) close(why endReason) {
 		}
 	}
 	s.h.forget(s)
-	s.release()
+	s.slot.Release() // if it was never added
 	s.cancel()
 	_ = s.ss.Close()
 	for _, st := range streams {
@@ -187,6 +188,22 @@ func (s *httpSession) close(why endReason) {
 		}
 		st.mu.Unlock()
 	}
+}
+
+// Shutdown ends the session gracefully (conn.Conn.Shutdown), then closes
+// it; the stores keep it. It implements session.Session.
+func (s *httpSession) Shutdown(ctx context.Context) error {
+	s.keep.Store(true)
+	err := s.c.Shutdown(ctx)
+	s.close(endClosed)
+	return err
+}
+
+// Close ends the session at once; the stores keep it. It implements
+// session.Session.
+func (s *httpSession) Close() error {
+	s.close(endClosed)
+	return nil
 }
 
 // storeTimeout bounds the store calls made outside of any request.
