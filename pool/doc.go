@@ -9,7 +9,11 @@
 // then a task never waits for another to finish, and the callers' own
 // admission (a Limiter, a connection's MaxInFlight) bounds the work. A
 // Shared hands one Pool to many users and closes it after the last: the
-// executor of every connection that has no pool of its own. Submit queues a Task (an interface value, normally a
+// executor of every connection that has no pool of its own. Its pool is
+// the one not on ants: its workers are goroutines started by the Submits
+// that need them, so it starts no goroutine of its own and is cheap to
+// make and close, once per request for a session alone in the process.
+// Submit queues a Task (an interface value, normally a
 // pointer the caller recycles); no closure is made per task, and in steady
 // state Submit does not allocate. Each worker drains the queue, so a burst
 // of tasks costs one worker wake-up rather than one per task, and more

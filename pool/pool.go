@@ -97,8 +97,8 @@ type errorString string
 func (e errorString) Error() string { return string(e) }
 
 // Pool is an executor on ants/v2 with a queue in front of its workers,
-// both bounded unless Options.Workers is Unbounded. Safe for concurrent
-// use.
+// both bounded unless Options.Workers is Unbounded (Shared's pool, not on
+// ants, starts its workers itself). Safe for concurrent use.
 //
 // Hand-off. A task is pushed on the queue; each ants worker runs a drain
 // loop that takes tasks from the queue until it is empty, so a burst of
@@ -112,6 +112,8 @@ func (e errorString) Error() string { return string(e) }
 //
 // Invariants, under mu: 0 <= drainers <= workers; q.len() <= queueCap.
 type Pool struct {
+	// ap runs the drain loops; nil: each runs on a goroutine of its own,
+	// started by the Submit or the drain loop that needs it (see Shared).
 	ap         *ants.PoolWithFuncGeneric[*Pool]
 	overloaded *OverloadedError // shared, read-only: no allocation per refusal
 	workers    int              // math.MaxInt when unbounded
@@ -129,6 +131,12 @@ type Pool struct {
 	notFull  sync.Cond   // Submits waiting for room in the queue (Block)
 	closed   bool        // set once, by the first Close
 
+	// Without ants (ap nil): drain loops waiting idle for work.
+	idleTimeout time.Duration
+	wakeIdle    sync.Cond // idle loops wait on it, with mu
+	idle        int       // idle loops not handed work
+	handoffs    int       // wake-ups with work that no idle loop has taken
+
 	closeOnce sync.Once
 	done      chan struct{} // closed by release: closed, no drain loop left, q empty
 }
@@ -137,6 +145,24 @@ type Pool struct {
 // than ants' clock and idle-worker reaper. Its error is ants' refusal of
 // its options, which New normalises first: it returns none today.
 func New(opts *Options) (*Pool, error) {
+	p, size, idle := newPool(opts)
+	// ants blocks, never refuses: the pool starts at most Workers drain
+	// loops, so an Invoke waits at most for a worker that is returning.
+	ap, err := ants.NewPoolWithFuncGeneric(size, (*Pool).drain,
+		ants.WithExpiryDuration(idle),
+		ants.WithLogger(quiet{}),
+	)
+	if err != nil {
+		return nil, err
+	}
+	p.ap = ap
+	return p, nil
+}
+
+// newPool returns a pool, its options normalised, with no ants pool: its
+// drain loops run on goroutines started for them (New gives it one, of
+// antsSize workers that expire after idle).
+func newPool(opts *Options) (p *Pool, antsSize int, idle time.Duration) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -159,7 +185,7 @@ func New(opts *Options) (*Pool, error) {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	p := &Pool{
+	p = &Pool{
 		overloaded: &OverloadedError{RetryAfter: o.RetryAfter},
 		workers:    o.Workers,
 		unbounded:  unbounded,
@@ -170,17 +196,9 @@ func New(opts *Options) (*Pool, error) {
 		done:       make(chan struct{}),
 	}
 	p.notFull.L = &p.mu
-	// ants blocks, never refuses: the pool starts at most Workers drain
-	// loops, so an Invoke waits at most for a worker that is returning.
-	ap, err := ants.NewPoolWithFuncGeneric(size, (*Pool).drain,
-		ants.WithExpiryDuration(o.IdleTimeout),
-		ants.WithLogger(quiet{}),
-	)
-	if err != nil {
-		return nil, err
-	}
-	p.ap = ap
-	return p, nil
+	p.wakeIdle.L = &p.mu
+	p.idleTimeout = o.IdleTimeout
+	return p, size, o.IdleTimeout
 }
 
 // Submit queues t to run on a worker. When the queue is full it waits for
@@ -260,38 +278,64 @@ func (p *Pool) startLocked() bool {
 	p.drainers++
 	p.full.Store(p.drainers >= p.workers)
 	p.starting = true
+	if p.idle > 0 { // an idle loop is woken for it, and starts nothing
+		p.idle--
+		p.handoffs++
+		p.wakeIdle.Signal()
+		return false
+	}
 	return true
 }
 
-// start hands a drain loop to an ants worker.
+// start hands a drain loop to an ants worker, or, without ants, to a new
+// goroutine of the caller.
 func (p *Pool) start() {
+	if p.ap == nil {
+		go p.drain()
+		return
+	}
 	if err := p.ap.Invoke(p); err != nil {
 		go p.drain() // not expected (ants is released only after the last loop); never strand the queue
 	}
 }
 
-// drain is the loop every ants worker runs: take tasks until the queue is
-// empty, then return the worker.
+// drain is the loop every worker runs: take tasks until the queue is
+// empty, then return the worker to ants or, without ants, wait idle for
+// more (see idler).
 func (p *Pool) drain() {
+	var w *idler // made at the first wait: a loop on ants never waits
 	p.mu.Lock()
-	p.starting = false
+	last := false
 	for {
-		t, ok := p.q.pop()
-		if !ok {
+		p.starting = false
+		for {
+			t, ok := p.q.pop()
+			if !ok {
+				break
+			}
+			p.notFull.Signal()
+			more := p.q.len() > 0 && p.startLocked()
+			p.mu.Unlock()
+			if more {
+				p.start()
+			}
+			p.run(t)
+			p.mu.Lock()
+		}
+		p.drainers--
+		p.full.Store(false)
+		if p.ap != nil || p.closed {
+			last = p.closed && p.drainers == 0 && p.q.len() == 0
 			break
 		}
-		p.notFull.Signal()
-		more := p.q.len() > 0 && p.startLocked()
-		p.mu.Unlock()
-		if more {
-			p.start()
+		if w == nil {
+			w = new(idler)
+			defer w.stop()
 		}
-		p.run(t)
-		p.mu.Lock()
+		if !w.wait(p) { // idle out, or closed by stop, which saw no task left
+			break
+		}
 	}
-	p.drainers--
-	p.full.Store(false)
-	last := p.closed && p.drainers == 0 && p.q.len() == 0
 	p.mu.Unlock()
 	if last {
 		p.release()
@@ -334,7 +378,12 @@ func (p *Pool) QueueCap() int {
 func (p *Pool) Busy() int { return p.locked(func() int { return p.drainers }) }
 
 // Running returns the number of workers alive (busy or idle).
-func (p *Pool) Running() int { return p.ap.Running() }
+func (p *Pool) Running() int {
+	if p.ap == nil {
+		return p.locked(func() int { return p.drainers + p.idle })
+	}
+	return p.ap.Running()
+}
 
 // RetryAfter returns the retry hint of the pool's refusals.
 func (p *Pool) RetryAfter() time.Duration { return p.retryAfter }
@@ -378,6 +427,7 @@ func (p *Pool) stop() {
 		p.mu.Lock()
 		p.closed = true
 		p.notFull.Broadcast()
+		p.wakeIdle.Broadcast()
 		last := p.drainers == 0 && p.q.len() == 0
 		p.mu.Unlock()
 		if last {
@@ -393,7 +443,9 @@ func (p *Pool) stop() {
 // loop), which made closing many pools at once, one per short session,
 // take milliseconds each: nothing here waits for them.
 func (p *Pool) release() {
-	p.ap.Release()
+	if p.ap != nil {
+		p.ap.Release()
+	}
 	close(p.done)
 }
 
