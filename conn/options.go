@@ -76,10 +76,11 @@ type Options struct {
 	// no bound on workers (pool.Unbounded), shared by every connection
 	// without a Pool and bounded by MaxInFlight and Admission alone: a
 	// handler never waits for another to finish, and idle workers wait
-	// 2 s for more before they exit, or until the last connection sharing
-	// them ends. Its workers are started by the connections' own
-	// goroutines (in a testing/synctest bubble, they belong to it), and
-	// none is left once every connection sharing them has ended.
+	// 2 s for more before they exit (one waits on), or until the last
+	// connection sharing them ends. Its workers are started by the
+	// connections' own goroutines (in a testing/synctest bubble, they
+	// belong to it), and none is left once every connection sharing them
+	// has ended.
 	Pool Executor
 	// MaxInFlight bounds requests running at once on this connection
 	// (default 1024).

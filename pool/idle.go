@@ -2,20 +2,19 @@ package pool
 
 import "time"
 
-// idler is a drain loop's wait for more work in a pool without ants (see
-// Shared): instead of exiting when the queue is empty, the loop's goroutine
-// waits up to IdleTimeout for a Submit to hand it the queue, so that work
-// one task after another reuses one goroutine, its stack already grown.
-// Its timer is made once per goroutine and reset for each wait.
+// idler is a drain loop's timed wait for more work in a pool without ants
+// (see Shared): instead of exiting when the queue is empty, the loop's
+// goroutine waits up to IdleTimeout for a Submit to hand it the queue, so
+// that work one task after another reuses one goroutine, its stack
+// already grown. Its timer is made once per goroutine and reset for each
+// wait. A loop that goes idle while no other is waits with no timer (see
+// idleLocked), so the pool keeps one idle worker while it is open.
 type idler struct {
 	t       *time.Timer
 	expired bool // under p.mu: the timer fired since the last reset
 }
 
-// wait is called with p.mu held, the loop counted out of drainers. It
-// returns true when a Submit (or another loop) handed it the queue: it is
-// then counted in drainers again and is the loop starting; false when
-// IdleTimeout passed or the pool was closed first, with no hand-off for it.
+// wait is idleLocked with a timer of IdleTimeout.
 func (w *idler) wait(p *Pool) bool {
 	if w.t == nil {
 		w.t = time.AfterFunc(p.idleTimeout, func() {
@@ -28,6 +27,22 @@ func (w *idler) wait(p *Pool) bool {
 		w.expired = false
 		w.t.Reset(p.idleTimeout)
 	}
+	return p.idleLocked(&w.expired)
+}
+
+// stop stops the timer, if any, when the loop exits.
+func (w *idler) stop() {
+	if w.t != nil {
+		w.t.Stop()
+	}
+}
+
+// idleLocked is called with p.mu held, the loop counted out of drainers.
+// It returns true when a Submit (or another loop) handed it the queue: it
+// is then counted in drainers again and is the loop starting; false when
+// the pool was closed, or *expired (nil: never) was set, first, with no
+// hand-off for it.
+func (p *Pool) idleLocked(expired *bool) bool {
 	p.idle++
 	for {
 		p.wakeIdle.Wait()
@@ -35,16 +50,9 @@ func (w *idler) wait(p *Pool) bool {
 			p.handoffs--
 			return true
 		}
-		if w.expired || p.closed {
+		if p.closed || (expired != nil && *expired) {
 			p.idle--
 			return false
 		}
-	}
-}
-
-// stop stops the timer, if any, when the loop exits.
-func (w *idler) stop() {
-	if w.t != nil {
-		w.t.Stop()
 	}
 }

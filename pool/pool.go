@@ -138,14 +138,15 @@ type Pool struct {
 	handoffs    int       // wake-ups with work that no idle loop has taken
 
 	closeOnce sync.Once
-	done      chan struct{} // closed by release: closed, no drain loop left, q empty
+	released  bool          // under mu: closed, no drain loop left, q empty
+	done      chan struct{} // under mu, made by the first Close to wait; closed by release
 }
 
 // New starts a pool. It starts no goroutine before the first Submit other
 // than ants' clock and idle-worker reaper. Its error is ants' refusal of
 // its options, which New normalises first: it returns none today.
 func New(opts *Options) (*Pool, error) {
-	p, size, idle := newPool(opts)
+	p, size, idle := newPool(opts, nil)
 	// ants blocks, never refuses: the pool starts at most Workers drain
 	// loops, so an Invoke waits at most for a worker that is returning.
 	ap, err := ants.NewPoolWithFuncGeneric(size, (*Pool).drain,
@@ -161,8 +162,9 @@ func New(opts *Options) (*Pool, error) {
 
 // newPool returns a pool, its options normalised, with no ants pool: its
 // drain loops run on goroutines started for them (New gives it one, of
-// antsSize workers that expire after idle).
-func newPool(opts *Options) (p *Pool, antsSize int, idle time.Duration) {
+// antsSize workers that expire after idle). Its refusals are overloaded
+// (nil: one made for it; it must carry the normalised RetryAfter).
+func newPool(opts *Options, overloaded *OverloadedError) (p *Pool, antsSize int, idle time.Duration) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -186,14 +188,16 @@ func newPool(opts *Options) (p *Pool, antsSize int, idle time.Duration) {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
 	p = &Pool{
-		overloaded: &OverloadedError{RetryAfter: o.RetryAfter},
+		overloaded: overloaded,
 		workers:    o.Workers,
 		unbounded:  unbounded,
 		queueCap:   o.Queue,
 		reject:     o.Overload == Reject,
 		retryAfter: o.RetryAfter,
 		panics:     o.PanicHandler,
-		done:       make(chan struct{}),
+	}
+	if p.overloaded == nil {
+		p.overloaded = &OverloadedError{RetryAfter: o.RetryAfter}
 	}
 	p.notFull.L = &p.mu
 	p.wakeIdle.L = &p.mu
@@ -328,11 +332,17 @@ func (p *Pool) drain() {
 			last = p.closed && p.drainers == 0 && p.q.len() == 0
 			break
 		}
+		if p.idle == 0 { // the one idle worker kept while the pool is open
+			if !p.idleLocked(nil) { // closed by stop, which saw no task left
+				break
+			}
+			continue
+		}
 		if w == nil {
 			w = new(idler)
 			defer w.stop()
 		}
-		if !w.wait(p) { // idle out, or closed by stop, which saw no task left
+		if !w.wait(p) { // idle out, or closed
 			break
 		}
 	}
@@ -411,8 +421,18 @@ func (p *Pool) Cap() int {
 // longer) and from several goroutines.
 func (p *Pool) Close(ctx context.Context) error {
 	p.stop()
+	p.mu.Lock()
+	if p.released {
+		p.mu.Unlock()
+		return nil
+	}
+	if p.done == nil {
+		p.done = make(chan struct{})
+	}
+	done := p.done
+	p.mu.Unlock()
 	select {
-	case <-p.done:
+	case <-done:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -446,7 +466,12 @@ func (p *Pool) release() {
 	if p.ap != nil {
 		p.ap.Release()
 	}
-	close(p.done)
+	p.mu.Lock()
+	p.released = true
+	if p.done != nil {
+		close(p.done)
+	}
+	p.mu.Unlock()
 }
 
 // quiet is an ants.Logger that says nothing: every panic goes to the

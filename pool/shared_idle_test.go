@@ -11,10 +11,10 @@ import (
 
 // Shared's pool starts no goroutine of its own: its workers are started
 // by the Submits that need them, so inside a testing/synctest bubble they
-// belong to it. One task after another runs on one worker, which waits
-// idle for the next up to IdleTimeout, then exits; the last Release ends
-// the idle workers at once. A user alone, acquiring and releasing per
-// task, leaves nothing running between tasks.
+// belong to it. One task after another runs on one worker; idle workers
+// wait up to IdleTimeout for more, then exit, all but one, kept while the
+// pool is open; the last Release ends it at once. A user alone, acquiring
+// and releasing per task, leaves nothing running between tasks.
 func TestShared_workersBelongToTheSubmitterAndExitWhenIdle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const idle = time.Second
@@ -31,24 +31,35 @@ func TestShared_workersBelongToTheSubmitterAndExitWhenIdle(t *testing.T) {
 			if got := p.Running(); got != 1 {
 				t.Fatalf("Running = %d between tasks one after another, want the one idle worker", got)
 			}
-			time.Sleep(idle / 2) // less than IdleTimeout: the worker waits on
 		}
-		if got := p.Busy(); got != 0 {
-			t.Fatalf("Busy = %d with no task, want 0", got)
+		// Three at once: three workers, two of which exit after IdleTimeout.
+		var started, done sync.WaitGroup
+		started.Add(3)
+		done.Add(3)
+		release := make(chan struct{})
+		for range 3 {
+			if err := p.Submit(fn(func() { started.Done(); <-release; done.Done() })); err != nil {
+				t.Fatal(err)
+			}
+		}
+		started.Wait()
+		close(release)
+		done.Wait()
+		synctest.Wait()
+		if got, busy := p.Running(), p.Busy(); got != 3 || busy != 0 {
+			t.Fatalf("Running = %d, Busy = %d after three tasks at once; want 3 idle", got, busy)
+		}
+		time.Sleep(idle / 2)
+		synctest.Wait()
+		if got := p.Running(); got != 3 {
+			t.Fatalf("Running = %d before IdleTimeout, want 3", got)
 		}
 		time.Sleep(idle)
 		synctest.Wait()
-		if got := p.Running(); got != 0 {
-			t.Fatalf("Running = %d after IdleTimeout, want 0", got)
+		if got := p.Running(); got != 1 {
+			t.Fatalf("Running = %d after IdleTimeout, want the one kept", got)
 		}
-		// A worker again, then the last Release: it exits without waiting
-		// for IdleTimeout.
-		var one sync.WaitGroup
-		one.Add(1)
-		if err := p.Submit(fn(one.Done)); err != nil {
-			t.Fatal(err)
-		}
-		one.Wait()
+		// The last Release: the kept worker exits at once.
 		start := time.Now()
 		s.Release(p)
 		synctest.Wait()
