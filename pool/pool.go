@@ -97,8 +97,9 @@ type errorString string
 func (e errorString) Error() string { return string(e) }
 
 // Pool is an executor on ants/v2 with a queue in front of its workers,
-// both bounded unless Options.Workers is Unbounded (see the package
-// documentation for its guarantees and design). Safe for concurrent use.
+// both bounded unless Options.Workers is Unbounded (Shared's pool, not on
+// ants, starts its workers itself; see the package documentation for the
+// guarantees and design). Safe for concurrent use.
 type Pool struct {
 	// A drain loop that finds the queue empty returns its worker to ants
 	// at once: spinning there for more work made a pooled round trip about
@@ -106,6 +107,9 @@ type Pool struct {
 	// peer and the reader need).
 	//
 	// Invariants, under mu: 0 <= drainers <= workers; q.len() <= queueCap.
+
+	// ap runs the drain loops; nil: each runs on a goroutine of its own,
+	// started by the Submit or the drain loop that needs it (see Shared).
 	ap         *ants.PoolWithFuncGeneric[*Pool]
 	overloaded *OverloadedError // shared, read-only: no allocation per refusal
 	workers    int              // math.MaxInt when unbounded
@@ -123,14 +127,40 @@ type Pool struct {
 	notFull  sync.Cond   // Submits waiting for room in the queue (Block)
 	closed   bool        // set once, by the first Close
 
+	// Without ants (ap nil): drain loops waiting idle for work.
+	idleTimeout time.Duration
+	wakeIdle    sync.Cond // idle loops wait on it, with mu
+	idle        int       // idle loops not handed work
+	handoffs    int       // wake-ups with work that no idle loop has taken
+
 	closeOnce sync.Once
-	done      chan struct{} // closed by release: closed, no drain loop left, q empty
+	released  bool          // under mu: closed, no drain loop left, q empty
+	done      chan struct{} // under mu, made by the first Close to wait; closed by release
 }
 
 // New starts a pool. It starts no goroutine before the first Submit other
 // than ants' clock and idle-worker reaper. Its error is ants' refusal of
 // its options, which New normalises first: it returns none today.
 func New(opts *Options) (*Pool, error) {
+	p, size, idle := newPool(opts, nil)
+	// ants blocks, never refuses: the pool starts at most Workers drain
+	// loops, so an Invoke waits at most for a worker that is returning.
+	ap, err := ants.NewPoolWithFuncGeneric(size, (*Pool).drain,
+		ants.WithExpiryDuration(idle),
+		ants.WithLogger(quiet{}),
+	)
+	if err != nil {
+		return nil, err
+	}
+	p.ap = ap
+	return p, nil
+}
+
+// newPool returns a pool, its options normalised, with no ants pool: its
+// drain loops run on goroutines started for them (New gives it one, of
+// antsSize workers that expire after idle). Its refusals are overloaded
+// (nil: one made for it; it must carry the normalised RetryAfter).
+func newPool(opts *Options, overloaded *OverloadedError) (p *Pool, antsSize int, idle time.Duration) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -153,28 +183,22 @@ func New(opts *Options) (*Pool, error) {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	p := &Pool{
-		overloaded: &OverloadedError{RetryAfter: o.RetryAfter},
+	p = &Pool{
+		overloaded: overloaded,
 		workers:    o.Workers,
 		unbounded:  unbounded,
 		queueCap:   o.Queue,
 		reject:     o.Overload == Reject,
 		retryAfter: o.RetryAfter,
 		panics:     o.PanicHandler,
-		done:       make(chan struct{}),
+	}
+	if p.overloaded == nil {
+		p.overloaded = &OverloadedError{RetryAfter: o.RetryAfter}
 	}
 	p.notFull.L = &p.mu
-	// ants blocks, never refuses: the pool starts at most Workers drain
-	// loops, so an Invoke waits at most for a worker that is returning.
-	ap, err := ants.NewPoolWithFuncGeneric(size, (*Pool).drain,
-		ants.WithExpiryDuration(o.IdleTimeout),
-		ants.WithLogger(quiet{}),
-	)
-	if err != nil {
-		return nil, err
-	}
-	p.ap = ap
-	return p, nil
+	p.wakeIdle.L = &p.mu
+	p.idleTimeout = o.IdleTimeout
+	return p, size, o.IdleTimeout
 }
 
 // Submit queues t to run on a worker. When the queue is full it waits for
@@ -254,38 +278,70 @@ func (p *Pool) startLocked() bool {
 	p.drainers++
 	p.full.Store(p.drainers >= p.workers)
 	p.starting = true
+	if p.idle > 0 { // an idle loop is woken for it, and starts nothing
+		p.idle--
+		p.handoffs++
+		p.wakeIdle.Signal()
+		return false
+	}
 	return true
 }
 
-// start hands a drain loop to an ants worker.
+// start hands a drain loop to an ants worker, or, without ants, to a new
+// goroutine of the caller.
 func (p *Pool) start() {
+	if p.ap == nil {
+		go p.drain()
+		return
+	}
 	if err := p.ap.Invoke(p); err != nil {
 		go p.drain() // not expected (ants is released only after the last loop); never strand the queue
 	}
 }
 
-// drain is the loop every ants worker runs: take tasks until the queue is
-// empty, then return the worker.
+// drain is the loop every worker runs: take tasks until the queue is
+// empty, then return the worker to ants or, without ants, wait idle for
+// more (see idler).
 func (p *Pool) drain() {
+	var w *idler // made at the first wait: a loop on ants never waits
 	p.mu.Lock()
-	p.starting = false
+	last := false
 	for {
-		t, ok := p.q.pop()
-		if !ok {
+		p.starting = false
+		for {
+			t, ok := p.q.pop()
+			if !ok {
+				break
+			}
+			p.notFull.Signal()
+			more := p.q.len() > 0 && p.startLocked()
+			p.mu.Unlock()
+			if more {
+				p.start()
+			}
+			p.run(t)
+			p.mu.Lock()
+		}
+		p.drainers--
+		p.full.Store(false)
+		if p.ap != nil || p.closed {
+			last = p.closed && p.drainers == 0 && p.q.len() == 0
 			break
 		}
-		p.notFull.Signal()
-		more := p.q.len() > 0 && p.startLocked()
-		p.mu.Unlock()
-		if more {
-			p.start()
+		if p.idle == 0 { // the one idle worker kept while the pool is open
+			if !p.idleLocked(nil) { // closed by stop, which saw no task left
+				break
+			}
+			continue
 		}
-		p.run(t)
-		p.mu.Lock()
+		if w == nil {
+			w = new(idler)
+			defer w.stop()
+		}
+		if !w.wait(p) { // idle out, or closed
+			break
+		}
 	}
-	p.drainers--
-	p.full.Store(false)
-	last := p.closed && p.drainers == 0 && p.q.len() == 0
 	p.mu.Unlock()
 	if last {
 		p.release()
@@ -328,7 +384,12 @@ func (p *Pool) QueueCap() int {
 func (p *Pool) Busy() int { return p.locked(func() int { return p.drainers }) }
 
 // Running returns the number of workers alive (busy or idle).
-func (p *Pool) Running() int { return p.ap.Running() }
+func (p *Pool) Running() int {
+	if p.ap == nil {
+		return p.locked(func() int { return p.drainers + p.idle })
+	}
+	return p.ap.Running()
+}
 
 // RetryAfter returns the retry hint of the pool's refusals.
 func (p *Pool) RetryAfter() time.Duration { return p.retryAfter }
@@ -356,8 +417,18 @@ func (p *Pool) Cap() int {
 // longer) and from several goroutines.
 func (p *Pool) Close(ctx context.Context) error {
 	p.stop()
+	p.mu.Lock()
+	if p.released {
+		p.mu.Unlock()
+		return nil
+	}
+	if p.done == nil {
+		p.done = make(chan struct{})
+	}
+	done := p.done
+	p.mu.Unlock()
 	select {
-	case <-p.done:
+	case <-done:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -372,6 +443,7 @@ func (p *Pool) stop() {
 		p.mu.Lock()
 		p.closed = true
 		p.notFull.Broadcast()
+		p.wakeIdle.Broadcast()
 		last := p.drainers == 0 && p.q.len() == 0
 		p.mu.Unlock()
 		if last {
@@ -387,8 +459,15 @@ func (p *Pool) stop() {
 // loop), which made closing many pools at once, one per short session,
 // take milliseconds each: nothing here waits for them.
 func (p *Pool) release() {
-	p.ap.Release()
-	close(p.done)
+	if p.ap != nil {
+		p.ap.Release()
+	}
+	p.mu.Lock()
+	p.released = true
+	if p.done != nil {
+		close(p.done)
+	}
+	p.mu.Unlock()
 }
 
 // quiet is an ants.Logger that says nothing: every panic goes to the

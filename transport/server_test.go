@@ -48,6 +48,7 @@ func TestServer_binderChoosesEachSessionsHandlers(t *testing.T) {
 			if err := c.Call(ctx, "who", nil, &got); err != nil || got != want {
 				t.Fatalf("session %d answered %d, %v", want, got, err)
 			}
+			synctest.Wait() // the session may answer before Serve has tracked it
 			if srv.Len() != 1 {
 				t.Fatalf("Len = %d with one client", srv.Len())
 			}

@@ -1,0 +1,36 @@
+package conn_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/conn"
+)
+
+// loneBody is one pooled echo request, the body of one HTTP POST.
+var loneBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":["x"]}`)
+
+// serveLone serves one body on a session of its own, alone in the process,
+// as each JSON-RPC POST without a session is: made, handed one request for
+// the shared pool, and closed.
+func serveLone(tb testing.TB, opts *conn.Options) {
+	s := conn.NewStream(nil, opts)
+	var n int
+	if err := s.ServeBody(context.Background(), loneBody, func(msg []byte) { n += len(msg) }); err != nil || n == 0 {
+		tb.Fatalf("ServeBody: %v, %d bytes answered", err, n)
+	}
+	s.Close()
+	if err := s.Wait(); err != nil && err != conn.ErrClosed {
+		tb.Fatalf("Wait: %v", err)
+	}
+}
+
+// BenchmarkServeBody_lone is a session per request, one after another, each
+// handing its request to the shared pool.
+func BenchmarkServeBody_lone(b *testing.B) {
+	opts := &conn.Options{Router: pooledEchoRouter()}
+	b.ReportAllocs()
+	for b.Loop() {
+		serveLone(b, opts)
+	}
+}
