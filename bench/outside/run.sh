@@ -18,8 +18,8 @@
 # ROUNDS rounds (default 3), interleaved (every row once, then again), so
 # that a burst of load elsewhere lands on every server alike; each run is
 # wrk -t THREADS -c CONNS -d DURATION (defaults 2, 16, 5s). Prints one
-# line per run in go test -bench's format (BenchmarkOutsideRPC/impl=geth
-# 1 N calls/s), appended to FILE with -out (../run.sh feeds them to
+# line per run in go test -bench's format (BenchmarkOutsideRPC/impl=geth-2
+# 1 N calls/s 0 failures), appended to FILE with -out (../run.sh feeds them to
 # cmd/report), then a table of medians and each row's ratio to the best
 # peer. Rows named mcpwire… are mcpwire's; "default" marks what a user of
 # each library's defaults gets.
@@ -45,6 +45,7 @@ threads=${THREADS:-2}
 conns=${CONNS:-16}
 duration=${DURATION:-5s}
 secs=${duration%s}
+ncpu=$(nproc)
 
 tmp=$(mktemp -d -t mcpwire-outside.XXXXXX)
 pids=
@@ -157,7 +158,9 @@ while [ "$r" -lt "$rounds" ]; do
 			echo "outside: $wl/$impl: $res" >&2
 			failed=1
 		fi
-		line="Benchmark$wl/impl=$impl 1 $rate calls/s $bad failures"
+		# -NCPU: the suffix go test -bench puts there (GOMAXPROCS), which
+		# benchout strips
+		line="Benchmark$wl/impl=$impl-$ncpu 1 $rate calls/s $bad failures"
 		echo "$line" | tee -a "$raw"
 	done <"$rows"
 done
@@ -168,7 +171,7 @@ echo "wrk -t $threads -c $conns (round trip: -c 1) -d $duration, $rounds rounds,
 awk -v rowsfile="$rows" '
 BEGIN { while ((getline l < rowsfile) > 0) { split(l, f, " "); def[f[1] "/" f[2]] = f[3] } }
 {
-	split($1, p, "/impl="); wl = substr(p[1], 10); k = wl "/" p[2]
+	split($1, p, "/impl="); wl = substr(p[1], 10); sub(/-[0-9]+$/, "", p[2]); k = wl "/" p[2]
 	if (!(k in n)) { order[++nk] = k; if (!(wl in seen)) { seen[wl] = 1; wls[++nw] = wl } }
 	v[k, ++n[k]] = $3
 }
