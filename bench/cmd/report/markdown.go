@@ -151,6 +151,8 @@ func format(unit string, v float64) string {
 			return fmt.Sprintf("%.1f KiB", v/(1<<10))
 		}
 		return fmt.Sprintf("%.0f B", v)
+	case "server-µs/call":
+		return fmt.Sprintf("%.1f µs", v)
 	case "req/s", "MB/s", "calls/s":
 		return thousands(v) + " " + unit
 	}

@@ -34,6 +34,8 @@ var workloads = []workload{
 	{"W8-outside", "OutsideToolsCall", "calls/s", "higher", "wrk: MCP tools/call over Streamable HTTP, 16 connections, one session", 3, "", true},
 	{"W8-outside-roundtrip", "OutsideToolsCallRoundTrip", "calls/s", "higher", "wrk: MCP tools/call over Streamable HTTP, one connection, one call at a time", 2, "", true},
 	{"W9-outside", "OutsideRPC", "calls/s", "higher", "wrk: JSON-RPC over HTTP POST, 16 connections", 3, "geth", true},
+	{"W8-outside-cpu", "OutsideToolsCall", "server-µs/call", "lower", "the server's CPU time per call in W8-outside (the client's left out)", 0, "", true},
+	{"W9-outside-cpu", "OutsideRPC", "server-µs/call", "lower", "the server's CPU time per call in W9-outside (the client's left out)", 0, "geth", true},
 }
 
 // isDefault reports whether impl, a row of a workload with modes, is
