@@ -83,7 +83,11 @@ func gosdkSession(tb testing.TB, srv *sdk.Server, st, ct sdk.Transport) (*sdk.Cl
 
 // gosdkHandler serves one server over Streamable HTTP in JSON response
 // mode (application/json answers, no SSE), sessions on (the default).
-func gosdkHandler() http.Handler { return echotool.GoSDKHandler(true) }
+// Its clients end their sessions themselves.
+func gosdkHandler() http.Handler {
+	h, _ := echotool.GoSDKHandler(true)
+	return h
+}
 
 // gosdkHTTP is the go-sdk's own client (sdk.StreamableClientTransport)
 // against its own handler.

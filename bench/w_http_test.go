@@ -22,7 +22,7 @@ import (
 var httpToolImpls = []impl{
 	{"mcpwire", mcpwireHTTPDefaults},
 	{"mcpwire-json", mcpwireHTTPPlain},
-	{"go-sdk", func(tb testing.TB) (caller, func()) { return plainHTTPEvents(tb, echotool.GoSDKHandler(false)) }},
+	{"go-sdk", gosdkHTTPDefaults},
 	{"go-sdk-json", gosdkHTTPPlain},
 	{"mcp-go", mcpgoHTTPPlain},
 }
@@ -35,6 +35,17 @@ func mcpwireHTTPDefaults(tb testing.TB) (caller, func()) {
 	return call, func() {
 		stop()
 		h.Close()
+	}
+}
+
+// gosdkHTTPDefaults is the go-sdk's handler with its defaults (every
+// answer an event stream), driven by plainHTTPEvents.
+func gosdkHTTPDefaults(tb testing.TB) (caller, func()) {
+	h, closeSessions := echotool.GoSDKHandler(false)
+	call, stop := plainHTTPEvents(tb, h)
+	return call, func() {
+		stop()
+		closeSessions()
 	}
 }
 

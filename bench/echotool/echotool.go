@@ -31,16 +31,22 @@ func GoSDK() *sdk.Server {
 }
 
 // GoSDKHandler serves one GoSDK server over Streamable HTTP, sessions on
-// (the default), at any path. With jsonResponse, answers are
+// (the default), at any path, and returns it with a func that closes the
+// sessions its clients left open. With jsonResponse, answers are
 // application/json (StreamableHTTPOptions.JSONResponse); without it, the
 // go-sdk's default: every answer is an event stream.
-func GoSDKHandler(jsonResponse bool) http.Handler {
+func GoSDKHandler(jsonResponse bool) (http.Handler, func()) {
 	srv := GoSDK()
 	var opts *sdk.StreamableHTTPOptions
 	if jsonResponse {
 		opts = &sdk.StreamableHTTPOptions{JSONResponse: true}
 	}
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, opts)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, opts)
+	return h, func() {
+		for ss := range srv.Sessions() {
+			ss.Close()
+		}
+	}
 }
 
 // MCPGo returns a server of mcp-go with the echo tool. It validates

@@ -93,7 +93,8 @@ func handler(name string) (http.Handler, func(), error) {
 		srv := echo.NewGethRPC()
 		return srv, srv.Stop, nil
 	case "go-sdk", "go-sdk-json":
-		return echotool.GoSDKHandler(name == "go-sdk-json"), func() {}, nil
+		h, closeSessions := echotool.GoSDKHandler(name == "go-sdk-json")
+		return h, closeSessions, nil
 	case "mcp-go":
 		return echotool.MCPGoHandler(), func() {}, nil
 	case "mcpwire-json":
