@@ -92,11 +92,12 @@ type HTTPOptions struct {
 //
 // HTTPHandler is safe for concurrent use.
 type HTTPHandler struct {
-	b      conn.Binder
-	opts   HTTPOptions
-	log    *slog.Logger
-	bodies codec.BufferPool
-	live   bodySessions
+	b       conn.Binder
+	opts    HTTPOptions
+	log     *slog.Logger
+	bodies  codec.BufferPool
+	answers sync.Pool // of *answer, their reply bound: a POST allocates neither
+	live    bodySessions
 }
 
 // NewHTTPHandler returns a handler serving each POST as a session whose
@@ -145,13 +146,16 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a := answers.Get().(*answer)
+	a, _ := h.answers.Get().(*answer)
+	if a == nil {
+		a = newAnswer()
+	}
 	*a = answer{w: w, timeout: h.opts.WriteTimeout, live: &h.live, reply: a.reply}
 	if !serveBody(r.Context(), &opts, body, a.reply, &h.live) {
 		w.WriteHeader(http.StatusNoContent)
 	}
 	*a = answer{reply: a.reply} // holds nothing of this request
-	answers.Put(a)
+	h.answers.Put(a)
 }
 
 // serveBody serves body as a session of its own with opts, on ctx (a
@@ -173,21 +177,20 @@ func serveBody(ctx context.Context, opts *conn.Options, body []byte, reply func(
 		}
 		defer live.forget(c)
 	}
-	run := bodyRuns.Get().(*bodyRun)
+	run := live.getRun()
 	run.reply = reply
 	err := c.ServeBody(ctx, body, run.put)
 	_ = c.Shutdown(ctx)
 	answered := run.answered
 	// ServeBody calls put before it returns, or never once it has
 	// returned (it gives the sink up when ctx ends first): run is free.
-	run.reply, run.answered = nil, false
-	bodyRuns.Put(run)
+	live.putRun(run)
 	return answered || err != nil
 }
 
 // bodyRun is one call of serveBody: the sink of its body's answer. Runs
-// are pooled with put bound once, so that serving a body allocates no
-// closure for its answer.
+// are pooled (bodySessions.runs) with put bound once, so that serving a
+// body allocates no closure for its answer.
 type bodyRun struct {
 	reply    func(msg []byte, st httpStatus)
 	answered bool
@@ -200,11 +203,26 @@ func (run *bodyRun) deliver(msg []byte) {
 	run.answered = true
 }
 
-var bodyRuns = sync.Pool{New: func() any {
-	run := new(bodyRun)
-	run.put = run.deliver
+// getRun returns a run from b's pool (a new one for a nil b).
+func (b *bodySessions) getRun() *bodyRun {
+	var run *bodyRun
+	if b != nil {
+		run, _ = b.runs.Get().(*bodyRun)
+	}
+	if run == nil {
+		run = new(bodyRun)
+		run.put = run.deliver
+	}
 	return run
-}}
+}
+
+// putRun clears run and gives it back to b's pool.
+func (b *bodySessions) putRun(run *bodyRun) {
+	run.reply, run.answered = nil, false
+	if b != nil {
+		b.runs.Put(run)
+	}
+}
 
 // readBody reads r's body into buf within max bytes and ReadTimeout,
 // answering the request itself when it cannot (413, 400; the connection
@@ -225,16 +243,16 @@ type answer struct {
 	timeout time.Duration
 	live    *bodySessions // nil: no Shutdown to write out for
 	sent    bool
-	reply   func(msg []byte, st httpStatus) // writeAs, bound once (answers)
+	reply   func(msg []byte, st httpStatus) // writeAs, bound once (newAnswer)
 }
 
-// answers pools the answers of HTTPHandler.ServeHTTP, each with its reply
-// bound, so that a POST allocates neither.
-var answers = sync.Pool{New: func() any {
+// newAnswer returns an answer with its reply bound, for
+// HTTPHandler.answers.
+func newAnswer() *answer {
 	a := new(answer)
 	a.reply = a.writeAs
 	return a
-}}
+}
 
 // chunkAbove is the length of net/http's response buffer
 // (bufferBeforeChunkingSize): an answer that fits gets its
