@@ -7,8 +7,13 @@
 // mcp-go, jrpc2, sourcegraph/jsonrpc2, x/exp/jsonrpc2, go-ethereum's rpc and
 // two naive baselines (package echo holds the same echo service on each),
 // and its scanner with encoding/json, sonic and fastjson (package valid).
-// run.sh runs them and cmd/report writes RESULTS.md, results.json and
-// results.png; TestWorkloads checks every answer of every one.
+// W8 (BenchmarkHTTPToolsCallPipelined, BenchmarkHTTPToolsCallRoundTrip:
+// MCP over Streamable HTTP, each SDK's defaults and its JSON mode) and W9
+// (BenchmarkRPCHTTP: JSON-RPC over HTTP POST against go-ethereum) run in
+// process; outside/run.sh runs the same over HTTP from outside, each
+// server a process of its own (cmd/demoserver, cmd/httpecho) loaded by
+// wrk. run.sh runs them and cmd/report writes RESULTS.md, results.json
+// and results.png; TestWorkloads checks every answer of every one.
 //
 // BenchmarkToolsCall compares mcpwire with the official
 // github.com/modelcontextprotocol/go-sdk and github.com/mark3labs/mcp-go

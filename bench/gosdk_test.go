@@ -8,19 +8,15 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpwire/mcpwire/bench/echotool"
 )
 
 // The go-sdk's client would try the stateless 2026-07-28 protocol first;
 // every implementation here speaks 2025-11-25 (initialize, a session).
 var gosdkSessionOptions = &sdk.ClientSessionOptions{ProtocolVersion: pinnedVersion}
 
-func gosdkServer() *sdk.Server {
-	srv := sdk.NewServer(&sdk.Implementation{Name: "bench", Version: "1"}, nil)
-	sdk.AddTool(srv, &sdk.Tool{Name: "echo"}, func(_ context.Context, _ *sdk.CallToolRequest, a echoArgs) (*sdk.CallToolResult, any, error) {
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: a.Message}}}, nil, nil
-	})
-	return srv
-}
+func gosdkServer() *sdk.Server { return echotool.GoSDK() }
 
 func gosdkClient() *sdk.Client {
 	return sdk.NewClient(&sdk.Implementation{Name: "bench-client", Version: "1"}, nil)
@@ -87,9 +83,10 @@ func gosdkSession(tb testing.TB, srv *sdk.Server, st, ct sdk.Transport) (*sdk.Cl
 
 // gosdkHandler serves one server over Streamable HTTP in JSON response
 // mode (application/json answers, no SSE), sessions on (the default).
+// Its clients end their sessions themselves.
 func gosdkHandler() http.Handler {
-	srv := gosdkServer()
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{JSONResponse: true})
+	h, _ := echotool.GoSDKHandler(true)
+	return h
 }
 
 // gosdkHTTP is the go-sdk's own client (sdk.StreamableClientTransport)

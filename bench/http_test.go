@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -36,8 +37,19 @@ func loopbackClient() *http.Client {
 // a failure: the handler must be in JSON response mode). The same client
 // for every server, so that only the servers differ.
 func plainHTTP(tb testing.TB, h http.Handler) (caller, func()) {
+	return plainHTTPOf(tb, h, false)
+}
+
+// plainHTTPEvents is plainHTTP accepting answers as event streams too,
+// for handlers in their default mode: the answer is the data of the
+// stream's last event that has any.
+func plainHTTPEvents(tb testing.TB, h http.Handler) (caller, func()) {
+	return plainHTTPOf(tb, h, true)
+}
+
+func plainHTTPOf(tb testing.TB, h http.Handler, events bool) (caller, func()) {
 	hs := httptest.NewServer(h)
-	p := &plainClient{url: hs.URL + "/mcp", hc: loopbackClient()}
+	p := &plainClient{url: hs.URL + "/mcp", hc: loopbackClient(), events: events}
 	stop := func() {
 		p.end()
 		p.hc.CloseIdleConnections()
@@ -54,6 +66,7 @@ type plainClient struct {
 	url     string
 	hc      *http.Client
 	session string
+	events  bool // answers may be event streams
 	id      atomic.Int64
 }
 
@@ -72,8 +85,9 @@ func (p *plainClient) post(ctx context.Context, body []byte) (*http.Response, er
 	return p.hc.Do(req)
 }
 
-// answer reads a JSON answer into v.
-func answer(res *http.Response, v any) error {
+// answer reads a JSON answer into v: the body, or with p.events the
+// data of an event stream's last event that has data.
+func (p *plainClient) answer(res *http.Response, v any) error {
 	defer res.Body.Close()
 	body, err := io.ReadAll(res.Body)
 	if err != nil {
@@ -82,10 +96,40 @@ func answer(res *http.Response, v any) error {
 	if res.StatusCode != http.StatusOK {
 		return fmt.Errorf("status %s: %s", res.Status, body)
 	}
-	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "application/json" {
+	switch mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); {
+	case mt == "application/json":
+	case mt == "text/event-stream" && p.events:
+		if body = lastEventData(body); body == nil {
+			return errors.New("an event stream without data")
+		}
+	default:
 		return fmt.Errorf("content type %q, want application/json: %s", mt, body)
 	}
 	return json.Unmarshal(body, v)
+}
+
+// lastEventData returns the data of the last event of stream that has
+// any (its data lines joined by newlines, as the SSE specification
+// says), or nil.
+func lastEventData(stream []byte) []byte {
+	var last, data []byte
+	for line := range bytes.Lines(stream) {
+		line = bytes.TrimRight(line, "\r\n")
+		if d, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			if data != nil {
+				data = append(data, '\n')
+			}
+			data = append(data, bytes.TrimPrefix(d, []byte(" "))...)
+			continue
+		}
+		if len(line) == 0 && len(data) > 0 {
+			last, data = data, nil
+		}
+	}
+	if len(data) > 0 { // the stream ended without an empty line
+		last = data
+	}
+	return last
 }
 
 func (p *plainClient) initialize() error {
@@ -99,7 +143,7 @@ func (p *plainClient) initialize() error {
 			ProtocolVersion string `json:"protocolVersion"`
 		} `json:"result"`
 	}
-	if err := answer(res, &init); err != nil {
+	if err := p.answer(res, &init); err != nil {
 		return fmt.Errorf("initialize: %w", err)
 	}
 	if init.Result.ProtocolVersion != pinnedVersion {
@@ -148,7 +192,7 @@ func (p *plainClient) call(ctx context.Context, msg string) (string, error) {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if err := answer(res, &a); err != nil {
+	if err := p.answer(res, &a); err != nil {
 		return "", err
 	}
 	switch {

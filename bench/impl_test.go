@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"testing"
+
+	"github.com/mcpwire/mcpwire/bench/echotool"
 )
 
 // caller makes one tools/call of the echo tool with message msg and
@@ -20,9 +22,7 @@ type impl struct {
 }
 
 // echoArgs are the echo tool's arguments, as every client sends them.
-type echoArgs struct {
-	Message string `json:"message"`
-}
+type echoArgs = echotool.Args
 
 // The tables: one per transport. Adding an implementation is one entry.
 var (

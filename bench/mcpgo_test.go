@@ -13,21 +13,13 @@ import (
 	mgtransport "github.com/mark3labs/mcp-go/client/transport"
 	mg "github.com/mark3labs/mcp-go/mcp"
 	mgserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpwire/mcpwire/bench/echotool"
 )
 
 // mcpgoServer validates arguments against the input schema, as mcpwire
 // and the go-sdk always do (mcp-go does only when asked).
-func mcpgoServer() *mgserver.MCPServer {
-	srv := mgserver.NewMCPServer("bench", "1", mgserver.WithToolCapabilities(false), mgserver.WithInputSchemaValidation())
-	srv.AddTool(mg.NewTool("echo", mg.WithString("message", mg.Required())), func(_ context.Context, req mg.CallToolRequest) (*mg.CallToolResult, error) {
-		msg, err := req.RequireString("message")
-		if err != nil {
-			return mg.NewToolResultError(err.Error()), nil
-		}
-		return mg.NewToolResultText(msg), nil
-	})
-	return srv
-}
+func mcpgoServer() *mgserver.MCPServer { return echotool.MCPGo() }
 
 // mcpgoStart starts c, runs the handshake and returns the echo caller.
 func mcpgoStart(tb testing.TB, c *mgclient.Client) caller {
@@ -108,9 +100,7 @@ func mcpgoStdioClient(tb testing.TB, srv *mgserver.MCPServer) (*mgclient.Client,
 // defaults: answers are application/json unless the handler sends
 // notifications (this one sends none); session ids are issued, not
 // tracked.
-func mcpgoHandler() http.Handler {
-	return mgserver.NewStreamableHTTPServer(mcpgoServer())
-}
+func mcpgoHandler() http.Handler { return echotool.MCPGoHandler() }
 
 // mcpgoHTTP is mcp-go's own Streamable HTTP client against its handler.
 func mcpgoHTTP(tb testing.TB) (caller, func()) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/mcpwire/mcpwire/bench/echotool"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/mcp/streamable"
@@ -16,10 +17,7 @@ import (
 )
 
 func mcpwireServer(tb testing.TB, opts *mcp.ServerOptions) *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, opts)
-	err := mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Message}}}, nil, nil
-	})
+	srv, err := echotool.Mcpwire(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}

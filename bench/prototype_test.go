@@ -188,7 +188,7 @@ func protoDecodeResult_onePass(b *testing.B) {
 func protoEncodeParams_twice(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		raw, err := codec.AppendValue(nil, echoArgs{"hello, world"})
+		raw, err := codec.AppendValue(nil, echoArgs{Message: "hello, world"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -207,7 +207,7 @@ func protoEncodeParams_once(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		out, err := codec.AppendValue(make([]byte, 0, 256), &params{"echo", echoArgs{"hello, world"}})
+		out, err := codec.AppendValue(make([]byte, 0, 256), &params{"echo", echoArgs{Message: "hello, world"}})
 		if err != nil || len(out) == 0 {
 			b.Fatal(err)
 		}

@@ -1,17 +1,19 @@
 #!/bin/sh
 # run.sh [-short | -smoke] [-out DIR] [PATTERN]
 #
-# Without PATTERN: every workload of issue 10 (W1–W7, the
-# Benchmark<Workload>/impl=NAME benchmarks), COUNT rounds (default 6),
+# Without PATTERN: every workload of issues 10 and 30 (W1–W9, the
+# Benchmark<Workload>/impl=NAME benchmarks, and outside/run.sh: W8 and W9
+# from outside, wrk as the client), COUNT rounds (default 6),
 # then benchstat's tables (-col /impl) and cmd/report, which writes
 # RESULTS.md, results.json and results.png to DIR (default: this
 # directory), with the raw output as results.txt beside them.
 #
-#   -short  W1–W5 at -benchtime 50ms instead of 1s: the same rounds in
-#           under 10 minutes on 2 cores.
+#   -short  W1–W5, W8, W9 at -benchtime 50ms instead of 1s (wrk: 2s a
+#           run): the same rounds in under 15 minutes on 2 cores.
 #   -smoke  one round, every workload once (-benchtime 1x) with
 #           -test.short's smaller W6 and W7 (100 connections; 10,000
-#           requests): the test command's check that this path works.
+#           requests), wrk for 1s a server: the test command's check
+#           that this path works.
 #           Use it with -out, so the committed results stay as they are.
 #
 # With PATTERN: the benchmarks it matches (ToolsCall, RPCEcho, ClientCall,
@@ -82,7 +84,7 @@ case $benchtime in
 *s) slice=$((${benchtime%s} * 1000 / slices))ms ;;
 esac
 : >"$raw"
-fast='^Benchmark(Echo|EchoPipelined|EchoBatch|ToolsCallRoundTrip|ToolsCallPipelined|ToolsList|Validate)$'
+fast='^Benchmark(Echo|EchoPipelined|EchoBatch|ToolsCallRoundTrip|ToolsCallPipelined|ToolsList|Validate|HTTPToolsCallPipelined|HTTPToolsCallRoundTrip|RPCHTTP)$'
 slow='^Benchmark(ManyConns|PeakRSS)$'
 i=0
 while [ "$i" -lt "$count" ]; do
@@ -97,6 +99,13 @@ while [ "$i" -lt "$count" ]; do
 	done
 	"$bin/bench.test" -test.run '^$' -test.bench "$slow" -test.benchtime 1x -test.count 1 -test.timeout 1h $short | tee -a "$raw"
 done
+# W8 and W9 from outside: each server a process of its own, wrk as the
+# client (skipped, with a message, where wrk is not installed).
+case $variant in
+full) ROUNDS=$count sh outside/run.sh -out "$raw" ;;
+short) ROUNDS=$count DURATION=2s sh outside/run.sh -out "$raw" ;;
+smoke) ROUNDS=1 DURATION=1s CONNS=4 sh outside/run.sh -out "$raw" ;;
+esac
 echo
 $benchstat -col /impl "$raw"
 note="Machine: a shared 2-core VM, its cores used by other work during the run, so the figures are noisy: read the ratios to one significant figure."

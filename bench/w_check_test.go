@@ -14,7 +14,8 @@ import (
 // TestWorkloads runs every workload once for every implementation that
 // can do it, with the answers checked as the benchmarks check them: W1,
 // W2, W3 over net.Pipe, W6 over loopback TCP (20 connections), W4 over
-// stdio. (W5 is TestValidate; W7 runs W2 in a child process.)
+// stdio, W8 over Streamable HTTP. (W9's servers are BenchmarkRPCEcho's,
+// checked by TestEchoAnswersAreCorrect.) (W5 is TestValidate; W7 runs W2 in a child process.)
 func TestWorkloads(t *testing.T) {
 	for _, name := range echo.Names {
 		t.Run("echo/impl="+name, func(t *testing.T) {
@@ -49,6 +50,9 @@ func TestWorkloads(t *testing.T) {
 	}
 	for _, im := range mcpImpls {
 		t.Run("tools/call/impl="+im.name, func(t *testing.T) { checkAnswers(t, im) })
+	}
+	for _, im := range httpToolImpls { // W8
+		t.Run("http/tools/call/impl="+im.name, func(t *testing.T) { checkAnswers(t, im) })
 	}
 	for _, im := range listImpls {
 		t.Run("tools/list/impl="+im.name, func(t *testing.T) {

@@ -26,27 +26,11 @@ var mcpImpls = []impl{
 
 // BenchmarkToolsCallRoundTrip is W4, one call outstanding: tools/call of
 // the echo tool (one typed string argument, answered as one text block).
-func BenchmarkToolsCallRoundTrip(b *testing.B) {
-	for _, im := range mcpImpls {
-		b.Run("impl="+im.name, func(b *testing.B) {
-			call, stop := im.start(b)
-			defer stop()
-			roundTrip(b, call)
-		})
-	}
-}
+func BenchmarkToolsCallRoundTrip(b *testing.B) { benchImpls(b, mcpImpls, roundTrip) }
 
 // BenchmarkToolsCallPipelined is W4 pipelined: 64 goroutines sharing the
 // session, b.N calls in all, each caller with a message of its own.
-func BenchmarkToolsCallPipelined(b *testing.B) {
-	for _, im := range mcpImpls {
-		b.Run("impl="+im.name, func(b *testing.B) {
-			call, stop := im.start(b)
-			defer stop()
-			pipelined(b, call)
-		})
-	}
-}
+func BenchmarkToolsCallPipelined(b *testing.B) { benchImpls(b, mcpImpls, pipelined) }
 
 // listTools is how many tools tools/list answers: echo and 49 others of
 // the same type.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -91,11 +92,12 @@ type HTTPOptions struct {
 //
 // HTTPHandler is safe for concurrent use.
 type HTTPHandler struct {
-	b      conn.Binder
-	opts   HTTPOptions
-	log    *slog.Logger
-	bodies codec.BufferPool
-	live   bodySessions
+	b       conn.Binder
+	opts    HTTPOptions
+	log     *slog.Logger
+	bodies  codec.BufferPool
+	answers sync.Pool // of *answer, their reply bound: a POST allocates neither
+	live    bodySessions
 }
 
 // NewHTTPHandler returns a handler serving each POST as a session whose
@@ -144,10 +146,16 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a := answer{w: w, timeout: h.opts.WriteTimeout, live: &h.live}
-	if !serveBody(r.Context(), &opts, body, a.writeAs, &h.live) {
+	a, _ := h.answers.Get().(*answer)
+	if a == nil {
+		a = newAnswer()
+	}
+	*a = answer{w: w, timeout: h.opts.WriteTimeout, live: &h.live, reply: a.reply}
+	if !serveBody(r.Context(), &opts, body, a.reply, &h.live) {
 		w.WriteHeader(http.StatusNoContent)
 	}
+	*a = answer{reply: a.reply} // holds nothing of this request
+	h.answers.Put(a)
 }
 
 // serveBody serves body as a session of its own with opts, on ctx (a
@@ -169,13 +177,51 @@ func serveBody(ctx context.Context, opts *conn.Options, body []byte, reply func(
 		}
 		defer live.forget(c)
 	}
-	answered := false
-	err := c.ServeBody(ctx, body, func(msg []byte) {
-		reply(msg, statusOf(msg))
-		answered = true
-	})
+	run := live.getRun()
+	run.reply = reply
+	err := c.ServeBody(ctx, body, run.put)
 	_ = c.Shutdown(ctx)
+	answered := run.answered
+	// ServeBody calls put before it returns, or never once it has
+	// returned (it gives the sink up when ctx ends first): run is free.
+	live.putRun(run)
 	return answered || err != nil
+}
+
+// bodyRun is one call of serveBody: the sink of its body's answer. Runs
+// are pooled (bodySessions.runs) with put bound once, so that serving a
+// body allocates no closure for its answer.
+type bodyRun struct {
+	reply    func(msg []byte, st httpStatus)
+	answered bool
+	put      func(msg []byte) // run's deliver
+}
+
+// deliver gives the body's answer to reply with the status it calls for.
+func (run *bodyRun) deliver(msg []byte) {
+	run.reply(msg, statusOf(msg))
+	run.answered = true
+}
+
+// getRun returns a run from b's pool (a new one for a nil b).
+func (b *bodySessions) getRun() *bodyRun {
+	var run *bodyRun
+	if b != nil {
+		run, _ = b.runs.Get().(*bodyRun)
+	}
+	if run == nil {
+		run = new(bodyRun)
+		run.put = run.deliver
+	}
+	return run
+}
+
+// putRun clears run and gives it back to b's pool.
+func (b *bodySessions) putRun(run *bodyRun) {
+	run.reply, run.answered = nil, false
+	if b != nil {
+		b.runs.Put(run)
+	}
 }
 
 // readBody reads r's body into buf within max bytes and ReadTimeout,
@@ -197,7 +243,22 @@ type answer struct {
 	timeout time.Duration
 	live    *bodySessions // nil: no Shutdown to write out for
 	sent    bool
+	reply   func(msg []byte, st httpStatus) // writeAs, bound once (newAnswer)
 }
+
+// newAnswer returns an answer with its reply bound, for
+// HTTPHandler.answers.
+func newAnswer() *answer {
+	a := new(answer)
+	a.reply = a.writeAs
+	return a
+}
+
+// chunkAbove is the length of net/http's response buffer
+// (bufferBeforeChunkingSize): an answer that fits gets its
+// Content-Length from net/http when the handler returns; a longer one is
+// sent chunked unless the handler sets it.
+const chunkAbove = 2048
 
 // writeAs sends msg with st's status and headers. As serveBody's reply it
 // runs once, before serveBody returns, while ServeHTTP waits, so w is not
@@ -213,7 +274,7 @@ func (a *answer) writeAs(msg []byte, st httpStatus) {
 	// returns: Shutdown waits for ServeHTTP, and the server may close the
 	// connection right after (net/http would write it only on return).
 	flush := a.live != nil && a.live.stopping.Load()
-	if flush {
+	if flush || len(msg) > chunkAbove {
 		hd["Content-Length"] = []string{strconv.Itoa(len(msg))}
 	}
 	a.w.WriteHeader(st.Code)

@@ -21,6 +21,7 @@ type bodySessions struct {
 	closed   bool
 	serving  sync.WaitGroup // ServeHTTP calls between enter and leave
 	live     sessions
+	runs     sync.Pool // of *bodyRun (serveBody)
 }
 
 // shutdownWriteGrace is how long, past Shutdown's deadline, Shutdown waits

@@ -18,12 +18,18 @@ type gethServer struct {
 	streams
 }
 
-func newGeth() Server {
+func newGeth() Server { return &gethServer{srv: NewGethRPC()} }
+
+// NewGethRPC returns go-ethereum's rpc.Server with Method registered, the
+// library's defaults otherwise. It is also an http.Handler: JSON-RPC over
+// HTTP POST at any path, as go-ethereum's HTTP endpoint serves it. Stop
+// it when done.
+func NewGethRPC() *rpc.Server {
 	srv := rpc.NewServer()
 	if err := srv.RegisterName("test", gethService{}); err != nil {
 		panic(err) // a constant service: cannot fail
 	}
-	return &gethServer{srv: srv}
+	return srv
 }
 
 func (s *gethServer) ServeConn(rwc io.ReadWriteCloser) {

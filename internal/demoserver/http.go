@@ -55,8 +55,10 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpH)
 	mux.Handle("/sse", legacy)
+	// No ReadTimeout of its own: the server bounds every body with
+	// cfg.readTimeout (BodyTimeout below) before /rpc sees it, and a
+	// second deadline would only cost each POST a clock read and a timer.
 	rpc := transport.NewHTTPHandler(d, &transport.HTTPOptions{
-		ReadTimeout:  cfg.readTimeout,
 		WriteTimeout: transport.DefaultHTTPWriteTimeout,
 		Logger:       log,
 	})

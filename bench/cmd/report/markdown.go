@@ -68,7 +68,8 @@ func writeMarkdown(w io.Writer, res results, m meta) error {
 		if !ok {
 			continue
 		}
-		p("\n### %s — %s\n\n`Benchmark%s/impl=…`, %s, %s is better.\n\n| impl | median | mcpwire's advantage |\n|---|---|---|\n", wl.key, wl.title, wl.bench, e.Unit, e.Better)
+		p("\n### %s — %s\n\n`Benchmark%s/impl=…`, %s, %s is better.\n\n| impl | median | mcpwire's advantage |%s\n|---|---|---|%s\n", wl.key, wl.title, wl.bench, e.Unit, e.Better,
+			map[bool]string{true: " a user of the defaults gets it |"}[wl.modes], map[bool]string{true: "---|"}[wl.modes])
 		mine, have := e.Impls["mcpwire"]
 		for _, impl := range sortedImpls(e) {
 			name := impl
@@ -79,11 +80,16 @@ func writeMarkdown(w io.Writer, res results, m meta) error {
 			if have && impl != "mcpwire" {
 				adv = ratio(advantage(e, mine, e.Impls[impl]))
 			}
-			p("| %s | %s | %s |\n", name, format(e.Unit, e.Impls[impl]), adv)
+			p("| %s | %s | %s |", name, format(e.Unit, e.Impls[impl]), adv)
+			if wl.modes {
+				p(" %s |", map[bool]string{true: "**yes**", false: "no"}[isDefault(impl)])
+			}
+			p("\n")
 		}
 	}
 	p("\n## Who can do what\n\n")
 	p("- W1, W2, W3, W6, W7 are plain JSON-RPC: the echo service of `bench/echo` on mcpwire, jrpc2, sourcegraph, x/exp/jsonrpc2, go-ethereum and the two naive loops. go-sdk and mcp-go are MCP SDKs with no plain JSON-RPC server: they are in W4 only, and W4 has only the three MCP SDKs.\n")
+	p("- W8 and W9 are over HTTP on loopback, in process (one small client for every server) and, in the rows named …-outside, from outside: each server a process of its own loaded by `wrk` through a Lua script that checks every answer (`bench/outside/run.sh`). W8 is the three MCP SDKs over Streamable HTTP, W9 plain JSON-RPC over HTTP POST (mcpwire, go-ethereum, jrpc2 in process). Their tables say which rows **a user of the defaults gets**: `mcpwire` is `cmd/demoserver` (from outside) or the handlers with nil options; rows named …-json are a library's JSON response mode (mcp-go's defaults already answer JSON), and `mcpwire-fasthttp` is demoserver's -fast-rpc. The summary compares the `mcpwire` row (its defaults) with the best peer row of any mode.\n")
 	p("- Batches (W3): ")
 	var nb []string
 	for _, name := range echo.Names {
@@ -145,7 +151,9 @@ func format(unit string, v float64) string {
 			return fmt.Sprintf("%.1f KiB", v/(1<<10))
 		}
 		return fmt.Sprintf("%.0f B", v)
-	case "req/s", "MB/s":
+	case "server-µs/call":
+		return fmt.Sprintf("%.1f µs", v)
+	case "req/s", "MB/s", "calls/s":
 		return thousands(v) + " " + unit
 	}
 	return num(v)
