@@ -25,7 +25,7 @@
 # row's ratios to the best peer. Rows named mcpwire… are mcpwire's;
 # "default" marks what a user of each library's defaults gets.
 #
-# Exits 0 with a message when wrk is missing; 1 if any answer was wrong.
+# Exits 0 with a message when wrk is missing (1 with MCPWIRE_WRK=required); 1 if any answer was wrong.
 # Kills only the servers it started; every wrk run is bounded by timeout.
 set -eu
 cd "$(dirname "$0")"
@@ -38,6 +38,10 @@ while [ $# -gt 0 ]; do
 	shift
 done
 if ! command -v wrk >/dev/null 2>&1; then
+	if [ "${MCPWIRE_WRK:-}" = required ]; then
+		echo "outside: wrk is not installed (Debian: apt-get install wrk), and MCPWIRE_WRK=required" >&2
+		exit 1
+	fi
 	echo "outside: skipped: wrk is not installed (Debian: apt-get install wrk)" >&2
 	exit 0
 fi
