@@ -26,8 +26,21 @@ func serveLone(tb testing.TB, opts *conn.Options) {
 }
 
 // BenchmarkServeBody_lone is a session per request, one after another, each
-// handing its request to the shared pool.
+// handing its request to the shared pool, which nothing else holds: each
+// session makes and closes it.
 func BenchmarkServeBody_lone(b *testing.B) {
+	opts := &conn.Options{Router: pooledEchoRouter()}
+	b.ReportAllocs()
+	for b.Loop() {
+		serveLone(b, opts)
+	}
+}
+
+// BenchmarkServeBody_loneHeld is BenchmarkServeBody_lone with the shared
+// pool held open, as a server serving a session per request holds it.
+func BenchmarkServeBody_loneHeld(b *testing.B) {
+	release := conn.HoldSharedPool()
+	defer release()
 	opts := &conn.Options{Router: pooledEchoRouter()}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -77,3 +77,51 @@ func TestConn_inlineOnlyTakesNoPool(t *testing.T) {
 		t.Error("an inline request took the shared pool")
 	}
 }
+
+// Sessions alone in the process, one after another (a session per HTTP
+// POST), while a server holds the shared pool open: they all run on that
+// one pool, on the same workers, starting no goroutine per session; once the hold
+// is let go, the pool closes.
+func TestConn_heldSharedPoolServesLoneSessionsOnOneWorker(t *testing.T) {
+	r := router.New()
+	if err := r.Register("echo", router.Func(func(_ context.Context, p []string) ([]string, error) { return p, nil }), nil); err != nil {
+		t.Fatal(err)
+	}
+	release := HoldSharedPool()
+	p := defaultPool.Acquire()
+	defaultPool.Release(p)
+	serve := func() {
+		t.Helper()
+		c := NewStream(nil, &Options{Router: r})
+		var got []byte
+		if err := c.ServeBody(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":["x"]}`), func(msg []byte) { got = append(got, msg...) }); err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"jsonrpc":"2.0","id":1,"result":["x"]}`; string(got) != want {
+			t.Fatalf("answer %q, want %q", got, want)
+		}
+		if c.shared.Load() != p {
+			t.Fatal("a lone session did not run on the held pool")
+		}
+		c.Close()
+		c.Wait()
+	}
+	serve()
+	before := p.Running()
+	for range 100 {
+		serve()
+	}
+	// A worker may not be back in the pool when the next session hands
+	// off (the answer is out before the worker returns): a second one then
+	// takes turns with it.
+	if n := p.Running() - before; n > 1 {
+		t.Errorf("%d workers started for 100 lone sessions one after another", n)
+	}
+	alone := defaultPool.Acquire() == p // no other user holds another pool
+	defaultPool.Release(p)
+	release()
+	release() // a second call does nothing
+	if err := p.Submit(taskFunc(func() {})); alone && err != pool.ErrClosed {
+		t.Errorf("the hold was let go; Submit on the shared pool = %v, want ErrClosed", err)
+	}
+}

@@ -81,7 +81,11 @@ type HTTPOptions struct {
 // µs and 30 allocations per POST, against the tens of microseconds net/http
 // itself spends on one. A session shared by every request would be
 // cheaper but could not tell the Binder, nor per-peer middleware such as a
-// rate limiter, who is calling.
+// rate limiter, who is calling. Sessions without a conn.Options.Pool
+// hand their handlers to the pool those share: the handler holds it open
+// (conn.HoldSharedPool) from its first such session until Shutdown, so
+// that a client posting one request after another neither makes that
+// pool nor starts a goroutine per request.
 //
 // The answer is sent once every handler the body started has returned:
 // a body of notifications is answered 204 once they have been handled.
@@ -160,6 +164,9 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // handlers the body started, the answer's and the notifications', have
 // finished (or ctx is done).
 func serveBody(ctx context.Context, opts *conn.Options, body []byte, reply func(msg []byte, st httpStatus), live *bodySessions) bool {
+	if live != nil && opts.Pool == nil {
+		live.holdSharedPool()
+	}
 	c := conn.NewStream(nil, opts)
 	if live != nil {
 		if !live.track(c) {

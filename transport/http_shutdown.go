@@ -17,8 +17,10 @@ import (
 // their answers.
 type bodySessions struct {
 	stopping atomic.Bool // read without the lock: set with closed
+	held     atomic.Bool // read without the lock: set with release
 	mu       sync.Mutex
 	closed   bool
+	release  func()         // lets the shared pool go (conn.HoldSharedPool); nil: not held
 	serving  sync.WaitGroup // ServeHTTP calls between enter and leave
 	live     sessions
 }
@@ -41,6 +43,22 @@ func (b *bodySessions) enter() bool {
 // leave counts a request entered out.
 func (b *bodySessions) leave() { b.serving.Done() }
 
+// holdSharedPool keeps the pool of sessions without a pool of their own
+// open from the first such session to shutdown: each POST is a session
+// alone, and a client posting one request after another would otherwise
+// make and close that pool (an ants pool and its goroutines) each time.
+func (b *bodySessions) holdSharedPool() {
+	if b.held.Load() {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closed && b.release == nil {
+		b.release = conn.HoldSharedPool()
+		b.held.Store(true)
+	}
+}
+
 // track adds c to those Shutdown ends, unless Shutdown began.
 func (b *bodySessions) track(c *conn.Conn) bool { return track(&b.live, c) == nil }
 
@@ -55,7 +73,11 @@ func (b *bodySessions) shutdown(ctx context.Context) error {
 	b.mu.Lock()
 	b.closed = true
 	b.stopping.Store(true)
+	release := b.release
 	b.mu.Unlock()
+	if release != nil { // the sessions still served hold the pool themselves
+		defer release()
+	}
 	err := b.live.Shutdown(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -84,7 +106,9 @@ func (b *bodySessions) shutdown(ctx context.Context) error {
 // served are waited for until ctx is done; those still running then are
 // answered -32004 (abandoned by a shutdown: the call may have had effects)
 // with HTTP status 503, and their handlers' contexts cancelled. It returns
-// once every answer is written, or shortly after ctx's deadline.
+// once every answer is written, or shortly after ctx's deadline. It also
+// lets go of the shared pool the handler holds (see HTTPHandler): call it
+// once the handler is done with, in tests too.
 //
 // Call it before http.Server.Shutdown's deadline makes the server close
 // its connections (http.Server.Close), which would cut the answers off:
