@@ -19,10 +19,7 @@ func (f taskFunc) Run() { f() }
 // another, on the same few workers of the shared pool, and gives the pool
 // back when it ends: the last connection's end closes it.
 func TestConn_withoutPoolSharesOnePool(t *testing.T) {
-	r := router.New()
-	if err := r.Register("echo", router.Func(func(_ context.Context, p []string) ([]string, error) { return p, nil }), nil); err != nil {
-		t.Fatal(err)
-	}
+	r := stringEchoRouter(t, nil)
 	a, b := net.Pipe()
 	c := New(a, &Options{Router: r})
 	defer b.Close()
@@ -60,19 +57,9 @@ func TestConn_withoutPoolSharesOnePool(t *testing.T) {
 // A session whose handlers all run inline never takes the shared pool:
 // a session per HTTP POST does not make one for nothing.
 func TestConn_inlineOnlyTakesNoPool(t *testing.T) {
-	r := router.New()
-	if err := r.Register("echo", router.Func(func(_ context.Context, p []string) ([]string, error) { return p, nil }), &router.MethodOptions{Inline: true}); err != nil {
-		t.Fatal(err)
-	}
-	c := NewStream(nil, &Options{Router: r})
+	c := NewStream(nil, &Options{Router: stringEchoRouter(t, &router.MethodOptions{Inline: true})})
 	defer c.Close()
-	var got []byte
-	if err := c.ServeBody(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":["x"]}`), func(msg []byte) { got = append(got, msg...) }); err != nil {
-		t.Fatal(err)
-	}
-	if want := `{"jsonrpc":"2.0","id":1,"result":["x"]}`; string(got) != want {
-		t.Fatalf("answer %q, want %q", got, want)
-	}
+	serveEchoBody(t, c)
 	if c.shared.Load() != nil {
 		t.Error("an inline request took the shared pool")
 	}
@@ -80,26 +67,17 @@ func TestConn_inlineOnlyTakesNoPool(t *testing.T) {
 
 // Sessions alone in the process, one after another (a session per HTTP
 // POST), while a server holds the shared pool open: they all run on that
-// one pool, on the same workers, starting no goroutine per session; once the hold
-// is let go, the pool closes.
+// one pool, on the same workers, starting no goroutine per session; once
+// the hold is let go, the pool closes.
 func TestConn_heldSharedPoolServesLoneSessionsOnOneWorker(t *testing.T) {
-	r := router.New()
-	if err := r.Register("echo", router.Func(func(_ context.Context, p []string) ([]string, error) { return p, nil }), nil); err != nil {
-		t.Fatal(err)
-	}
+	r := stringEchoRouter(t, nil)
 	release := HoldSharedPool()
 	p := defaultPool.Acquire()
 	defaultPool.Release(p)
 	serve := func() {
 		t.Helper()
 		c := NewStream(nil, &Options{Router: r})
-		var got []byte
-		if err := c.ServeBody(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":["x"]}`), func(msg []byte) { got = append(got, msg...) }); err != nil {
-			t.Fatal(err)
-		}
-		if want := `{"jsonrpc":"2.0","id":1,"result":["x"]}`; string(got) != want {
-			t.Fatalf("answer %q, want %q", got, want)
-		}
+		serveEchoBody(t, c)
 		if c.shared.Load() != p {
 			t.Fatal("a lone session did not run on the held pool")
 		}
@@ -123,5 +101,28 @@ func TestConn_heldSharedPoolServesLoneSessionsOnOneWorker(t *testing.T) {
 	release() // a second call does nothing
 	if err := p.Submit(taskFunc(func() {})); alone && err != pool.ErrClosed {
 		t.Errorf("the hold was let go; Submit on the shared pool = %v, want ErrClosed", err)
+	}
+}
+
+// stringEchoRouter serves echo (its params as its result) with mo.
+func stringEchoRouter(t *testing.T, mo *router.MethodOptions) *router.Router {
+	t.Helper()
+	r := router.New()
+	if err := r.Register("echo", router.Func(func(_ context.Context, p []string) ([]string, error) { return p, nil }), mo); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// serveEchoBody serves c one echo request by ServeBody and checks the
+// answer.
+func serveEchoBody(t *testing.T, c *Conn) {
+	t.Helper()
+	var got []byte
+	if err := c.ServeBody(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":["x"]}`), func(msg []byte) { got = append(got, msg...) }); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":1,"result":["x"]}`; string(got) != want {
+		t.Fatalf("answer %q, want %q", got, want)
 	}
 }
