@@ -63,6 +63,9 @@ func TestConn_inlineOnlyTakesNoPool(t *testing.T) {
 	if c.shared.Load() != nil {
 		t.Error("an inline request took the shared pool")
 	}
+	if c.HoldSharedPool() != nil {
+		t.Error("a session that took no shared pool holds one")
+	}
 }
 
 // Sessions alone in the process, one after another (a session per HTTP
@@ -71,9 +74,15 @@ func TestConn_inlineOnlyTakesNoPool(t *testing.T) {
 // the hold is let go, the pool closes.
 func TestConn_heldSharedPoolServesLoneSessionsOnOneWorker(t *testing.T) {
 	r := stringEchoRouter(t, nil)
-	release := HoldSharedPool()
-	p := defaultPool.Acquire()
-	defaultPool.Release(p)
+	first := NewStream(nil, &Options{Router: r})
+	serveEchoBody(t, first)
+	p := first.shared.Load()
+	release := first.HoldSharedPool()
+	if p == nil || release == nil {
+		t.Fatal("the first session took no shared pool to hold")
+	}
+	first.Close()
+	first.Wait()
 	serve := func() {
 		t.Helper()
 		c := NewStream(nil, &Options{Router: r})
@@ -101,6 +110,9 @@ func TestConn_heldSharedPoolServesLoneSessionsOnOneWorker(t *testing.T) {
 	release() // a second call does nothing
 	if err := p.Submit(taskFunc(func() {})); alone && err != pool.ErrClosed {
 		t.Errorf("the hold was let go; Submit on the shared pool = %v, want ErrClosed", err)
+	}
+	if alone && first.HoldSharedPool() != nil {
+		t.Error("a session that ended holds the pool it had let go")
 	}
 }
 

@@ -77,7 +77,7 @@ func (p *peers) snapshot() ([]conn.Peer, []string) {
 
 // shutdownAtEnd shuts h down once the test and its other cleanups are
 // done (it is registered first, so it runs last): an HTTP handler holds
-// the shared pool until then (conn.HoldSharedPool).
+// the shared pool until then (conn.Conn.HoldSharedPool).
 func shutdownAtEnd[H interface{ Shutdown(context.Context) error }](tb testing.TB, h H) H {
 	tb.Cleanup(func() {
 		if err := h.Shutdown(context.Background()); err != nil {

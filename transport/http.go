@@ -83,9 +83,9 @@ type HTTPOptions struct {
 // cheaper but could not tell the Binder, nor per-peer middleware such as a
 // rate limiter, who is calling. Sessions without a conn.Options.Pool
 // hand their handlers to the pool those share: the handler holds it open
-// (conn.HoldSharedPool) from its first such session until Shutdown, so
-// that a client posting one request after another neither makes that
-// pool nor starts a goroutine per request.
+// (conn.Conn.HoldSharedPool) from the first session that used it until
+// Shutdown, so that a client posting one request after another neither
+// makes that pool nor starts a goroutine per request.
 //
 // The answer is sent once every handler the body started has returned:
 // a body of notifications is answered 204 once they have been handled.
@@ -164,9 +164,6 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // handlers the body started, the answer's and the notifications', have
 // finished (or ctx is done).
 func serveBody(ctx context.Context, opts *conn.Options, body []byte, reply func(msg []byte, st httpStatus), live *bodySessions) bool {
-	if live != nil && opts.Pool == nil {
-		live.holdSharedPool()
-	}
 	c := conn.NewStream(nil, opts)
 	if live != nil {
 		if !live.track(c) {
@@ -181,6 +178,9 @@ func serveBody(ctx context.Context, opts *conn.Options, body []byte, reply func(
 		reply(msg, statusOf(msg))
 		answered = true
 	})
+	if live != nil {
+		live.holdSharedPool(c)
+	}
 	_ = c.Shutdown(ctx)
 	return answered || err != nil
 }

@@ -20,7 +20,7 @@ type bodySessions struct {
 	held     atomic.Bool // read without the lock: set with release
 	mu       sync.Mutex
 	closed   bool
-	release  func()         // lets the shared pool go (conn.HoldSharedPool); nil: not held
+	release  func()         // lets the shared pool go (conn.Conn.HoldSharedPool); nil: not held
 	serving  sync.WaitGroup // ServeHTTP calls between enter and leave
 	live     sessions
 }
@@ -44,19 +44,27 @@ func (b *bodySessions) enter() bool {
 func (b *bodySessions) leave() { b.serving.Done() }
 
 // holdSharedPool keeps the pool of sessions without a pool of their own
-// open from the first such session to shutdown: each POST is a session
-// alone, and a client posting one request after another would otherwise
-// make and close that pool (an ants pool and its goroutines) each time.
-func (b *bodySessions) holdSharedPool() {
+// open from the first session that took it (c, not yet ended) until
+// shutdown: each POST is a session alone, and a client posting one
+// request after another would otherwise make and close that pool (an
+// ants pool and its goroutines) each time.
+func (b *bodySessions) holdSharedPool(c *conn.Conn) {
 	if b.held.Load() {
 		return
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.closed && b.release == nil {
-		b.release = conn.HoldSharedPool()
-		b.held.Store(true)
+	release := c.HoldSharedPool()
+	if release == nil {
+		return
 	}
+	b.mu.Lock()
+	if b.closed || b.release != nil {
+		b.mu.Unlock()
+		release()
+		return
+	}
+	b.release = release
+	b.held.Store(true)
+	b.mu.Unlock()
 }
 
 // track adds c to those Shutdown ends, unless Shutdown began.
