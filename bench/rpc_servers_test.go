@@ -54,9 +54,11 @@ func mcpwireRPC(tb testing.TB, tr string, pooled bool) (any, func()) {
 		h := transport.NewWebSocketHandler(opts, nil)
 		return h, func() { h.Close(); stopPool() }
 	case "fasthttp":
-		return transport.NewFastHTTPHandler(opts, nil), stopPool
+		h := transport.NewFastHTTPHandler(opts, nil)
+		return h, func() { h.Shutdown(context.Background()); stopPool() }
 	}
-	return transport.NewHTTPHandler(opts, nil), stopPool
+	h := transport.NewHTTPHandler(opts, nil)
+	return h, func() { h.Shutdown(context.Background()); stopPool() } // lets the shared pool go
 }
 
 // mcpwireFastRPC serves mcpwire's HTTP endpoint on fasthttp

@@ -25,9 +25,36 @@ func serveLone(tb testing.TB, opts *conn.Options) {
 	}
 }
 
+// holdSharedPool serves one lone session, holds the shared pool it took
+// (conn.Conn.HoldSharedPool) as a server does, and returns the release.
+func holdSharedPool(tb testing.TB) (release func()) {
+	s := conn.NewStream(nil, &conn.Options{Router: pooledEchoRouter()})
+	defer s.Close()
+	if err := s.ServeBody(context.Background(), loneBody, func([]byte) {}); err != nil {
+		tb.Fatal(err)
+	}
+	release = s.HoldSharedPool()
+	if release == nil {
+		tb.Fatal("a session that handed a request off holds no shared pool")
+	}
+	return release
+}
+
 // BenchmarkServeBody_lone is a session per request, one after another, each
-// handing its request to the shared pool.
+// handing its request to the shared pool, which nothing else holds: each
+// session makes and closes it.
 func BenchmarkServeBody_lone(b *testing.B) {
+	opts := &conn.Options{Router: pooledEchoRouter()}
+	b.ReportAllocs()
+	for b.Loop() {
+		serveLone(b, opts)
+	}
+}
+
+// BenchmarkServeBody_loneHeld is BenchmarkServeBody_lone with the shared
+// pool held open, as a server serving a session per request holds it.
+func BenchmarkServeBody_loneHeld(b *testing.B) {
+	defer holdSharedPool(b)()
 	opts := &conn.Options{Router: pooledEchoRouter()}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -39,14 +39,14 @@ const (
 
 // defaultPool runs the non-inline handlers of every connection without
 // Options.Pool: unbounded (MaxInFlight and Admission bound the work), so
-// handlers that block never hold the others back. Its workers live on
-// after a request, for sharedIdle, waiting for the next: their stacks,
-// grown by sonic and by the handlers, stay grown, where a goroutine per
-// request would grow and copy a new stack every time (on a batch of 100
-// cheap calls, more than half the time). It is made by the first
-// connection that needs it and closed by the last one's end, at the cost
-// of a few allocations (see pool.Shared): a session per HTTP request,
-// one after another, makes and closes one each.
+// handlers that block never hold the others back. Its workers (ants')
+// live on after a request, for sharedIdle, waiting for the next: their
+// stacks, grown by sonic and by the handlers, stay grown, where a
+// goroutine per request would grow and copy a new stack every time (on a
+// batch of 100 cheap calls, more than half the time). It is made by its
+// first user and closed by the last one's end; a server that serves each
+// request as a session of its own keeps it open (Conn.HoldSharedPool), so
+// that such sessions, one after another, do not make and close one each.
 var defaultPool = pool.NewShared(&pool.Options{Workers: pool.Unbounded, IdleTimeout: sharedIdle})
 
 // sharedIdle is how long a worker of defaultPool waits for a task before
@@ -76,11 +76,11 @@ type Options struct {
 	// no bound on workers (pool.Unbounded), shared by every connection
 	// without a Pool and bounded by MaxInFlight and Admission alone: a
 	// handler never waits for another to finish, and idle workers wait
-	// 2 s for more before they exit (one waits on), or until the last
-	// connection sharing them ends. Its workers are started by the
-	// connections' own goroutines (in a testing/synctest bubble, they
-	// belong to it), and none is left once every connection sharing them
-	// has ended.
+	// 2 to 4 s for more before they exit, or until the last user of the
+	// pool ends (a connection, or a Conn.HoldSharedPool). The pool is
+	// made, with its goroutines, by its first user (in a testing/synctest
+	// bubble, they belong to it), and none is left once every user has
+	// ended.
 	Pool Executor
 	// MaxInFlight bounds requests running at once on this connection
 	// (default 1024).

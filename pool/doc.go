@@ -36,25 +36,26 @@
 //
 // # Design
 //
-// A Pool made by New is a queue in front of ants/v2 workers
-// (github.com/panjf2000/ants/v2).
+// A Pool (made by New, or by a Shared) is a queue in front of ants/v2
+// workers (github.com/panjf2000/ants/v2).
 // Each worker runs a drain loop that takes tasks until the queue is empty,
 // so a burst costs one wake-up rather than one per task; a loop that takes
 // a task while more wait starts another, so tasks that block still run
 // side by side. A loop that finds the queue empty gives its worker back at
-// once, and idle workers exit after Options.IdleTimeout. Close waits on an
-// event (the last task returning), never by polling. ants' own logger is
-// never used. ants starts a default pool of its own (two goroutines) when
-// it is imported; this package never uses it, and tests that check for
-// leaked goroutines take it as part of the baseline (goleak.IgnoreCurrent).
+// once: the worker waits in ants for the next drain loop, and ants' reaper
+// ends those idle for Options.IdleTimeout. So work one task after another
+// reuses one worker, its stack already grown, and starts no goroutine.
+// Close waits on an event (the last task returning), never by polling.
+// ants' own logger is never used. ants starts a default pool of its own
+// (two goroutines) when it is imported; this package never uses it, and
+// tests that check for leaked goroutines take it as part of the baseline
+// (goleak.IgnoreCurrent).
 //
-// The pool a Shared makes is the one not on ants: ants starts a clock
-// goroutine per pool, and a session alone in the process (one per HTTP
-// request) makes and closes a shared pool per request. Its workers are
-// goroutines started by the Submits that need them, which wait idle for
-// the next task (one is kept while the pool is open); so it starts no
-// goroutine of its own, leaves none behind, and inside a testing/synctest
-// bubble its workers belong to the bubble.
+// A Shared keeps its pool open while it has users. Making one costs an
+// ants pool (two goroutines of its own, a clock and the reaper), so a
+// server that serves each request as a session of its own holds one
+// Acquire for as long as it serves: a session alone in the process then
+// finds the pool open.
 //
 // The AdaptiveLimiter is a gradient controller in the spirit of Netflix's
 // concurrency-limits: every AdaptiveOptions.Window latencies (of work that

@@ -27,8 +27,7 @@ const (
 	DefaultQueuePerWorker = 16
 	// DefaultRetryAfter is the default hint carried by *OverloadedError.
 	DefaultRetryAfter = 50 * time.Millisecond
-	// DefaultIdleTimeout is how long an idle worker waits for a task before
-	// it exits.
+	// DefaultIdleTimeout is the default Options.IdleTimeout.
 	DefaultIdleTimeout = 10 * time.Second
 	// Unbounded, as Options.Workers, bounds neither the workers nor the
 	// queue: a worker is started whenever tasks wait and none is on its
@@ -57,7 +56,8 @@ type Options struct {
 	// -32000 answers when this pool is its executor.
 	RetryAfter time.Duration
 	// IdleTimeout is how long an idle worker waits for a task before it
-	// exits (default DefaultIdleTimeout).
+	// exits (default DefaultIdleTimeout): ants' reaper, which looks every
+	// IdleTimeout, ends a worker idle for about one to two of them.
 	IdleTimeout time.Duration
 	// PanicHandler, if not nil, receives the value of a panicking Task, on
 	// the worker goroutine inside the deferred recovery (so
@@ -97,9 +97,8 @@ type errorString string
 func (e errorString) Error() string { return string(e) }
 
 // Pool is an executor on ants/v2 with a queue in front of its workers,
-// both bounded unless Options.Workers is Unbounded (Shared's pool, not on
-// ants, starts its workers itself; see the package documentation for the
-// guarantees and design). Safe for concurrent use.
+// both bounded unless Options.Workers is Unbounded (see the package
+// documentation for the guarantees and design). Safe for concurrent use.
 type Pool struct {
 	// A drain loop that finds the queue empty returns its worker to ants
 	// at once: spinning there for more work made a pooled round trip about
@@ -108,11 +107,9 @@ type Pool struct {
 	//
 	// Invariants, under mu: 0 <= drainers <= workers; q.len() <= queueCap.
 
-	// ap runs the drain loops; nil: each runs on a goroutine of its own,
-	// started by the Submit or the drain loop that needs it (see Shared).
-	ap         *ants.PoolWithFuncGeneric[*Pool]
-	overloaded *OverloadedError // shared, read-only: no allocation per refusal
-	workers    int              // math.MaxInt when unbounded
+	ap         *ants.PoolWithFuncGeneric[*Pool] // runs the drain loops
+	overloaded *OverloadedError                 // shared, read-only: no allocation per refusal
+	workers    int                              // math.MaxInt when unbounded
 	unbounded  bool
 	queueCap   int
 	reject     bool
@@ -127,12 +124,6 @@ type Pool struct {
 	notFull  sync.Cond   // Submits waiting for room in the queue (Block)
 	closed   bool        // set once, by the first Close
 
-	// Without ants (ap nil): drain loops waiting idle for work.
-	idleTimeout time.Duration
-	wakeIdle    sync.Cond // idle loops wait on it, with mu
-	idle        int       // idle loops not handed work
-	handoffs    int       // wake-ups with work that no idle loop has taken
-
 	closeOnce sync.Once
 	released  bool          // under mu: closed, no drain loop left, q empty
 	done      chan struct{} // under mu, made by the first Close to wait; closed by release
@@ -141,26 +132,11 @@ type Pool struct {
 // New starts a pool. It starts no goroutine before the first Submit other
 // than ants' clock and idle-worker reaper. Its error is ants' refusal of
 // its options, which New normalises first: it returns none today.
-func New(opts *Options) (*Pool, error) {
-	p, size, idle := newPool(opts, nil)
-	// ants blocks, never refuses: the pool starts at most Workers drain
-	// loops, so an Invoke waits at most for a worker that is returning.
-	ap, err := ants.NewPoolWithFuncGeneric(size, (*Pool).drain,
-		ants.WithExpiryDuration(idle),
-		ants.WithLogger(quiet{}),
-	)
-	if err != nil {
-		return nil, err
-	}
-	p.ap = ap
-	return p, nil
-}
+func New(opts *Options) (*Pool, error) { return newPool(opts, nil) }
 
-// newPool returns a pool, its options normalised, with no ants pool: its
-// drain loops run on goroutines started for them (New gives it one, of
-// antsSize workers that expire after idle). Its refusals are overloaded
-// (nil: one made for it; it must carry the normalised RetryAfter).
-func newPool(opts *Options, overloaded *OverloadedError) (p *Pool, antsSize int, idle time.Duration) {
+// newPool is New whose refusals are overloaded (nil: one made for it; it
+// must carry the normalised RetryAfter).
+func newPool(opts *Options, overloaded *OverloadedError) (*Pool, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -183,7 +159,10 @@ func newPool(opts *Options, overloaded *OverloadedError) (p *Pool, antsSize int,
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	p = &Pool{
+	if overloaded == nil {
+		overloaded = &OverloadedError{RetryAfter: o.RetryAfter}
+	}
+	p := &Pool{
 		overloaded: overloaded,
 		workers:    o.Workers,
 		unbounded:  unbounded,
@@ -192,13 +171,18 @@ func newPool(opts *Options, overloaded *OverloadedError) (p *Pool, antsSize int,
 		retryAfter: o.RetryAfter,
 		panics:     o.PanicHandler,
 	}
-	if p.overloaded == nil {
-		p.overloaded = &OverloadedError{RetryAfter: o.RetryAfter}
-	}
 	p.notFull.L = &p.mu
-	p.wakeIdle.L = &p.mu
-	p.idleTimeout = o.IdleTimeout
-	return p, size, o.IdleTimeout
+	// ants blocks, never refuses: the pool starts at most Workers drain
+	// loops, so an Invoke waits at most for a worker that is returning.
+	ap, err := ants.NewPoolWithFuncGeneric(size, (*Pool).drain,
+		ants.WithExpiryDuration(o.IdleTimeout),
+		ants.WithLogger(quiet{}),
+	)
+	if err != nil {
+		return nil, err
+	}
+	p.ap = ap
+	return p, nil
 }
 
 // Submit queues t to run on a worker. When the queue is full it waits for
@@ -278,70 +262,38 @@ func (p *Pool) startLocked() bool {
 	p.drainers++
 	p.full.Store(p.drainers >= p.workers)
 	p.starting = true
-	if p.idle > 0 { // an idle loop is woken for it, and starts nothing
-		p.idle--
-		p.handoffs++
-		p.wakeIdle.Signal()
-		return false
-	}
 	return true
 }
 
-// start hands a drain loop to an ants worker, or, without ants, to a new
-// goroutine of the caller.
+// start hands a drain loop to an ants worker.
 func (p *Pool) start() {
-	if p.ap == nil {
-		go p.drain()
-		return
-	}
 	if err := p.ap.Invoke(p); err != nil {
 		go p.drain() // not expected (ants is released only after the last loop); never strand the queue
 	}
 }
 
 // drain is the loop every worker runs: take tasks until the queue is
-// empty, then return the worker to ants or, without ants, wait idle for
-// more (see idler).
+// empty, then return the worker to ants.
 func (p *Pool) drain() {
-	var w *idler // made at the first wait: a loop on ants never waits
 	p.mu.Lock()
-	last := false
+	p.starting = false
 	for {
-		p.starting = false
-		for {
-			t, ok := p.q.pop()
-			if !ok {
-				break
-			}
-			p.notFull.Signal()
-			more := p.q.len() > 0 && p.startLocked()
-			p.mu.Unlock()
-			if more {
-				p.start()
-			}
-			p.run(t)
-			p.mu.Lock()
-		}
-		p.drainers--
-		p.full.Store(false)
-		if p.ap != nil || p.closed {
-			last = p.closed && p.drainers == 0 && p.q.len() == 0
+		t, ok := p.q.pop()
+		if !ok {
 			break
 		}
-		if p.idle == 0 { // the one idle worker kept while the pool is open
-			if !p.idleLocked(nil) { // closed by stop, which saw no task left
-				break
-			}
-			continue
+		p.notFull.Signal()
+		more := p.q.len() > 0 && p.startLocked()
+		p.mu.Unlock()
+		if more {
+			p.start()
 		}
-		if w == nil {
-			w = new(idler)
-			defer w.stop()
-		}
-		if !w.wait(p) { // idle out, or closed
-			break
-		}
+		p.run(t)
+		p.mu.Lock()
 	}
+	p.drainers--
+	p.full.Store(false)
+	last := p.closed && p.drainers == 0 && p.q.len() == 0
 	p.mu.Unlock()
 	if last {
 		p.release()
@@ -383,13 +335,9 @@ func (p *Pool) QueueCap() int {
 // a snapshot, for metrics.
 func (p *Pool) Busy() int { return p.locked(func() int { return p.drainers }) }
 
-// Running returns the number of workers alive (busy or idle).
-func (p *Pool) Running() int {
-	if p.ap == nil {
-		return p.locked(func() int { return p.drainers + p.idle })
-	}
-	return p.ap.Running()
-}
+// Running returns the number of workers alive (busy or idle): a
+// snapshot, for metrics.
+func (p *Pool) Running() int { return p.ap.Running() }
 
 // RetryAfter returns the retry hint of the pool's refusals.
 func (p *Pool) RetryAfter() time.Duration { return p.retryAfter }
@@ -443,7 +391,6 @@ func (p *Pool) stop() {
 		p.mu.Lock()
 		p.closed = true
 		p.notFull.Broadcast()
-		p.wakeIdle.Broadcast()
 		last := p.drainers == 0 && p.q.len() == 0
 		p.mu.Unlock()
 		if last {
@@ -459,9 +406,7 @@ func (p *Pool) stop() {
 // loop), which made closing many pools at once, one per short session,
 // take milliseconds each: nothing here waits for them.
 func (p *Pool) release() {
-	if p.ap != nil {
-		p.ap.Release()
-	}
+	p.ap.Release()
 	p.mu.Lock()
 	p.released = true
 	if p.done != nil {

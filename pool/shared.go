@@ -6,19 +6,20 @@ import "sync"
 // once the last user has released it: the executor of callers that share
 // one without owning it (every connection without a pool of its own).
 //
-// Its pool is not on ants: a worker is a goroutine started by the Submit
-// (or the worker) that needs it, which, once the queue is empty, waits
-// for the next task: up to Options.IdleTimeout, except one worker, kept
-// while the pool is open; all exit at once when the last user releases
-// the pool. So a pool starts no goroutine of its own (ants starts a clock
-// and a reaper per pool), none is left once the pool is closed and its
-// tasks have returned, and it costs a few allocations to make and close:
-// a user alone in the process (a session per HTTP request, one after
-// another) makes and closes one per use at that cost. A worker started by
-// a Submit inside a testing/synctest bubble belongs to that bubble, as
-// the tasks it runs do; the pool must then not be shared with users
-// outside the bubble, nor be left open when the bubble ends. Safe for
-// concurrent use.
+// Its pool is a Pool like New's, on ants: its idle workers wait for the
+// next task up to Options.IdleTimeout, and ants keeps two goroutines of
+// its own (a clock and the reaper of idle workers) while the pool is open.
+// All exit once the last user has released the pool and the tasks already
+// accepted have returned; the next Acquire makes a new pool, at the cost
+// of a new ants pool (its allocations and those two goroutines). So a caller
+// that starts users one after another (a server that serves each request
+// as a session of its own) holds one Acquire of its own for as long as it
+// serves, and its users then find the pool open, its workers waiting.
+//
+// A pool made inside a testing/synctest bubble (by an Acquire there)
+// belongs to it, with its goroutines: it must then not be shared with
+// users outside the bubble, nor be left open when the bubble ends. Safe
+// for concurrent use.
 type Shared struct {
 	opts Options
 
@@ -44,8 +45,12 @@ func (s *Shared) Acquire() *Pool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.p == nil {
-		s.p, _, _ = newPool(&s.opts, s.overloaded)
-		s.overloaded = s.p.overloaded // every pool's refusals are alike
+		p, err := newPool(&s.opts, s.overloaded)
+		if err != nil { // options are normalised first: ants refuses none
+			panic("pool: ants refused the options of a Shared pool: " + err.Error())
+		}
+		s.p = p
+		s.overloaded = p.overloaded // every pool's refusals are alike
 	}
 	s.users++
 	return s.p

@@ -27,8 +27,10 @@ func ExampleNewHTTPHandler() {
 	opts := &conn.Options{Router: r}
 	ws := transport.NewWebSocketHandler(opts, nil)
 	defer ws.Close()
+	rpc := transport.NewHTTPHandler(opts, nil)
+	defer rpc.Shutdown(context.Background()) // after hs.Close: its POSTs are over
 	mux := http.NewServeMux()
-	mux.Handle("/rpc", transport.NewHTTPHandler(opts, nil))
+	mux.Handle("/rpc", rpc)
 	mux.Handle("/ws", ws)
 	hs := httptest.NewServer(mux)
 	defer hs.Close()

@@ -114,7 +114,8 @@ func (h *FastHTTPHandler) write(rc *fasthttp.RequestCtx, msg []byte, st httpStat
 // answers are written once their handlers have returned, which Shutdown
 // waits for (at most a second past ctx's deadline); call
 // fasthttp.Server.ShutdownWithContext after it, with a context that
-// leaves the server a moment to write them.
+// leaves the server a moment to write them. It lets go of the shared
+// pool as HTTPHandler.Shutdown does.
 func (h *FastHTTPHandler) Shutdown(ctx context.Context) error {
 	return h.live.shutdown(ctx)
 }

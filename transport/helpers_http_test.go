@@ -75,6 +75,18 @@ func (p *peers) snapshot() ([]conn.Peer, []string) {
 	return append([]conn.Peer(nil), p.seen...), append([]string(nil), p.auth...)
 }
 
+// shutdownAtEnd shuts h down once the test and its other cleanups are
+// done (it is registered first, so it runs last): an HTTP handler holds
+// the shared pool until then (conn.Conn.HoldSharedPool).
+func shutdownAtEnd[H interface{ Shutdown(context.Context) error }](tb testing.TB, h H) H {
+	tb.Cleanup(func() {
+		if err := h.Shutdown(context.Background()); err != nil {
+			tb.Errorf("Shutdown: %v", err)
+		}
+	})
+	return h
+}
+
 // rpcServer serves b at /rpc (HTTP POST) and /ws (WebSocket) on loopback.
 type rpcServer struct {
 	*httptest.Server
@@ -84,7 +96,7 @@ type rpcServer struct {
 func startRPC(t *testing.T, b conn.Binder, hopts *transport.HTTPOptions, wopts *transport.WebSocketOptions) *rpcServer {
 	t.Helper()
 	mux := http.NewServeMux()
-	mux.Handle("/rpc", transport.NewHTTPHandler(b, hopts))
+	mux.Handle("/rpc", shutdownAtEnd(t, transport.NewHTTPHandler(b, hopts)))
 	ws := transport.NewWebSocketHandler(b, wopts)
 	mux.Handle("/ws", ws)
 	s := &rpcServer{Server: httptest.NewServer(mux), ws: ws}
@@ -112,7 +124,7 @@ func serveFastHTTPWith(t *testing.T, b conn.Binder, opts *transport.HTTPOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := transport.NewFastHTTPServer(transport.NewFastHTTPHandler(b, opts).ServeFastHTTP)
+	srv := transport.NewFastHTTPServer(shutdownAtEnd(t, transport.NewFastHTTPHandler(b, opts)).ServeFastHTTP)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	t.Cleanup(func() {

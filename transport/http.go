@@ -82,7 +82,11 @@ type HTTPOptions struct {
 // µs and 30 allocations per POST, against the tens of microseconds net/http
 // itself spends on one. A session shared by every request would be
 // cheaper but could not tell the Binder, nor per-peer middleware such as a
-// rate limiter, who is calling.
+// rate limiter, who is calling. Sessions without a conn.Options.Pool
+// hand their handlers to the pool those share: the handler holds it open
+// (conn.Conn.HoldSharedPool) from the first session that used it until
+// Shutdown, so that a client posting one request after another neither
+// makes that pool nor starts a goroutine per request.
 //
 // The answer is sent once every handler the body started has returned:
 // a body of notifications is answered 204 once they have been handled.
@@ -180,6 +184,9 @@ func serveBody(ctx context.Context, opts *conn.Options, body []byte, reply func(
 	run := live.getRun()
 	run.reply = reply
 	err := c.ServeBody(ctx, body, run.put)
+	if live != nil {
+		live.holdSharedPool(c)
+	}
 	_ = c.Shutdown(ctx)
 	answered := run.answered
 	// ServeBody calls put before it returns, or never once it has

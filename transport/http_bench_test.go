@@ -15,9 +15,9 @@ import (
 // them), HTTP parsing left out: the handler's own cost per request.
 func BenchmarkHTTPHandler_echo(b *testing.B) {
 	const body = `{"jsonrpc":"2.0","id":1,"method":"echo","params":["hello"]}`
-	h := transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, &transport.HTTPOptions{
+	h := shutdownAtEnd(b, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, &transport.HTTPOptions{
 		ReadTimeout: transport.DefaultHTTPReadTimeout, WriteTimeout: transport.DefaultHTTPWriteTimeout,
-	})
+	}))
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {

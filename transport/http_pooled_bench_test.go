@@ -32,8 +32,8 @@ func pooledEchoHandler(tb testing.TB) (http.Handler, func(http.Handler)) {
 	}), nil); err != nil {
 		tb.Fatal(err)
 	}
-	h := transport.NewHTTPHandler(&conn.Options{Router: r}, &transport.HTTPOptions{
+	h := shutdownAtEnd(tb, transport.NewHTTPHandler(&conn.Options{Router: r}, &transport.HTTPOptions{
 		ReadTimeout: transport.DefaultHTTPReadTimeout, WriteTimeout: transport.DefaultHTTPWriteTimeout,
-	})
+	}))
 	return h, func(h http.Handler) { postEcho(tb, h) }
 }

@@ -53,7 +53,7 @@ func closedWithin(t *testing.T, c *rawhttp.Conn, d time.Duration) {
 // connection is closed (it used to stay open forever: the deadline was
 // cleared before net/http read the rest of the body).
 func TestHTTPHandler_stalledBodyIsCutAndTheConnectionClosed(t *testing.T) {
-	addr := rawhttp.Serve(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, &transport.HTTPOptions{ReadTimeout: 300 * time.Millisecond}))
+	addr := rawhttp.Serve(t, shutdownAtEnd(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, &transport.HTTPOptions{ReadTimeout: 300 * time.Millisecond})))
 	for _, tc := range []struct {
 		name, req string
 		status    int
@@ -84,7 +84,7 @@ func TestHTTPHandler_stalledBodyIsCutAndTheConnectionClosed(t *testing.T) {
 // TestHTTPHandler_badChunkClosesTheConnection: a malformed chunk size is
 // answered 400 and nothing after it is read as a request.
 func TestHTTPHandler_badChunkClosesTheConnection(t *testing.T) {
-	addr := rawhttp.Serve(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, &transport.HTTPOptions{ReadTimeout: 5 * time.Second}))
+	addr := rawhttp.Serve(t, shutdownAtEnd(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, &transport.HTTPOptions{ReadTimeout: 5 * time.Second})))
 	req := "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n" +
 		"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
 	res, c := rawExchange(t, addr, req)
@@ -188,8 +188,8 @@ func TestHTTPHandler_shutdownAnswersWorkCutOff(t *testing.T) {
 // after its answer (httpjson.Linger). Without the drain the client's
 // write or read failed with a reset.
 func TestHTTPHandler_413ReachesAClientThatWritesItsWholeBodyFirst(t *testing.T) {
-	addr := rawhttp.Serve(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil), Limits: &codec.Limits{MaxFrameBytes: 1 << 20}},
-		&transport.HTTPOptions{ReadTimeout: 5 * time.Second}))
+	addr := rawhttp.Serve(t, shutdownAtEnd(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil), Limits: &codec.Limits{MaxFrameBytes: 1 << 20}},
+		&transport.HTTPOptions{ReadTimeout: 5 * time.Second})))
 	wholeBodyGets413(t, addr)
 }
 

@@ -17,8 +17,10 @@ import (
 // their answers.
 type bodySessions struct {
 	stopping atomic.Bool // read without the lock: set with closed
+	held     atomic.Bool // read without the lock: set with release
 	mu       sync.Mutex
 	closed   bool
+	release  func()         // lets the shared pool go (conn.Conn.HoldSharedPool); nil: not held
 	serving  sync.WaitGroup // ServeHTTP calls between enter and leave
 	live     sessions
 	runs     sync.Pool // of *bodyRun (serveBody)
@@ -42,6 +44,30 @@ func (b *bodySessions) enter() bool {
 // leave counts a request entered out.
 func (b *bodySessions) leave() { b.serving.Done() }
 
+// holdSharedPool keeps the pool of sessions without a pool of their own
+// open from the first session that took it (c, not yet ended) until
+// shutdown: each POST is a session alone, and a client posting one
+// request after another would otherwise make and close that pool (an
+// ants pool and its goroutines) each time.
+func (b *bodySessions) holdSharedPool(c *conn.Conn) {
+	if b.held.Load() {
+		return
+	}
+	release := c.HoldSharedPool()
+	if release == nil {
+		return
+	}
+	b.mu.Lock()
+	if b.closed || b.release != nil {
+		b.mu.Unlock()
+		release()
+		return
+	}
+	b.release = release
+	b.held.Store(true)
+	b.mu.Unlock()
+}
+
 // track adds c to those Shutdown ends, unless Shutdown began.
 func (b *bodySessions) track(c *conn.Conn) bool { return track(&b.live, c) == nil }
 
@@ -56,7 +82,11 @@ func (b *bodySessions) shutdown(ctx context.Context) error {
 	b.mu.Lock()
 	b.closed = true
 	b.stopping.Store(true)
+	release := b.release
 	b.mu.Unlock()
+	if release != nil { // the sessions still served hold the pool themselves
+		defer release()
+	}
 	err := b.live.Shutdown(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -85,7 +115,9 @@ func (b *bodySessions) shutdown(ctx context.Context) error {
 // served are waited for until ctx is done; those still running then are
 // answered -32004 (abandoned by a shutdown: the call may have had effects)
 // with HTTP status 503, and their handlers' contexts cancelled. It returns
-// once every answer is written, or shortly after ctx's deadline.
+// once every answer is written, or shortly after ctx's deadline. It also
+// lets go of the shared pool the handler holds (see HTTPHandler): call it
+// once the handler is done with, in tests too.
 //
 // Call it before http.Server.Shutdown's deadline makes the server close
 // its connections (http.Server.Close), which would cut the answers off:

@@ -136,7 +136,7 @@ func TestHTTPStream_errorStatusesWithoutAnAnswer(t *testing.T) {
 // credentials), not the body; the session goes on.
 func TestHTTPStream_wrongURLIsAnHTTPStatusError(t *testing.T) {
 	mux := http.NewServeMux()
-	mux.Handle("/rpc", transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, nil))
+	mux.Handle("/rpc", shutdownAtEnd(t, transport.NewHTTPHandler(&conn.Options{Router: rpcRouter(nil)}, nil)))
 	mux.HandleFunc("/proxy", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusBadGateway)
