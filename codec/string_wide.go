@@ -8,6 +8,10 @@ package codec
 // Elsewhere strings are scanned a word (8 bytes) at a time.
 const wideStrings = false
 
+// wideBuild says the build has wide loops for the CPU to choose (see
+// wideStrings).
+const wideBuild = false
+
 // wide512 says stringWide takes 64 bytes as one AVX-512 vector: never
 // without wide scanning.
 const wide512 = false

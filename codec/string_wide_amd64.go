@@ -47,6 +47,12 @@ var (
 	wide512     = cpu.X86.HasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI
 )
 
+// wideBuild says the build has wide loops for the CPU to choose: then
+// stringEnd leaves a long string to scanStringSlow after its first 64
+// bytes. A constant, so that stringEnd's bound is a branch-free min with
+// no variable to load.
+const wideBuild = true
+
 // stringWide scans the string body from d[i] (inside the body, at the
 // start of a character, no escape pending) 64 bytes at a time, as two
 // AVX2 vectors or, if use512 (wide512), one AVX-512 vector. It returns
