@@ -85,16 +85,24 @@
 	MOVQ i+24(FP), AX; NOTQ AX; MOVQ AX, j+40(FP); MOVB $0, esc+48(FP) \
 	VZEROUPPER; RET
 
+// START loads the arguments (SI, BX, DI = t) and clears the carries.
+#define START \
+	MOVQ d_base+0(FP), SI; MOVQ d_len+8(FP), BX; ADDQ SI, BX \
+	ADDQ i+24(FP), SI; MOVQ t+32(FP), DI                       \
+	XORQ R8, R8; XORQ R9, R9; XORQ R10, R10; XORQ R11, R11
+
+// NEXT sets CX to the bytes left from the block: it jumps to fail if
+// there are none (the frame ends inside the string), to tail if there
+// are fewer than 64.
+#define NEXT(fail, tail) \
+	MOVQ BX, CX; SUBQ SI, CX; JLE fail; CMPQ CX, $64; JB tail
+
 // func stringWide512(d []byte, i int, t *wideTables) (j int, esc bool)
 //
 // Vectors kept in registers: Z1 the block before (prev), and
 // Z16-Z28 the constants. Z0 is the block, zeros after the end of d.
 TEXT ·stringWide512(SB), NOSPLIT, $80-49
-	MOVQ d_base+0(FP), SI
-	MOVQ d_len+8(FP), BX
-	ADDQ SI, BX
-	ADDQ i+24(FP), SI
-	MOVQ t+32(FP), DI
+	START
 	VMOVDQU64 T_QUOTE(DI), Z16
 	VMOVDQU64 T_BACKSLASH(DI), Z17
 	VMOVDQU64 T_SPACE(DI), Z18
@@ -108,18 +116,10 @@ TEXT ·stringWide512(SB), NOSPLIT, $80-49
 	VMOVDQU64 T_B2HIGH(DI), Z26
 	VMOVDQU64 T_ESCHIGH(DI), Z27
 	VMOVDQU64 T_ESCLOW(DI), Z28
-	XORQ R8, R8
-	XORQ R9, R9
-	XORQ R10, R10
-	XORQ R11, R11
 	VPXORQ Z1, Z1, Z1
 
 loop512:
-	MOVQ BX, CX
-	SUBQ SI, CX
-	JLE  fail512
-	CMPQ CX, $64
-	JB   tail512
+	NEXT(fail512, tail512)
 	VMOVDQU8 (SI), Z0
 
 loaded512:
@@ -239,28 +239,16 @@ fail512:
 // Y14 0x0f. The other constants are read from t (DI). The block at the
 // end of d is copied to 0(SP), zeros after it.
 TEXT ·stringWide256(SB), NOSPLIT, $80-49
-	MOVQ d_base+0(FP), SI
-	MOVQ d_len+8(FP), BX
-	ADDQ SI, BX
-	ADDQ i+24(FP), SI
-	MOVQ t+32(FP), DI
+	START
 	VMOVDQU T_BACKSLASH(DI), Y10
 	VMOVDQU T_QUOTE(DI), Y11
 	VMOVDQU T_SPACE(DI), Y12
 	VPXOR   Y13, Y13, Y13
 	VMOVDQU T_LOW(DI), Y14
 	VPXOR   Y15, Y15, Y15
-	XORQ    R8, R8
-	XORQ    R9, R9
-	XORQ    R10, R10
-	XORQ    R11, R11
 
 loop256:
-	MOVQ BX, CX
-	SUBQ SI, CX
-	JLE  fail256
-	CMPQ CX, $64
-	JB   tail256
+	NEXT(fail256, tail256)
 	VMOVDQU (SI), Y0
 	VMOVDQU 32(SI), Y1
 
