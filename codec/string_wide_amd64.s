@@ -207,8 +207,8 @@ fail512:
 // HALF256 computes the masks of the general step for the 32 bytes of X,
 // given the 32 before them in P, as bytes (0xff for yes): Y2
 // backslashes, Y3 quotes, Y4 no fault (valid UTF-8, not a control
-// character), Y5 'u's, Y6 not classEscape, Y7 not classHex. Y13 is zero, Y14
-// the low nibble's mask; it uses Y2-Y9.
+// character), Y5 'u's, Y6 not classEscape, Y7 not classHex. It reads Y10
+// and Y11 ('\\', '"'), Y13 (zero) and Y14 (0x0f), and uses Y2-Y9.
 #define HALF256(X, P) \
 	VPERM2I128 $0x21, X, P, Y2 /* P's last 16 bytes, X's first */ \
 	VPALIGNR $15, Y2, X, Y3    /* the bytes one before */ \
