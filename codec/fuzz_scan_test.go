@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,7 +17,8 @@ import (
 // jsontext those of fuzz_jsontext_test.go), that the canonical form of an
 // accepted text means the same value to jsontext, and that the envelope
 // spans agree with what encoding/json and jsontext read from the same
-// bytes. Seeds: the package's tables and seeds, JSONTestSuite and the
+// bytes; and that each string loop of wideModes gives the same result
+// (the same error at the same offset). Seeds: the package's tables and seeds, JSONTestSuite and the
 // JSON-RPC specification's examples.
 func FuzzScan(f *testing.F) {
 	for _, c := range envelopeCases {
@@ -45,12 +47,14 @@ func FuzzScan(f *testing.F) {
 	addCorpusSeeds(f)
 	s := NewScanner(nil)
 	tight := NewScanner(&Limits{MaxDepth: 3, MaxBatch: 2})
+	other := NewScanner(nil)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		valid := s.Valid(data)
 		msgs, batch, err := s.Scan(data)
 		if (err == nil) != valid {
 			t.Fatalf("Valid = %v but Scan error = %v", valid, err)
 		}
+		fuzzCheckWideModes(t, other, data, err)
 		if err != nil {
 			var se *SyntaxError
 			if !errors.As(err, &se) || se.Offset < 0 || se.Offset > int64(len(data)) || msgs != nil || batch {
@@ -71,6 +75,19 @@ func FuzzScan(f *testing.F) {
 		}
 		fuzzCheckMessages(t, data, msgs, batch)
 	})
+}
+
+// fuzzCheckWideModes checks that s scans data with each string loop of
+// wideModes as the default loop did (err).
+func fuzzCheckWideModes(t *testing.T, s *Scanner, data []byte, err error) {
+	t.Helper()
+	defer setWide(defaultWide)
+	for _, m := range wideModes() {
+		setWide(m)
+		if _, _, e := s.Scan(data); fmt.Sprint(e) != fmt.Sprint(err) {
+			t.Fatalf("%s: Scan error %v; the default loop's %v", m.name, e, err)
+		}
+	}
 }
 
 // fuzzDepth returns the nesting depth of a valid JSON text.

@@ -298,12 +298,12 @@ var strSafe = func() (t [256]bool) {
 // otherwise ^j < 0, where scanStringSlow resumes at d[j]: the first byte
 // that is not plain (an escape, a control character, non-ASCII UTF-8),
 // the start of the frame's last 7 or fewer bytes, or, with wide scanning
-// (wideStrings), where a long string's first 64 bytes end. No escape
+// (wideBuild), where a long string's first 64 bytes end. No escape
 // comes before j.
 func stringEnd(d []byte, i int) int {
 	end := len(d)
-	if wideStrings && end-i > 64 {
-		end = i + 64 // the rest of a long string: stringWide, 64 bytes a time
+	if wideBuild {
+		end = min(end, i+64) // the rest of a long string: stringWide, 64 bytes at a time
 	}
 	for end-i >= 8 {
 		if m := stringStop(word(d, i)); m != 0 {

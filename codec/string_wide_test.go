@@ -49,35 +49,44 @@ func scanStringRef(d []byte, i int) (int, bool, error) {
 	return i, esc, ErrSyntax
 }
 
-// checkString checks the string scan of d from i against scanStringRef:
-// scanStringSlow alone, and stringEnd then scanStringSlow as the scanner
-// calls them; in a build with wide scanning, stringWide alone with AVX2
-// and (if the CPU has it) with AVX-512.
+// wideMode is one of the string loops: the portable word-at-a-time
+// one, or the wide one with AVX2 (wide) or AVX-512 (wide and w512).
+type wideMode struct {
+	name       string
+	wide, w512 bool
+}
+
+// checkString checks the string scan of d from i against scanStringRef
+// with each loop of wideModes: scanStringSlow alone, stringEnd then
+// scanStringSlow as the scanner calls them, and for a wide loop
+// stringWide alone.
 func checkString(t *testing.T, d []byte, i int) {
 	t.Helper()
+	defer setWide(defaultWide)
 	wj, wesc, werr := scanStringRef(d, i)
-	if j, esc, err := scanStringSlow(d, i); j != wj || esc != wesc || err != werr {
-		t.Fatalf("scanStringSlow(%q, %d) = %d, %v, %v; want %d, %v, %v", d, i, j, esc, err, wj, wesc, werr)
-	}
-	if wideStrings {
-		// Each wide loop decides every valid string itself and leaves
-		// the others to the byte loop.
-		want, wantEsc := wj, wesc
-		if werr != nil {
-			want, wantEsc = ^i, false
+	for _, m := range wideModes() {
+		setWide(m)
+		if j, esc, err := scanStringSlow(d, i); j != wj || esc != wesc || err != werr {
+			t.Fatalf("%s: scanStringSlow(%q, %d) = %d, %v, %v; want %d, %v, %v", m.name, d, i, j, esc, err, wj, wesc, werr)
 		}
-		for _, use512 := range []bool{false, wide512} {
-			if j, esc := stringWide(d, i, use512); j != want || esc != wantEsc {
-				t.Fatalf("stringWide(%q, %d, %v) = %d, %v; want %d, %v", d, i, use512, j, esc, want, wantEsc)
+		if m.wide {
+			// Each wide loop decides every valid string itself and
+			// leaves the others to the byte loop.
+			want, wantEsc := wj, wesc
+			if werr != nil {
+				want, wantEsc = ^i, false
+			}
+			if j, esc := stringWide(d, i, m.w512); j != want || esc != wantEsc {
+				t.Fatalf("%s: stringWide(%q, %d) = %d, %v; want %d, %v", m.name, d, i, j, esc, want, wantEsc)
 			}
 		}
-	}
-	j, esc, err := stringEnd(d, i), false, error(nil)
-	if j < 0 {
-		j, esc, err = scanStringSlow(d, ^j)
-	}
-	if j != wj || esc != wesc || err != werr {
-		t.Fatalf("stringEnd, scanStringSlow(%q, %d) = %d, %v, %v; want %d, %v, %v", d, i, j, esc, err, wj, wesc, werr)
+		j, esc, err := stringEnd(d, i), false, error(nil)
+		if j < 0 {
+			j, esc, err = scanStringSlow(d, ^j)
+		}
+		if j != wj || esc != wesc || err != werr {
+			t.Fatalf("%s: stringEnd, scanStringSlow(%q, %d) = %d, %v, %v; want %d, %v, %v", m.name, d, i, j, esc, err, wj, wesc, werr)
+		}
 	}
 }
 
@@ -140,4 +149,45 @@ func FuzzStringWide(f *testing.F) {
 		}
 		checkString(t, d, i)
 	})
+}
+
+// TestStringWide_everyByte puts each byte value after a backslash and in
+// each hex digit of a \uXXXX, at every place of a 64-byte block and
+// across its end, and each pair of byte values across the ends of 16-,
+// 32- and 64-byte groups: the class tables, the escape masks and the
+// UTF-8 tables are held to the reference for every byte.
+func TestStringWide_everyByte(t *testing.T) {
+	pad := strings.Repeat("x", 140)
+	for c := range 256 {
+		b := string([]byte{byte(c)})
+		for _, f := range []string{`\` + b, `\u` + b + "0a0", `\u0` + b + "Ff", `\uAb` + b + "9", `\u00e` + b} {
+			for at := 50; at <= 130; at++ {
+				checkString(t, []byte(pad[:at]+f+pad[at:]+`"`), 0)
+			}
+		}
+	}
+	for a := range 256 {
+		for b := range 256 {
+			for _, at := range []int{47, 63} {
+				d := []byte(pad[:at] + string([]byte{byte(a), byte(b)}) + pad[at:] + `"`)
+				checkString(t, d, 0)
+			}
+		}
+	}
+}
+
+// TestStringWide_backslashRuns: runs of backslashes of every length at
+// every place of a block and across its end, followed by a quote, a
+// letter, a valid escape or a \u, scan as the reference does (the
+// parity of the runs).
+func TestStringWide_backslashRuns(t *testing.T) {
+	pad := strings.Repeat("y", 140)
+	for n := 1; n <= 70; n++ {
+		run := strings.Repeat(`\`, n)
+		for _, next := range []string{`"`, "n", "q", "u0041", "u004", "é"} {
+			for at := 0; at <= 70; at++ {
+				checkString(t, []byte(pad[:at]+run+next+pad[at:]+`"`), 0)
+			}
+		}
+	}
 }

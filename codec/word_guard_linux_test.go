@@ -11,7 +11,8 @@ import (
 // length, so that it ends where a page the process may not read begins,
 // and scans it every way the package can: word (word_le.go) loads 8 bytes
 // at once, so a load past the frame's end would fault here and end the
-// test binary. Inputs: the scanner's cases, the fuzz seeds, the
+// test binary; the wide string loops (string_wide_amd64.s) are checked
+// the same way, each loop of wideModes in turn. Inputs: the scanner's cases, the fuzz seeds, the
 // JSONTestSuite files and an MCP stream's messages.
 func TestWord_readsNothingPastTheFrame(t *testing.T) {
 	page := os.Getpagesize()
@@ -47,6 +48,17 @@ func TestWord_readsNothingPastTheFrame(t *testing.T) {
 	if len(inputs) < 300 {
 		t.Fatalf("only %d inputs", len(inputs))
 	}
+	defer setWide(defaultWide)
+	for _, m := range wideModes() {
+		setWide(m)
+		scanEveryWay(mem[:page], inputs)
+	}
+}
+
+// scanEveryWay scans each input, cut at every length, every way the
+// package can, placed so that it ends where mem ends.
+func scanEveryWay(mem []byte, inputs [][]byte) {
+	page := len(mem)
 	s := NewScanner(nil)
 	for _, in := range inputs {
 		if len(in) > page {
