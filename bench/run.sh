@@ -52,10 +52,6 @@ benchstat="go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9
 bin=$(mktemp -d -t mcpwire-bench-bin.XXXXXX)
 trap 'rm -rf "$bin"' EXIT
 go test -c -o "$bin/bench.test" .
-# W5-simd: the same Validate benchmark, every validator, from a binary
-# built with GOEXPERIMENT=simd (codec's wide string loop), renamed so that
-# it is a workload of its own.
-GOEXPERIMENT=simd go test -c -o "$bin/bench-simd.test" .
 
 if [ $# -gt 0 ]; then
 	out=${OUT:-$(mktemp -t mcpwire-bench.XXXXXX)}
@@ -94,8 +90,6 @@ while [ "$i" -lt "$count" ]; do
 	while [ "$j" -lt "$slices" ]; do
 		j=$((j + 1))
 		"$bin/bench.test" -test.run '^$' -test.bench "$fast" -test.benchtime "$slice" -test.count 1 -test.timeout 1h $short | tee -a "$raw"
-		"$bin/bench-simd.test" -test.run '^$' -test.bench '^BenchmarkValidate$' -test.benchtime "$slice" -test.count 1 -test.timeout 1h $short |
-			sed 's/^BenchmarkValidate\//BenchmarkValidateSIMD\//' | tee -a "$raw"
 	done
 	"$bin/bench.test" -test.run '^$' -test.bench "$slow" -test.benchtime 1x -test.count 1 -test.timeout 1h $short | tee -a "$raw"
 done

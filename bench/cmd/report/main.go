@@ -9,7 +9,7 @@
 //
 // results.json holds exactly {"go", "cpu", "workloads": {KEY: {"unit",
 // "better", "impls": {NAME: median}}}}; the keys are W1, W2, W3,
-// W4-pipelined, W4-roundtrip, W4-list, W5, W5-simd, W6, W6-memory,
+// W4-pipelined, W4-roundtrip, W4-list, W5, W6, W6-memory,
 // W7-rss and W7-allocs.
 package main
 

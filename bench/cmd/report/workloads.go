@@ -23,7 +23,6 @@ var workloads = []workload{
 	{"W4-roundtrip", "ToolsCallRoundTrip", "ns/op", "lower", "MCP tools/call, one call outstanding, stdio", 0, "", false},
 	{"W4-list", "ToolsList", "ns/op", "lower", "MCP tools/list of 50 tools, stdio", 0, "", false},
 	{"W5", "Validate", "MB/s", "higher", "validate a 1 MiB mixed MCP stream, line by line", 1, "sonic", false},
-	{"W5-simd", "ValidateSIMD", "MB/s", "higher", "W5 with the bench built with GOEXPERIMENT=simd (codec's wide string loop)", 1, "sonic", false},
 	{"W6", "ManyConns", "req/s", "higher", "1,000 loopback TCP connections × 100 requests each", 0, "", false},
 	{"W6-memory", "ManyConns", "B/conn", "lower", "heap and stacks per open, idle connection in W6", 2, "", false},
 	{"W7-rss", "PeakRSS", "peak-RSS-B", "lower", "peak RSS of a process running W2 (100,000 requests)", 0, "", false},
