@@ -143,7 +143,10 @@
 // request refused before a handler ran, and of handlers taken in and out
 // of flight (see Metrics). Package metrics implements it for Prometheus.
 // Unset, it costs a nil test at each of those points; neither it nor the
-// Prometheus one allocates per request.
+// Prometheus one allocates per request. A Metrics that is also a
+// MethodResolver is asked once for a method's MethodMetrics, which the
+// reader keeps at hand, and the reader reads the clock once per inline
+// request it serves back to back.
 //
 // # Lifecycle
 //

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/router"
@@ -23,6 +24,8 @@ type reader struct {
 	heldBox *codec.Buffer  // for giveSpare and takeSpare
 	req     router.Request // the request an inline handler is serving
 	ctxs    []reqCtx       // the next request contexts (a slab)
+	methods methodCache    // Options.Metrics' MethodMetrics at hand
+	mark    time.Duration  // where the next inline request starts, or 0 (metrics.go)
 }
 
 // loop reads and serves frames until end of stream, a fatal read error,
@@ -43,6 +46,7 @@ func (rd *reader) loop() {
 		if !c.s.Buffered() {
 			// About to block on a read: send what the reader held back,
 			// and give large output buffers back while waiting.
+			rd.unmark()
 			if rd.flushHeld() != nil {
 				return
 			}

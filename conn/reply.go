@@ -125,6 +125,7 @@ func (rd *reader) flushHeld() error {
 	if len(rd.held.B) == 0 {
 		return nil
 	}
+	rd.unmark() // the writer may block
 	var err error
 	rd.held.B, err = rd.c.out.sendHeld(rd.held.B)
 	rd.c.sent(err)

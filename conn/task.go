@@ -91,7 +91,7 @@ func (c *Conn) newTask(e *router.Entry, m *codec.Message, rd *reader, rc *reqCtx
 	if c.opts.Admission != nil {
 		t.start = time.Now()
 	}
-	c.track(rc, e)
+	c.track(rc, e, m.Kind == codec.KindRequest, rd)
 	return t
 }
 

@@ -54,9 +54,10 @@ type Options struct {
 //     mcpwire_cache_misses_total, mcpwire_cache_evictions_total,
 //     mcpwire_cache_bytes, mcpwire_cache_entries.
 //
-// A request costs a map lookup for its method (the label values are
-// resolved once per method and code, not per request), two atomic
-// additions and a histogram observation; no allocation.
+// A request costs two atomic additions and a histogram observation, and
+// no allocation: a session resolves its methods' metrics once (Method),
+// and label values are resolved once per method and code, not per
+// request.
 type Collector struct {
 	reg         prometheus.Registerer
 	constLabels prometheus.Labels
@@ -70,7 +71,10 @@ type Collector struct {
 	methods atomic.Pointer[map[string]*methodStats] // replaced, never modified
 }
 
-var _ conn.Metrics = (*Collector)(nil)
+var (
+	_ conn.Metrics        = (*Collector)(nil)
+	_ conn.MethodResolver = (*Collector)(nil)
+)
 
 // New makes a Collector and registers its metrics with reg; it fails if reg
 // refuses one (a Collector already registered there, say), registering
@@ -117,9 +121,7 @@ func New(reg prometheus.Registerer, opts *Options) (*Collector, error) {
 // Answered counts a request answered after its handler or an interceptor
 // ran, and observes its latency (conn.Metrics).
 func (c *Collector) Answered(method string, code codec.Code, d time.Duration) {
-	m := c.served(method)
-	m.count(code)
-	m.duration.Observe(d.Seconds())
+	c.served(method).Answered(code, d)
 }
 
 // Refused counts a request answered before any handler ran; -32000 counts
@@ -129,10 +131,14 @@ func (c *Collector) Refused(method string, code codec.Code) {
 		c.method(method).count(code)
 		return
 	}
-	m := c.served(method) // a registered method: it will be served too
-	m.count(code)
-	m.rejected.Inc()
+	c.served(method).Refused(code) // a registered method: it will be served too
 }
+
+// Method returns the instruments of method, a registered method's name,
+// for a session to report that method's requests to without naming it
+// each time (conn.MethodResolver). The method's latency histogram, its
+// code "0" and its rejection counter are present from then on.
+func (c *Collector) Method(method string) conn.MethodMetrics { return c.served(method) }
 
 // InFlight adds delta to mcpwire_in_flight (conn.Metrics).
 func (c *Collector) InFlight(delta int) { c.inFlight.Add(int64(delta)) }

@@ -44,8 +44,9 @@
 //
 // # Cost
 //
-// A request costs a map lookup for its method's metrics (label values are
-// resolved once per method and code, not per request), two atomic counter
-// additions and a histogram observation, and no allocation;
+// A request costs two atomic counter additions and a histogram
+// observation, and no allocation (a session resolves a method's metrics
+// once, and label values are resolved once per method and code, not per
+// request);
 // mcpwire_in_flight is one atomic addition per hand-off and per return.
 package metrics
