@@ -74,14 +74,31 @@ const (
 )
 
 // MethodMetrics observes the requests of one registered method: what a
-// MethodResolver returned for it. Its methods are those of Metrics with
-// the method's name given. Implementations must be safe for concurrent use,
-// must not block and should not allocate.
+// MethodResolver returned for it. Answered and Refused are those of
+// Metrics with the method's name given. Implementations must be safe for
+// concurrent use, must not block and should not allocate.
 type MethodMetrics interface {
 	// Answered is Metrics.Answered for the method.
 	Answered(code codec.Code, d time.Duration)
 	// Refused is Metrics.Refused for the method.
 	Refused(code codec.Code)
+	// Tally returns a new MethodTally of the method, or nil to be told of
+	// every answer through Answered.
+	Tally() MethodTally
+}
+
+// MethodTally gathers the answers to one method's requests on one
+// goroutine, to report them together. A session's reader asks for one
+// with each MethodMetrics it keeps at hand, gives it the answers it makes
+// itself to requests alone in their frames (as Answered), and calls Flush
+// before it hands those answers on or lets the tally go, so that whoever
+// has read an answer finds it counted. Not safe for concurrent use; Flush
+// must not block.
+type MethodTally interface {
+	// Answered gathers MethodMetrics.Answered(code, d).
+	Answered(code codec.Code, d time.Duration)
+	// Flush reports what was gathered since the last Flush.
+	Flush()
 }
 
 // MethodResolver may be implemented by a Metrics to take the work done
@@ -109,25 +126,46 @@ func (c *Conn) clock() time.Duration {
 // methodSlots is how many MethodMetrics a reader keeps at hand.
 const methodSlots = 4
 
-// methodCache is a reader's MethodMetrics by router entry: an entry is
-// immutable, so its pointer names its registration. Replaced round robin.
+// methodCache is a reader's MethodMetrics, and their tallies, by router
+// entry: an entry is immutable, so its pointer names its registration.
+// Replaced round robin.
 type methodCache struct {
-	entry [methodSlots]*router.Entry
-	mm    [methodSlots]MethodMetrics
-	next  int
+	entry   [methodSlots]*router.Entry
+	mm      [methodSlots]MethodMetrics
+	tally   [methodSlots]MethodTally // nil: mm has none
+	next    int
+	pending bool // some tally has answers to flush
 }
 
-// get returns e's MethodMetrics, asking r when e is not at hand.
-func (mc *methodCache) get(r MethodResolver, e *router.Entry) MethodMetrics {
+// slot returns the index of e's MethodMetrics, asking r when e is not at
+// hand (the tally of the one replaced is flushed first).
+func (mc *methodCache) slot(r MethodResolver, e *router.Entry) int {
 	for i, k := range &mc.entry {
 		if k == e {
-			return mc.mm[i]
+			return i
 		}
 	}
 	i := mc.next
-	mc.entry[i], mc.mm[i] = e, r.Method(e.Method)
+	if t := mc.tally[i]; t != nil {
+		t.Flush()
+	}
+	mm := r.Method(e.Method)
+	mc.entry[i], mc.mm[i], mc.tally[i] = e, mm, mm.Tally()
 	mc.next = (i + 1) % methodSlots
-	return mc.mm[i]
+	return i
+}
+
+// flush reports what the tallies gathered.
+func (mc *methodCache) flush() {
+	if !mc.pending {
+		return
+	}
+	mc.pending = false
+	for _, t := range &mc.tally {
+		if t != nil {
+			t.Flush()
+		}
+	}
 }
 
 // methodMetrics returns the MethodMetrics of e, or nil when Metrics
@@ -137,7 +175,7 @@ func (c *Conn) methodMetrics(e *router.Entry, rd *reader) MethodMetrics {
 	case c.resolver == nil:
 		return nil
 	case rd != nil:
-		return rd.methods.get(c.resolver, e)
+		return rd.methods.mm[rd.methods.slot(c.resolver, e)]
 	}
 	return c.resolver.Method(e.Method)
 }
@@ -150,6 +188,24 @@ func (c *Conn) answered(e *router.Entry, mm MethodMetrics, code codec.Code, d ti
 		return
 	}
 	c.opts.Metrics.Answered(e.Method, code, d)
+}
+
+// answeredHeld reports a request of e answered with code d after it
+// started, by the reader rd, into its held output: to a tally if there is
+// one (flushHeld flushes it).
+func (c *Conn) answeredHeld(rd *reader, e *router.Entry, code codec.Code, d time.Duration) {
+	if c.resolver == nil {
+		c.opts.Metrics.Answered(e.Method, code, d)
+		return
+	}
+	mc := &rd.methods
+	i := mc.slot(c.resolver, e)
+	if t := mc.tally[i]; t != nil {
+		t.Answered(code, d)
+		mc.pending = true
+		return
+	}
+	mc.mm[i].Answered(code, d)
 }
 
 // refused reports a request of e, whose MethodMetrics are mm (nil: none),
@@ -219,17 +275,28 @@ func (c *Conn) inFlight(delta int) {
 	}
 }
 
-// interceptTimed asks e's interceptor to answer req, and reports a hit.
-func (c *Conn) interceptTimed(e *router.Entry, req *router.Request, rd *reader) ([]byte, bool) {
+// interceptTimed asks e's interceptor to answer req, and reports a hit,
+// whose answer the reader holds if held.
+func (c *Conn) interceptTimed(e *router.Entry, req *router.Request, rd *reader, held bool) ([]byte, bool) {
 	if c.opts.Metrics == nil {
 		return e.Intercept.Intercept(req)
 	}
 	since := c.startInline(rd)
 	result, ok := e.Intercept.Intercept(req)
 	if ok {
-		c.answered(e, c.methodMetrics(e, rd), 0, c.endInline(rd)-since)
+		c.answeredInline(rd, held, e, 0, c.endInline(rd)-since)
 	}
 	return result, ok
+}
+
+// answeredInline reports a request of e answered inline: by the reader rd
+// into its held output (held), or elsewhere.
+func (c *Conn) answeredInline(rd *reader, held bool, e *router.Entry, code codec.Code, d time.Duration) {
+	if held {
+		c.answeredHeld(rd, e, code, d)
+		return
+	}
+	c.answered(e, c.methodMetrics(e, rd), code, d)
 }
 
 // runInline is run for an inline handler of e: it reports a request's
@@ -246,7 +313,7 @@ func (c *Conn) runInline(ctx context.Context, e *router.Entry, h router.Handler,
 	}
 	since := c.startInline(rd)
 	code := c.run(ctx, h, req, out)
-	c.answered(e, c.methodMetrics(e, rd), code, c.endInline(rd)-since)
+	c.answeredInline(rd, rd != nil && out == &rd.held, e, code, c.endInline(rd)-since)
 }
 
 // track records in rc, a pooled request's context, what its report needs:

@@ -2,6 +2,8 @@ package conn_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -16,13 +18,14 @@ import (
 // it counts the reports a session still makes by name.
 type resolvingLog struct {
 	*metricsLog
+	tallies  bool         // its MethodMetrics have tallies
 	resolved atomic.Int64 // calls of Method
 	byName   atomic.Int64 // reports by name of other than UnknownMethod and InvalidMessage
 }
 
 func (l *resolvingLog) Method(name string) conn.MethodMetrics {
 	l.resolved.Add(1)
-	return methodLog{l.metricsLog, name}
+	return methodLog{l.metricsLog, name, l.tallies}
 }
 
 func (l *resolvingLog) Answered(method string, code codec.Code, d time.Duration) {
@@ -39,41 +42,111 @@ func (l *resolvingLog) Refused(method string, code codec.Code) {
 
 // methodLog is the conn.MethodMetrics of one method of a metricsLog.
 type methodLog struct {
-	l    *metricsLog
-	name string
+	l       *metricsLog
+	name    string
+	tallies bool
 }
 
 func (m methodLog) Answered(code codec.Code, d time.Duration) { m.l.Answered(m.name, code, d) }
 func (m methodLog) Refused(code codec.Code)                   { m.l.Refused(m.name, code) }
 
+func (m methodLog) Tally() conn.MethodTally {
+	if !m.tallies {
+		return nil
+	}
+	return &tallyLog{m: m}
+}
+
+// tallyLog is a conn.MethodTally of a methodLog.
+type tallyLog struct {
+	m        methodLog
+	gathered []func()
+}
+
+func (t *tallyLog) Answered(code codec.Code, d time.Duration) {
+	t.gathered = append(t.gathered, func() { t.m.Answered(code, d) })
+}
+
+func (t *tallyLog) Flush() {
+	for _, f := range t.gathered {
+		f()
+	}
+	t.gathered = t.gathered[:0]
+}
+
 // A Metrics that resolves methods is told the same as one that does not,
 // every registered method's requests through what it resolved, and it is
 // asked to resolve a method once per session, not once per request.
 func TestMetrics_resolvedMethodsAreReportedWithoutTheirNames(t *testing.T) {
-	rl := &resolvingLog{metricsLog: newMetricsLog()}
-	r := testRouter(t)
-	_, p := serve(t, r, &conn.Options{Metrics: rl})
-	for range 3 {
-		p.send(
-			`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`, // inline
-			`{"jsonrpc":"2.0","id":2,"method":"echo_async","params":[2]}`,
-			`{"jsonrpc":"2.0","id":3,"method":"fail"}`,
-			`{"jsonrpc":"2.0","id":4,"method":"nope"}`,
-			`{"jsonrpc":"2.0","id":5,`,
-		)
-		for range 5 {
+	for _, tallies := range []bool{false, true} {
+		t.Run(map[bool]string{false: "direct", true: "tallies"}[tallies], func(t *testing.T) {
+			rl := &resolvingLog{metricsLog: newMetricsLog(), tallies: tallies}
+			r := testRouter(t)
+			_, p := serve(t, r, &conn.Options{Metrics: rl})
+			for range 3 {
+				p.send(
+					`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`, // inline
+					`{"jsonrpc":"2.0","id":2,"method":"echo_async","params":[2]}`,
+					`{"jsonrpc":"2.0","id":3,"method":"fail"}`,
+					`{"jsonrpc":"2.0","id":4,"method":"nope"}`,
+					`{"jsonrpc":"2.0","id":5,`,
+					`[{"jsonrpc":"2.0","id":6,"method":"echo","params":[6]}]`,
+				)
+				for range 6 {
+					p.recv()
+				}
+			}
+			rl.settle(t)
+			rl.want(t, map[string]int{"echo 0": 6, "echo_async 0": 3, "fail -32603": 3},
+				map[string]int{"(unknown) -32601": 3, "(invalid) -32700": 3})
+			if n := rl.byName.Load(); n != 0 {
+				t.Errorf("%d reports of registered methods by name, want 0", n)
+			}
+			if n := rl.resolved.Load(); n != 3 {
+				t.Errorf("Method called %d times for 3 methods, want 3", n)
+			}
+		})
+	}
+}
+
+// The answers the reader tallies are reported before the peer can read
+// them: with no wait, however many come in one write.
+func TestMetrics_talliedAnswersAreCountedWhenRead(t *testing.T) {
+	rl := &resolvingLog{metricsLog: newMetricsLog(), tallies: true}
+	_, p := serve(t, testRouter(t), &conn.Options{Metrics: rl})
+	for i := 1; i <= 3; i++ {
+		line := `{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`
+		p.send(strings.Repeat(line+"\n", i-1) + line)
+		for range i {
 			p.recv()
 		}
+		rl.want(t, map[string]int{"echo 0": i * (i + 1) / 2}, map[string]int{})
 	}
-	rl.settle(t)
-	rl.want(t, map[string]int{"echo 0": 3, "echo_async 0": 3, "fail -32603": 3},
-		map[string]int{"(unknown) -32601": 3, "(invalid) -32700": 3})
-	if n := rl.byName.Load(); n != 0 {
-		t.Errorf("%d reports of registered methods by name, want 0", n)
+}
+
+// More methods than a reader keeps at hand: the tally of one let go is
+// reported, and nothing is counted twice.
+func TestMetrics_talliesOfManyMethods(t *testing.T) {
+	rl := &resolvingLog{metricsLog: newMetricsLog(), tallies: true}
+	r := router.New()
+	want := map[string]int{}
+	var lines []string
+	for i := range 6 {
+		name := fmt.Sprint("m", i)
+		if err := r.Register(name, router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+			return i, nil
+		}), &router.MethodOptions{Inline: true}); err != nil {
+			t.Fatal(err)
+		}
+		want[name+" 0"] = 2
+		lines = append(lines, `{"jsonrpc":"2.0","id":1,"method":"`+name+`"}`)
 	}
-	if n := rl.resolved.Load(); n != 3 {
-		t.Errorf("Method called %d times for 3 methods, want 3", n)
+	_, p := serve(t, r, &conn.Options{Metrics: rl})
+	p.send(strings.Join(append(lines, lines...), "\n"))
+	for range 12 {
+		p.recv()
 	}
+	rl.want(t, want, map[string]int{})
 }
 
 // Refusals of registered methods go through what was resolved too, on a

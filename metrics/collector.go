@@ -24,7 +24,8 @@ var DefaultBuckets = []float64{
 // copies them, so later changes have no effect.
 type Options struct {
 	// Buckets are the upper bounds of mcpwire_request_duration_seconds, in
-	// seconds, increasing (nil: DefaultBuckets).
+	// seconds, increasing (nil: DefaultBuckets); New refuses them
+	// otherwise. A last +Inf may be given or not: it is always there.
 	Buckets []float64
 	// ConstLabels are added to every metric of the Collector and of what it
 	// watches: a server's name, say, when several share a registry.
@@ -54,16 +55,18 @@ type Options struct {
 //     mcpwire_cache_misses_total, mcpwire_cache_evictions_total,
 //     mcpwire_cache_bytes, mcpwire_cache_entries.
 //
-// A request costs two atomic additions and a histogram observation, and
-// no allocation: a session resolves its methods' metrics once (Method),
-// and label values are resolved once per method and code, not per
-// request.
+// A request costs no allocation and a few atomic additions: its code's
+// counter, its latency's bucket and the latency sum. A session resolves
+// its methods' metrics once (Method), and the requests its reader answers
+// itself, one after another, it gathers in a tally with plain additions
+// and adds when it sends their answers: a few atomic additions per batch
+// of answers, not per request.
 type Collector struct {
 	reg         prometheus.Registerer
 	constLabels prometheus.Labels
 
 	requests *prometheus.CounterVec
-	duration *prometheus.HistogramVec
+	duration *latencyFamily
 	rejected *prometheus.CounterVec
 	inFlight atomic.Int64
 
@@ -98,12 +101,13 @@ func New(reg prometheus.Registerer, opts *Options) (*Collector, error) {
 		Help:        "JSON-RPC requests answered, by method and code (0: a result).",
 		ConstLabels: o.ConstLabels,
 	}, []string{"method", "code"})
-	c.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:        "mcpwire_request_duration_seconds",
-		Help:        "Latency of requests answered by a handler or an interceptor, from hand-off to answer.",
-		ConstLabels: o.ConstLabels,
-		Buckets:     o.Buckets,
-	}, []string{"method"})
+	var err error
+	c.duration, err = newLatencyFamily("mcpwire_request_duration_seconds",
+		"Latency of requests answered by a handler or an interceptor, from hand-off to answer.",
+		o.Buckets, o.ConstLabels)
+	if err != nil {
+		return nil, err
+	}
 	c.rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name:        "mcpwire_rejected_total",
 		Help:        "Requests refused with -32000 (overloaded or shutting down) before their handler ran.",

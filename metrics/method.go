@@ -41,7 +41,7 @@ const otherCode = "other"
 type methodStats struct {
 	served   bool               // the three below are set
 	result   prometheus.Counter // requests_total{code="0"}: the common case
-	duration prometheus.Observer
+	duration *latency
 	rejected prometheus.Counter
 	codes    *codeCounters // shared by every version of the method's stats
 }
@@ -91,7 +91,7 @@ func (c *Collector) grow(method string, served bool) *methodStats {
 		m = &methodStats{
 			served:   true,
 			result:   c.requests.WithLabelValues(method, "0"),
-			duration: c.duration.WithLabelValues(method),
+			duration: c.duration.child(method),
 			rejected: c.rejected.WithLabelValues(method),
 			codes:    m.codes,
 		}
@@ -106,7 +106,7 @@ func (c *Collector) grow(method string, served bool) *methodStats {
 // observes its latency d (conn.MethodMetrics).
 func (m *methodStats) Answered(code codec.Code, d time.Duration) {
 	m.count(code)
-	m.duration.Observe(d.Seconds())
+	m.duration.observe(d)
 }
 
 // Refused counts a request of the method refused with code, and -32000 as
