@@ -15,14 +15,6 @@ import (
 // cancellation). Each helper below is one nil test when Metrics is unset,
 // and reads the clock only when it is set. A request is reported before
 // its answer is handed on, so whoever has read the answer finds it counted.
-//
-// Fast path, on the reader: a registered method's MethodMetrics come from
-// the reader's small cache (a pointer comparison, no lookup by name), and
-// an inline request that follows another without the reader waiting in
-// between starts at the clock reading that ended the other (rd.mark): one
-// clock reading per request. The reader forgets the mark wherever it may
-// block (a read, a write, a hand-off) or serves an inline notification
-// untimed.
 
 // Metrics observes what a session serves: one report per request answered
 // (Answered or Refused, never both), and the handlers in flight.
@@ -123,51 +115,6 @@ func (c *Conn) clock() time.Duration {
 	return time.Since(epoch)
 }
 
-// methodSlots is how many MethodMetrics a reader keeps at hand.
-const methodSlots = 4
-
-// methodCache is a reader's MethodMetrics, and their tallies, by router
-// entry: an entry is immutable, so its pointer names its registration.
-// Replaced round robin.
-type methodCache struct {
-	entry   [methodSlots]*router.Entry
-	mm      [methodSlots]MethodMetrics
-	tally   [methodSlots]MethodTally // nil: mm has none
-	next    int
-	pending bool // some tally has answers to flush
-}
-
-// slot returns the index of e's MethodMetrics, asking r when e is not at
-// hand (the tally of the one replaced is flushed first).
-func (mc *methodCache) slot(r MethodResolver, e *router.Entry) int {
-	for i, k := range &mc.entry {
-		if k == e {
-			return i
-		}
-	}
-	i := mc.next
-	if t := mc.tally[i]; t != nil {
-		t.Flush()
-	}
-	mm := r.Method(e.Method)
-	mc.entry[i], mc.mm[i], mc.tally[i] = e, mm, mm.Tally()
-	mc.next = (i + 1) % methodSlots
-	return i
-}
-
-// flush reports what the tallies gathered.
-func (mc *methodCache) flush() {
-	if !mc.pending {
-		return
-	}
-	mc.pending = false
-	for _, t := range &mc.tally {
-		if t != nil {
-			t.Flush()
-		}
-	}
-}
-
 // methodMetrics returns the MethodMetrics of e, or nil when Metrics
 // resolves no methods. rd is the reader (its cache), or nil.
 func (c *Conn) methodMetrics(e *router.Entry, rd *reader) MethodMetrics {
@@ -190,24 +137,6 @@ func (c *Conn) answered(e *router.Entry, mm MethodMetrics, code codec.Code, d ti
 	c.opts.Metrics.Answered(e.Method, code, d)
 }
 
-// answeredHeld reports a request of e answered with code d after it
-// started, by the reader rd, into its held output: to a tally if there is
-// one (flushHeld flushes it).
-func (c *Conn) answeredHeld(rd *reader, e *router.Entry, code codec.Code, d time.Duration) {
-	if c.resolver == nil {
-		c.opts.Metrics.Answered(e.Method, code, d)
-		return
-	}
-	mc := &rd.methods
-	i := mc.slot(c.resolver, e)
-	if t := mc.tally[i]; t != nil {
-		t.Answered(code, d)
-		mc.pending = true
-		return
-	}
-	mc.mm[i].Answered(code, d)
-}
-
 // refused reports a request of e, whose MethodMetrics are mm (nil: none),
 // refused with code. Metrics is set.
 func (c *Conn) refused(e *router.Entry, mm MethodMetrics, code codec.Code) {
@@ -216,34 +145,6 @@ func (c *Conn) refused(e *router.Entry, mm MethodMetrics, code codec.Code) {
 		return
 	}
 	c.opts.Metrics.Refused(e.Method, code)
-}
-
-// startInline returns when an inline request on the reader rd (nil: on
-// another goroutine) starts: the end of the reader's previous answer, if
-// it has not waited since, or now.
-func (c *Conn) startInline(rd *reader) time.Duration {
-	if rd != nil && rd.mark != 0 {
-		return rd.mark
-	}
-	return c.clock()
-}
-
-// endInline returns the time an inline request ends, which is where the
-// reader's next one may start.
-func (c *Conn) endInline(rd *reader) time.Duration {
-	now := c.clock()
-	if rd != nil {
-		rd.mark = now
-	}
-	return now
-}
-
-// unmark drops the reader's mark: it is about to wait, or spent time that
-// no request accounts for.
-func (rd *reader) unmark() {
-	if rd != nil {
-		rd.mark = 0
-	}
 }
 
 // refuse answers a request with e before any handler ran, and reports it
