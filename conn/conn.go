@@ -122,6 +122,9 @@ func (c *Conn) start(s Stream) {
 		return
 	}
 	c.rd = reader{c: c, scan: codec.NewScanner(c.opts.Limits)}
+	if c.resolver != nil {
+		c.rd.methods = new(methodCache)
+	}
 	go c.rd.loop()
 	if e, ok := s.(*inProcessEnd); ok {
 		c.direct = e

@@ -70,7 +70,7 @@ func (c *Conn) answeredHeld(rd *reader, e *router.Entry, code codec.Code, d time
 		c.opts.Metrics.Answered(e.Method, code, d)
 		return
 	}
-	mc := &rd.methods
+	mc := rd.methods
 	i := mc.slot(c.resolver, e)
 	if t := mc.tally[i]; t != nil {
 		t.Answered(code, d)

@@ -24,7 +24,7 @@ type reader struct {
 	heldBox *codec.Buffer  // for giveSpare and takeSpare
 	req     router.Request // the request an inline handler is serving
 	ctxs    []reqCtx       // the next request contexts (a slab)
-	methods methodCache    // Options.Metrics' MethodMetrics at hand
+	methods *methodCache   // Options.Metrics' MethodMetrics at hand, if it resolves methods
 	mark    time.Duration  // where the next inline request starts, or 0 (metrics.go)
 }
 

@@ -127,7 +127,9 @@ func (rd *reader) flushHeld() error {
 		return nil
 	}
 	rd.unmark() // the writer may block
-	rd.methods.flush()
+	if rd.methods != nil {
+		rd.methods.flush()
+	}
 	var err error
 	rd.held.B, err = rd.c.out.sendHeld(rd.held.B)
 	rd.c.sent(err)
