@@ -98,7 +98,7 @@ func (c *Conn) intercept(e *router.Entry, m *codec.Message, to replyTo, rd *read
 	if e.Intercepted != nil {
 		return c.interceptGuarded(e, m, to, rd)
 	}
-	result, ok := c.interceptTimed(e, c.request(e, m, rd), rd, to.held(rd))
+	result, ok := c.interceptTimed(e, c.request(e, m, rd), rd)
 	c.doneRequest(rd)
 	switch {
 	case !ok:

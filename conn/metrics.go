@@ -82,10 +82,9 @@ type MethodMetrics interface {
 // MethodTally gathers the answers to one method's requests on one
 // goroutine, to report them together. A session's reader asks for one
 // with each MethodMetrics it keeps at hand, gives it the answers it makes
-// itself to requests alone in their frames (as Answered), and calls Flush
-// before it hands those answers on or lets the tally go, so that whoever
-// has read an answer finds it counted. Not safe for concurrent use; Flush
-// must not block.
+// itself (as Answered), and calls Flush before those answers can be sent
+// and before it lets the tally go, so that whoever has read an answer
+// finds it counted. Not safe for concurrent use; Flush must not block.
 type MethodTally interface {
 	// Answered gathers MethodMetrics.Answered(code, d).
 	Answered(code codec.Code, d time.Duration)
@@ -176,28 +175,27 @@ func (c *Conn) inFlight(delta int) {
 	}
 }
 
-// interceptTimed asks e's interceptor to answer req, and reports a hit,
-// whose answer the reader holds if held.
-func (c *Conn) interceptTimed(e *router.Entry, req *router.Request, rd *reader, held bool) ([]byte, bool) {
+// interceptTimed asks e's interceptor to answer req, and reports a hit.
+func (c *Conn) interceptTimed(e *router.Entry, req *router.Request, rd *reader) ([]byte, bool) {
 	if c.opts.Metrics == nil {
 		return e.Intercept.Intercept(req)
 	}
 	since := c.startInline(rd)
 	result, ok := e.Intercept.Intercept(req)
 	if ok {
-		c.answeredInline(rd, held, e, 0, c.endInline(rd)-since)
+		c.answeredInline(rd, e, 0, c.endInline(rd)-since)
 	}
 	return result, ok
 }
 
-// answeredInline reports a request of e answered inline: by the reader rd
-// into its held output (held), or elsewhere.
-func (c *Conn) answeredInline(rd *reader, held bool, e *router.Entry, code codec.Code, d time.Duration) {
-	if held {
-		c.answeredHeld(rd, e, code, d)
+// answeredInline reports a request of e answered inline: by the reader rd,
+// or on another goroutine (rd nil).
+func (c *Conn) answeredInline(rd *reader, e *router.Entry, code codec.Code, d time.Duration) {
+	if rd != nil {
+		c.answeredByReader(rd, e, code, d)
 		return
 	}
-	c.answered(e, c.methodMetrics(e, rd), code, d)
+	c.answered(e, c.methodMetrics(e, nil), code, d)
 }
 
 // runInline is run for an inline handler of e: it reports a request's
@@ -214,7 +212,7 @@ func (c *Conn) runInline(ctx context.Context, e *router.Entry, h router.Handler,
 	}
 	since := c.startInline(rd)
 	code := c.run(ctx, h, req, out)
-	c.answeredInline(rd, rd != nil && out == &rd.held, e, code, c.endInline(rd)-since)
+	c.answeredInline(rd, e, code, c.endInline(rd)-since)
 }
 
 // track records in rc, a pooled request's context, what its report needs:

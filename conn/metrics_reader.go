@@ -9,9 +9,9 @@ import (
 
 // The metrics fast path, on the reader: a registered method's
 // MethodMetrics come from the reader's small cache (a pointer comparison,
-// no lookup by name); the answers the reader holds go to the method's
-// tally, with plain additions, flushed before the held output goes to the
-// writer (flushHeld); and an inline request that follows another without
+// no lookup by name); the reader's answers go to the method's tally, with
+// plain additions, flushed before they can be sent (flushHeld, and
+// serveBatch before it lets a batch go); and an inline request that follows another without
 // the reader waiting in between starts at the clock reading that ended the
 // other (rd.mark): one clock reading per request. The reader forgets the
 // mark wherever it may block (a read, a write, a hand-off) or serves an
@@ -49,6 +49,13 @@ func (mc *methodCache) slot(r MethodResolver, e *router.Entry) int {
 	return i
 }
 
+// flushTallies reports what the reader's tallies gathered.
+func (rd *reader) flushTallies() {
+	if rd.methods != nil {
+		rd.methods.flush()
+	}
+}
+
 // flush reports what the tallies gathered.
 func (mc *methodCache) flush() {
 	if !mc.pending {
@@ -62,10 +69,12 @@ func (mc *methodCache) flush() {
 	}
 }
 
-// answeredHeld reports a request of e answered with code d after it
-// started, by the reader rd, into its held output: to a tally if there is
-// one (flushHeld flushes it).
-func (c *Conn) answeredHeld(rd *reader, e *router.Entry, code codec.Code, d time.Duration) {
+// answeredByReader reports a request of e answered with code d after it
+// started, by the reader rd: to a tally if there is one. The reader's
+// answers go to its held output, which flushHeld hands on after flushing
+// the tallies, or to a batch it dispatches, which no one can send before
+// serveBatch has flushed them too.
+func (c *Conn) answeredByReader(rd *reader, e *router.Entry, code codec.Code, d time.Duration) {
 	if c.resolver == nil {
 		c.opts.Metrics.Answered(e.Method, code, d)
 		return

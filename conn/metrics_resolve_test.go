@@ -241,3 +241,29 @@ func wantLongest(t *testing.T, ml *metricsLog, method string, want time.Duration
 		t.Errorf("%s: longest latency %v, want %v", method, d, want)
 	}
 }
+
+// A batch's inline answers are tallied by the reader and reported before
+// the batch can be sent, even when a worker finishing a pooled element
+// sends it, the reader long since waiting for input.
+func TestMetrics_talliedBatchAnswersAreCountedWhenRead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rl := &resolvingLog{metricsLog: newMetricsLog(), tallies: true}
+		r := router.New()
+		for name, opts := range map[string]*router.MethodOptions{"inline": {Inline: true}, "slow": nil} {
+			if err := r.Register(name, router.HandlerFunc(func(context.Context, *router.Request) (any, error) {
+				if opts == nil {
+					time.Sleep(time.Millisecond) // the reader waits for input meanwhile
+				}
+				return 1, nil
+			}), opts); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, p := serve(t, r, &conn.Options{Metrics: rl})
+		p.send(`[{"jsonrpc":"2.0","id":1,"method":"inline"},{"jsonrpc":"2.0","id":2,"method":"slow"},{"jsonrpc":"2.0","id":3,"method":"inline"}]`)
+		if arr, ok := p.recv().([]any); !ok || len(arr) != 3 {
+			t.Fatalf("got %v", arr)
+		}
+		rl.want(t, map[string]int{"inline 0": 2, "slow 0": 1}, map[string]int{})
+	})
+}

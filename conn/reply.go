@@ -127,9 +127,7 @@ func (rd *reader) flushHeld() error {
 		return nil
 	}
 	rd.unmark() // the writer may block
-	if rd.methods != nil {
-		rd.methods.flush()
-	}
+	rd.flushTallies()
 	var err error
 	rd.held.B, err = rd.c.out.sendHeld(rd.held.B)
 	rd.c.sent(err)
