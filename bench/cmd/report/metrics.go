@@ -1,7 +1,5 @@
 package main
 
-import "strings"
-
 // metricsImpl is mcpwire with Prometheus metrics on (bench/echo's
 // mcpwire-metrics, and W4's): not a peer; its figures beside mcpwire's
 // are what observing every request costs.
@@ -10,10 +8,6 @@ const metricsImpl = "mcpwire-metrics"
 // metricsBound is how much worse than mcpwire's own a figure with metrics
 // on may be: 10%.
 const metricsBound = 0.10
-
-// isMcpwire reports whether impl is mcpwire or a variant of it
-// (mcpwire-metrics): none of them is a peer.
-func isMcpwire(impl string) bool { return strings.HasPrefix(impl, "mcpwire") }
 
 // metricsCost is how much worse mcpwire's figure is with metrics on than
 // without, as a fraction (0.05: 5% worse; below 0, better), and whether

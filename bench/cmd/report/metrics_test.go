@@ -6,8 +6,8 @@ import (
 )
 
 // The metrics section sets mcpwire-metrics beside mcpwire for every
-// workload that has both, says which are within 10%, whichever way is
-// better; mcpwire-metrics is never the best peer.
+// workload that has both, and says which are within 10%, whichever way is
+// better.
 func TestWriteMarkdown_metricsCost(t *testing.T) {
 	res := results{Workloads: map[string]entry{
 		"W1": {Unit: "ns/op", Better: "lower", Impls: map[string]float64{"mcpwire": 2000, metricsImpl: 2100, "geth": 6000}},
@@ -24,7 +24,6 @@ func TestWriteMarkdown_metricsCost(t *testing.T) {
 		"| W1 | ns/op | 2.00 µs | 2.10 µs | +5.0% | **yes** |",
 		"| W2 | ns/op | 300 ns | 400 ns | +33.3% | no |",
 		"| W6 | req/s | 1,000,000 req/s | 800,000 req/s | +25.0% | no |",
-		"| W1 | echo round trip, one request outstanding, net.Pipe | ns/op (lower is better) | 2.00 µs | geth 6.00 µs | 3.00× |",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("RESULTS.md lacks %q", want)
@@ -32,8 +31,5 @@ func TestWriteMarkdown_metricsCost(t *testing.T) {
 	}
 	if strings.Contains(md.String(), "| W3 | ns/item |") {
 		t.Error("W3, without metrics figures, has a line in the metrics section")
-	}
-	if got := bestPeer(res.Workloads["W1"]); got != "geth" {
-		t.Errorf("best peer of W1: %q, want geth", got)
 	}
 }

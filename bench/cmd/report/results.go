@@ -67,12 +67,12 @@ func advantage(e entry, a, b float64) float64 {
 	return a / b
 }
 
-// bestPeer returns the peer (not mcpwire nor a variant of it, not a
-// baseline) with the best median, or "" if there is none.
+// bestPeer returns the peer (not mcpwire, not a baseline) with the best
+// median, or "" if there is none.
 func bestPeer(e entry) string {
 	best := ""
 	for _, impl := range sortedImpls(e) {
-		if isMcpwire(impl) || baselines[impl] {
+		if impl == "mcpwire" || baselines[impl] {
 			continue
 		}
 		if best == "" || advantage(e, e.Impls[impl], e.Impls[best]) > 1 {
