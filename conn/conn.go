@@ -49,9 +49,9 @@ type Conn struct {
 	saturated func() bool
 	// submitCtx is the Pool, if it can stop waiting for room (submit).
 	submitCtx contextSubmitter
-	// resolver is Options.Metrics, if it resolves methods (metrics.go).
-	resolver MethodResolver
-	calls    pendingCalls // our outgoing calls awaiting responses
+	// obs is what Options.Metrics need, if set (metrics_reader.go).
+	obs   *observer
+	calls pendingCalls // our outgoing calls awaiting responses
 
 	overloaded   *codec.Error // -32000 with this connection's retry hint
 	shuttingDown *codec.Error // likewise, refused because it is stopping
@@ -106,7 +106,10 @@ func newConn(opts *Options) *Conn {
 		c.saturated = s.Saturated
 	}
 	c.submitCtx, _ = o.Pool.(contextSubmitter)
-	c.resolver, _ = o.Metrics.(MethodResolver)
+	if o.Metrics != nil {
+		c.obs = &observer{}
+		c.obs.resolver, _ = o.Metrics.(MethodResolver)
+	}
 	c.calls.init(o.OnUnmatched)
 	c.lifecycle.init()
 
@@ -122,9 +125,6 @@ func (c *Conn) start(s Stream) {
 		return
 	}
 	c.rd = reader{c: c, scan: codec.NewScanner(c.opts.Limits)}
-	if c.resolver != nil {
-		c.rd.methods = new(methodCache)
-	}
 	go c.rd.loop()
 	if e, ok := s.(*inProcessEnd); ok {
 		c.direct = e

@@ -117,13 +117,14 @@ func (c *Conn) clock() time.Duration {
 // methodMetrics returns the MethodMetrics of e, or nil when Metrics
 // resolves no methods. rd is the reader (its cache), or nil.
 func (c *Conn) methodMetrics(e *router.Entry, rd *reader) MethodMetrics {
+	o := c.obs
 	switch {
-	case c.resolver == nil:
+	case o == nil || o.resolver == nil:
 		return nil
 	case rd != nil:
-		return rd.methods.mm[rd.methods.slot(c.resolver, e)]
+		return o.methods.mm[o.methods.slot(o.resolver, e)]
 	}
-	return c.resolver.Method(e.Method)
+	return o.resolver.Method(e.Method)
 }
 
 // answered reports a request of e, whose MethodMetrics are mm (nil: none),

@@ -13,9 +13,19 @@ import (
 // plain additions, flushed before they can be sent (flushHeld, and
 // serveBatch before it lets a batch go); and an inline request that follows another without
 // the reader waiting in between starts at the clock reading that ended the
-// other (rd.mark): one clock reading per request. The reader forgets the
+// other (observer.mark): one clock reading per request. The reader forgets the
 // mark wherever it may block (a read, a write, a hand-off) or serves an
 // inline notification untimed.
+
+// observer is what a connection keeps for Options.Metrics, when set: the
+// resolver, if Metrics is one, for any goroutine; the method cache and the
+// mark for the reader only. (A connection without metrics carries only
+// the pointer to it: its size counts for idle connections.)
+type observer struct {
+	resolver MethodResolver
+	methods  methodCache   // used only with a resolver
+	mark     time.Duration // where the reader's next inline request starts, or 0
+}
 
 // methodSlots is how many MethodMetrics a reader keeps at hand.
 const methodSlots = 4
@@ -51,8 +61,8 @@ func (mc *methodCache) slot(r MethodResolver, e *router.Entry) int {
 
 // flushTallies reports what the reader's tallies gathered.
 func (rd *reader) flushTallies() {
-	if rd.methods != nil {
-		rd.methods.flush()
+	if o := rd.c.obs; o != nil {
+		o.methods.flush()
 	}
 }
 
@@ -75,12 +85,13 @@ func (mc *methodCache) flush() {
 // the tallies, or to a batch it dispatches, which no one can send before
 // serveBatch has flushed them too.
 func (c *Conn) answeredByReader(rd *reader, e *router.Entry, code codec.Code, d time.Duration) {
-	if c.resolver == nil {
+	o := c.obs
+	if o.resolver == nil {
 		c.opts.Metrics.Answered(e.Method, code, d)
 		return
 	}
-	mc := rd.methods
-	i := mc.slot(c.resolver, e)
+	mc := &o.methods
+	i := mc.slot(o.resolver, e)
 	if t := mc.tally[i]; t != nil {
 		t.Answered(code, d)
 		mc.pending = true
@@ -93,8 +104,8 @@ func (c *Conn) answeredByReader(rd *reader, e *router.Entry, code codec.Code, d 
 // another goroutine) starts: the end of the reader's previous answer, if
 // it has not waited since, or now.
 func (c *Conn) startInline(rd *reader) time.Duration {
-	if rd != nil && rd.mark != 0 {
-		return rd.mark
+	if rd != nil && c.obs.mark != 0 {
+		return c.obs.mark
 	}
 	return c.clock()
 }
@@ -104,7 +115,7 @@ func (c *Conn) startInline(rd *reader) time.Duration {
 func (c *Conn) endInline(rd *reader) time.Duration {
 	now := c.clock()
 	if rd != nil {
-		rd.mark = now
+		c.obs.mark = now
 	}
 	return now
 }
@@ -112,7 +123,7 @@ func (c *Conn) endInline(rd *reader) time.Duration {
 // unmark drops the reader's mark: it is about to wait, or spent time that
 // no request accounts for.
 func (rd *reader) unmark() {
-	if rd != nil {
-		rd.mark = 0
+	if rd != nil && rd.c.obs != nil {
+		rd.c.obs.mark = 0
 	}
 }

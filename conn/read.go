@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/router"
@@ -24,8 +23,6 @@ type reader struct {
 	heldBox *codec.Buffer  // for giveSpare and takeSpare
 	req     router.Request // the request an inline handler is serving
 	ctxs    []reqCtx       // the next request contexts (a slab)
-	methods *methodCache   // Options.Metrics' MethodMetrics at hand, if it resolves methods
-	mark    time.Duration  // where the next inline request starts, or 0 (metrics.go)
 }
 
 // loop reads and serves frames until end of stream, a fatal read error,
