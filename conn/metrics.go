@@ -216,28 +216,38 @@ func (c *Conn) runInline(ctx context.Context, e *router.Entry, h router.Handler,
 	c.answeredInline(rd, e, code, c.endInline(rd)-since)
 }
 
-// track records in rc, a pooled request's context, what its report needs:
-// rc outlives the task, so timers, Cancel and Shutdown can report it too.
-func (c *Conn) track(rc *reqCtx, e *router.Entry, isCall bool, rd *reader) {
+// track records what the report of t, a pooled request of e, needs: in
+// its context, which outlives the task, what timers, Cancel and Shutdown
+// report it with; in t, the method's MethodMetrics for its answer.
+func (c *Conn) track(t *task, e *router.Entry, isCall bool, rd *reader) {
 	if c.opts.Metrics != nil {
-		rc.entry, rc.since = e, c.clock()
+		t.ctx.entry, t.ctx.since = e, c.clock()
 		if isCall {
-			rc.mm = c.methodMetrics(e, rd)
+			t.mm = c.methodMetrics(e, rd)
 		}
 	}
 }
 
-// answeredCtx reports the answer code to the pooled request of context rc.
-func (c *Conn) answeredCtx(rc *reqCtx, code codec.Code) {
+// answeredTask reports the answer code to t's request, from its worker.
+func (c *Conn) answeredTask(t *task, code codec.Code) {
 	if c.opts.Metrics != nil {
-		c.answered(rc.entry, rc.mm, code, c.clock()-rc.since)
+		c.answered(t.ctx.entry, t.mm, code, c.clock()-t.ctx.since)
 	}
 }
 
-// refusedCtx reports the pooled request of context rc refused with code
-// before its handler started (the executor would not take it).
-func (c *Conn) refusedCtx(rc *reqCtx, code codec.Code) {
+// answeredCtx reports the answer code given on its handler's behalf to
+// the pooled request of context rc (a rare path: its method is looked up
+// by name).
+func (c *Conn) answeredCtx(rc *reqCtx, code codec.Code) {
 	if c.opts.Metrics != nil {
-		c.refused(rc.entry, rc.mm, code)
+		c.answered(rc.entry, c.methodMetrics(rc.entry, nil), code, c.clock()-rc.since)
+	}
+}
+
+// refusedTask reports t's request refused with code before its handler
+// started (the executor would not take it).
+func (c *Conn) refusedTask(t *task, code codec.Code) {
+	if c.opts.Metrics != nil {
+		c.refused(t.ctx.entry, t.mm, code)
 	}
 }

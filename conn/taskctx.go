@@ -23,7 +23,6 @@ type reqCtx struct {
 	stopParent func() bool   // unregisters the parent's AfterFunc
 	deadline   int64         // HandlerTimeout's, in Unix nanoseconds; 0: none
 	entry      *router.Entry // for Options.Metrics: the request's method,
-	mm         MethodMetrics // its MethodMetrics, if resolved,
 	since      time.Duration // and its hand-off (Conn.clock)
 }
 
