@@ -11,11 +11,11 @@ import (
 // MethodMetrics come from the reader's small cache (a pointer comparison,
 // no lookup by name); the reader's answers go to the method's tally, with
 // plain additions, flushed before they can be sent (flushHeld, and
-// serveBatch before it lets a batch go); and an inline request that follows another without
-// the reader waiting in between starts at the clock reading that ended the
-// other (observer.mark): one clock reading per request. The reader forgets the
-// mark wherever it may block (a read, a write, a hand-off) or serves an
-// inline notification untimed.
+// serveBatch before it lets a batch go); and an inline request that
+// follows another without the reader waiting in between starts at the
+// clock reading that ended the other (observer.mark): one clock reading
+// per request. The reader forgets the mark wherever it may block (a read,
+// a write, a hand-off) or serves an inline notification untimed.
 
 // observer is what a connection keeps for Options.Metrics, when set: the
 // resolver, if Metrics is one, for any goroutine; the method cache and the
