@@ -20,6 +20,7 @@ import (
 // mcpImpls are W4's tools/call implementations.
 var mcpImpls = []impl{
 	{"mcpwire", mcpwireStdio},
+	{"mcpwire-metrics", mcpwireMetricsStdio},
 	{"go-sdk", gosdkStdio},
 	{"mcp-go", mcpgoStdio},
 }

@@ -44,6 +44,9 @@ func (c *Conn) serveBatch(frame []byte, msgs []codec.Message, body *bodyReply, r
 		c.serveMessage(frame, &msgs[i], replyTo{b: b, slot: i}, rd, &ref)
 	}
 	ref.release()
+	if rd != nil {
+		rd.flushTallies() // before anyone can send the inline elements' answers
+	}
 	b.complete(-1, nil, rd) // the dispatcher's own hold
 }
 

@@ -49,7 +49,9 @@ type Conn struct {
 	saturated func() bool
 	// submitCtx is the Pool, if it can stop waiting for room (submit).
 	submitCtx contextSubmitter
-	calls     pendingCalls // our outgoing calls awaiting responses
+	// obs is what Options.Metrics need, if set (metrics_reader.go).
+	obs   *observer
+	calls pendingCalls // our outgoing calls awaiting responses
 
 	overloaded   *codec.Error // -32000 with this connection's retry hint
 	shuttingDown *codec.Error // likewise, refused because it is stopping
@@ -104,6 +106,10 @@ func newConn(opts *Options) *Conn {
 		c.saturated = s.Saturated
 	}
 	c.submitCtx, _ = o.Pool.(contextSubmitter)
+	if o.Metrics != nil {
+		c.obs = &observer{}
+		c.obs.resolver, _ = o.Metrics.(MethodResolver)
+	}
 	c.calls.init(o.OnUnmatched)
 	c.lifecycle.init()
 

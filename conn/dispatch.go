@@ -56,14 +56,15 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, rd *reader, 
 		if isCall { // rare path: say which name was not found
 			err = codec.ErrMethodNotFound.WithData(map[string]string{"method": string(name)})
 		}
-		c.refuse(to, rd, isCall, UnknownMethod, m.ID, err)
+		c.refuse(to, rd, isCall, nil, m.ID, err)
 	case c.stopping.Load():
-		c.refuse(to, rd, isCall, e.Method, m.ID, c.shuttingDown)
+		c.refuse(to, rd, isCall, e, m.ID, c.shuttingDown)
 	case isCall && e.Intercept != nil && c.intercept(e, m, to, rd):
 	case e.Inline:
-		c.serveInline(e.Handler, c.request(e, m, rd), m, to, rd)
+		c.serveInline(e, e.Handler, c.request(e, m, rd), m, to, rd)
 	default:
 		c.handOff(frame, m, e, to, rd, ref)
+		rd.unmark() // the hand-off may have waited
 	}
 }
 
@@ -97,7 +98,7 @@ func (c *Conn) intercept(e *router.Entry, m *codec.Message, to replyTo, rd *read
 	if e.Intercepted != nil {
 		return c.interceptGuarded(e, m, to, rd)
 	}
-	result, ok := c.interceptTimed(e, c.request(e, m, rd))
+	result, ok := c.interceptTimed(e, c.request(e, m, rd), rd)
 	c.doneRequest(rd)
 	switch {
 	case !ok:
@@ -126,30 +127,30 @@ func (c *Conn) interceptGuarded(e *router.Entry, m *codec.Message, to replyTo, r
 		return false
 	}
 	req.Intercepted = result
-	c.serveInline(e.Intercepted, req, m, to, rd)
+	c.serveInline(e, e.Intercepted, req, m, to, rd)
 	return true
 }
 
-// serveInline runs h, an inline handler (or the middleware around an
-// interceptor's answer), for req, the request m, on the dispatching
+// serveInline runs h, the inline handler of e (or the middleware around
+// an interceptor's answer), for req, the request m, on the dispatching
 // goroutine, and answers it. Alone on the reader, its response is encoded
 // straight into the held output.
-func (c *Conn) serveInline(h router.Handler, req *router.Request, m *codec.Message, to replyTo, rd *reader) {
+func (c *Conn) serveInline(e *router.Entry, h router.Handler, req *router.Request, m *codec.Message, to replyTo, rd *reader) {
 	if m.Kind == codec.KindRequest && to.held(rd) {
 		start := len(rd.held.B)
-		c.runInline(c.ctx, h, req, &rd.held)
+		c.runInline(c.ctx, e, h, req, &rd.held, rd)
 		rd.held.B = c.s.FrameInPlace(rd.held.B, start)
 		rd.heldFull()
 	} else if m.Kind == codec.KindRequest && to.b != nil {
 		out, start := to.b.inArena()
-		c.runInline(c.ctx, h, req, out)
+		c.runInline(c.ctx, e, h, req, out, rd)
 		to.b.completeInArena(to.slot, start, rd)
 	} else {
 		var resp *codec.Buffer
 		if m.Kind == codec.KindRequest {
 			resp = respBufs.Get()
 		}
-		c.runInline(c.ctx, h, req, resp)
+		c.runInline(c.ctx, e, h, req, resp, rd)
 		c.answer(to, resp, rd)
 	}
 	c.doneRequest(rd)
@@ -274,13 +275,13 @@ var doneCtx = func() context.Context {
 func (c *Conn) admitHandler(to replyTo, rd *reader, e *router.Entry, m *codec.Message) bool {
 	isCall := m.Kind == codec.KindRequest
 	if err := c.acquire(rd); err != nil {
-		c.refuse(to, rd, isCall, e.Method, m.ID, err)
+		c.refuse(to, rd, isCall, e, m.ID, err)
 		return false
 	}
 	c.inFlight(1)
 	if !c.admit() { // stopping began while this one waited
 		c.release(time.Time{})
-		c.refuse(to, rd, isCall, e.Method, m.ID, c.shuttingDown)
+		c.refuse(to, rd, isCall, e, m.ID, c.shuttingDown)
 		return false
 	}
 	return true

@@ -143,7 +143,11 @@
 // request refused before a handler ran, and of handlers taken in and out
 // of flight (see Metrics). Package metrics implements it for Prometheus.
 // Unset, it costs a nil test at each of those points; neither it nor the
-// Prometheus one allocates per request.
+// Prometheus one allocates per request. A Metrics that is also a
+// MethodResolver is asked once for a method's MethodMetrics, which the
+// reader keeps at hand with their MethodTally (the reader's own answers
+// are gathered there and reported just before they can be sent), and the
+// reader reads the clock once per inline request it serves back to back.
 //
 // # Lifecycle
 //

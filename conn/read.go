@@ -43,6 +43,7 @@ func (rd *reader) loop() {
 		if !c.s.Buffered() {
 			// About to block on a read: send what the reader held back,
 			// and give large output buffers back while waiting.
+			rd.unmark()
 			if rd.flushHeld() != nil {
 				return
 			}

@@ -120,11 +120,14 @@ func (rd *reader) heldFull() {
 	}
 }
 
-// flushHeld hands the reader's held output to the writer.
+// flushHeld hands the reader's held output to the writer, its answers
+// reported first.
 func (rd *reader) flushHeld() error {
 	if len(rd.held.B) == 0 {
 		return nil
 	}
+	rd.unmark() // the writer may block
+	rd.flushTallies()
 	var err error
 	rd.held.B, err = rd.c.out.sendHeld(rd.held.B)
 	rd.c.sent(err)

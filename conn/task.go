@@ -57,6 +57,7 @@ type task struct {
 	ctx   *reqCtx        // the handler's context
 	start time.Time      // when handed off, for a shared Admission
 	timer *time.Timer    // HandlerTimeout's; the worker's only
+	mm    MethodMetrics  // the request's, for Options.Metrics, if resolved
 
 	prev, next *task // in Conn.inflight while a request is unanswered
 	listed     bool
@@ -91,7 +92,7 @@ func (c *Conn) newTask(e *router.Entry, m *codec.Message, rd *reader, rc *reqCtx
 	if c.opts.Admission != nil {
 		t.start = time.Now()
 	}
-	c.track(rc, e)
+	c.track(t, e, m.Kind == codec.KindRequest, rd)
 	return t
 }
 
@@ -161,7 +162,7 @@ func (t *task) answer(code codec.Code, resp *codec.Buffer, rd *reader) {
 	switch {
 	case resp == nil:
 	case c.inflight.claim(t):
-		c.answeredCtx(t.ctx, code)
+		c.answeredTask(t, code)
 		if resp == &t.out {
 			c.emit(t.to.body, t.out.B, rd)
 		} else {
@@ -188,7 +189,7 @@ func expire(rc *reqCtx) {
 func (t *task) abandon(e *codec.Error, rd *reader) {
 	t.c.release(t.start)
 	if resp, to, ok := t.c.inflight.claimAnswer(t.ctx, e); ok {
-		t.c.refusedCtx(t.ctx, e.Code)
+		t.c.refusedTask(t, e.Code)
 		t.c.answer(to, resp, rd)
 	}
 	t.finish()

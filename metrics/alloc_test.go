@@ -17,11 +17,15 @@ func TestAllocs_reportingAllocatesNothing(t *testing.T) {
 	c.Answered("m", 0, time.Millisecond)
 	c.Answered("m", codec.CodeInvalidParams, time.Millisecond)
 	c.Refused("m", codec.CodeOverloaded)
+	m := c.Method("m")
 	n := testing.AllocsPerRun(1000, func() {
 		c.InFlight(1)
 		c.Answered("m", 0, time.Millisecond)
 		c.Answered("m", codec.CodeInvalidParams, time.Millisecond)
 		c.Refused("m", codec.CodeOverloaded)
+		m.Answered(0, time.Millisecond)
+		m.Answered(codec.CodeInvalidParams, time.Millisecond)
+		m.Refused(codec.CodeOverloaded)
 		c.InFlight(-1)
 	})
 	if n != 0 {

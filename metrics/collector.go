@@ -24,7 +24,8 @@ var DefaultBuckets = []float64{
 // copies them, so later changes have no effect.
 type Options struct {
 	// Buckets are the upper bounds of mcpwire_request_duration_seconds, in
-	// seconds, increasing (nil: DefaultBuckets).
+	// seconds, increasing (nil: DefaultBuckets); New refuses them
+	// otherwise. A last +Inf may be given or not: it is always there.
 	Buckets []float64
 	// ConstLabels are added to every metric of the Collector and of what it
 	// watches: a server's name, say, when several share a registry.
@@ -54,15 +55,18 @@ type Options struct {
 //     mcpwire_cache_misses_total, mcpwire_cache_evictions_total,
 //     mcpwire_cache_bytes, mcpwire_cache_entries.
 //
-// A request costs a map lookup for its method (the label values are
-// resolved once per method and code, not per request), two atomic
-// additions and a histogram observation; no allocation.
+// A request costs no allocation and a few atomic additions: its code's
+// counter, its latency's bucket and the latency sum. A session resolves
+// its methods' metrics once (Method), and the requests its reader answers
+// itself, one after another, it gathers in a tally with plain additions
+// and adds when it sends their answers: a few atomic additions per batch
+// of answers, not per request.
 type Collector struct {
 	reg         prometheus.Registerer
 	constLabels prometheus.Labels
 
 	requests *prometheus.CounterVec
-	duration *prometheus.HistogramVec
+	duration *latencyFamily
 	rejected *prometheus.CounterVec
 	inFlight atomic.Int64
 
@@ -70,7 +74,10 @@ type Collector struct {
 	methods atomic.Pointer[map[string]*methodStats] // replaced, never modified
 }
 
-var _ conn.Metrics = (*Collector)(nil)
+var (
+	_ conn.Metrics        = (*Collector)(nil)
+	_ conn.MethodResolver = (*Collector)(nil)
+)
 
 // New makes a Collector and registers its metrics with reg; it fails if reg
 // refuses one (a Collector already registered there, say), registering
@@ -94,12 +101,13 @@ func New(reg prometheus.Registerer, opts *Options) (*Collector, error) {
 		Help:        "JSON-RPC requests answered, by method and code (0: a result).",
 		ConstLabels: o.ConstLabels,
 	}, []string{"method", "code"})
-	c.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:        "mcpwire_request_duration_seconds",
-		Help:        "Latency of requests answered by a handler or an interceptor, from hand-off to answer.",
-		ConstLabels: o.ConstLabels,
-		Buckets:     o.Buckets,
-	}, []string{"method"})
+	var err error
+	c.duration, err = newLatencyFamily("mcpwire_request_duration_seconds",
+		"Latency of requests answered by a handler or an interceptor, from hand-off to answer.",
+		o.Buckets, o.ConstLabels)
+	if err != nil {
+		return nil, err
+	}
 	c.rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name:        "mcpwire_rejected_total",
 		Help:        "Requests refused with -32000 (overloaded or shutting down) before their handler ran.",
@@ -117,9 +125,7 @@ func New(reg prometheus.Registerer, opts *Options) (*Collector, error) {
 // Answered counts a request answered after its handler or an interceptor
 // ran, and observes its latency (conn.Metrics).
 func (c *Collector) Answered(method string, code codec.Code, d time.Duration) {
-	m := c.served(method)
-	m.count(code)
-	m.duration.Observe(d.Seconds())
+	c.served(method).Answered(code, d)
 }
 
 // Refused counts a request answered before any handler ran; -32000 counts
@@ -129,10 +135,14 @@ func (c *Collector) Refused(method string, code codec.Code) {
 		c.method(method).count(code)
 		return
 	}
-	m := c.served(method) // a registered method: it will be served too
-	m.count(code)
-	m.rejected.Inc()
+	c.served(method).Refused(code) // a registered method: it will be served too
 }
+
+// Method returns the instruments of method, a registered method's name,
+// for a session to report that method's requests to without naming it
+// each time (conn.MethodResolver). The method's latency histogram, its
+// code "0" and its rejection counter are present from then on.
+func (c *Collector) Method(method string) conn.MethodMetrics { return c.served(method) }
 
 // InFlight adds delta to mcpwire_in_flight (conn.Metrics).
 func (c *Collector) InFlight(delta int) { c.inFlight.Add(int64(delta)) }

@@ -44,8 +44,10 @@
 //
 // # Cost
 //
-// A request costs a map lookup for its method's metrics (label values are
-// resolved once per method and code, not per request), two atomic counter
-// additions and a histogram observation, and no allocation;
+// A request costs no allocation and a few atomic additions (its code's
+// counter, its latency's bucket, the latency sum); a session resolves a
+// method's metrics once, and the answers its reader makes itself it
+// tallies with plain additions and reports when it sends them, a few
+// atomic additions per batch of answers;
 // mcpwire_in_flight is one atomic addition per hand-off and per return.
 package metrics

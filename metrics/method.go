@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -15,12 +16,15 @@ import (
 // values (WithLabelValues) hashes them and takes the vector's lock; so it
 // is done once per method, and once per code of a method, and the children
 // are kept in maps that are replaced on addition and never modified: a
-// request reads them with one atomic load and one lookup, taking no lock.
+// report by name reads them with one atomic load and one lookup, taking no
+// lock. A session asks for a method's children once (Collector.Method, its
+// conn.MethodResolver) and reports to them directly: no lookup at all for
+// a result.
 //
 // A method first seen in a refusal has its codes only; the first request a
-// handler answers (or the first -32000) gives it its latency histogram,
-// its code "0" and its rejection counter, from then on present at 0 when
-// unused. So "(unknown)" and "(invalid)", which no handler answers, show
+// handler answers (or the first -32000, or a session resolving the method)
+// gives it its latency histogram, its code "0" and its rejection counter,
+// from then on present at 0 when unused. So "(unknown)" and "(invalid)", which no handler answers, show
 // no empty histogram. A methodStats is immutable once published: gaining
 // those children replaces it in the map.
 
@@ -37,7 +41,7 @@ const otherCode = "other"
 type methodStats struct {
 	served   bool               // the three below are set
 	result   prometheus.Counter // requests_total{code="0"}: the common case
-	duration prometheus.Observer
+	duration *latency
 	rejected prometheus.Counter
 	codes    *codeCounters // shared by every version of the method's stats
 }
@@ -87,7 +91,7 @@ func (c *Collector) grow(method string, served bool) *methodStats {
 		m = &methodStats{
 			served:   true,
 			result:   c.requests.WithLabelValues(method, "0"),
-			duration: c.duration.WithLabelValues(method),
+			duration: c.duration.child(method),
 			rejected: c.rejected.WithLabelValues(method),
 			codes:    m.codes,
 		}
@@ -96,6 +100,22 @@ func (c *Collector) grow(method string, served bool) *methodStats {
 	next[method] = m
 	c.methods.Store(&next)
 	return m
+}
+
+// Answered counts a request of the method answered with code and
+// observes its latency d (conn.MethodMetrics).
+func (m *methodStats) Answered(code codec.Code, d time.Duration) {
+	m.count(code)
+	m.duration.observe(d)
+}
+
+// Refused counts a request of the method refused with code, and -32000 as
+// a rejection too (conn.MethodMetrics). m is served.
+func (m *methodStats) Refused(code codec.Code) {
+	m.count(code)
+	if code == codec.CodeOverloaded {
+		m.rejected.Inc()
+	}
 }
 
 // count adds one request answered with code.

@@ -11,6 +11,9 @@
 //
 //   - mcpwire: conn.New with a router.Func handler registered inline
 //     (the way a cheap method is meant to be registered).
+//   - mcpwire-metrics: mcpwire with Prometheus metrics on (package
+//     metrics' Collector as conn.Options.Metrics): not a peer, but what
+//     observing every request costs, beside mcpwire's figures.
 //   - jrpc2: github.com/creachadair/jrpc2, a jrpc2.Server per stream on
 //     channel.Line, handler.New (params decoded by reflection).
 //   - sourcegraph: github.com/sourcegraph/jsonrpc2, a jsonrpc2.Conn on a

@@ -23,7 +23,7 @@ type Server interface {
 }
 
 // Names are the implementations, mcpwire first.
-var Names = []string{"mcpwire", "jrpc2", "sourcegraph", "x-exp-jsonrpc2", "geth", "naive-stdjson", "naive-sonic"}
+var Names = []string{"mcpwire", "mcpwire-metrics", "jrpc2", "sourcegraph", "x-exp-jsonrpc2", "geth", "naive-stdjson", "naive-sonic"}
 
 // NoBatches names the implementations without JSON-RPC batches and says
 // what each does with one (TestEchoBatchRefusals checks it).
@@ -34,13 +34,14 @@ var NoBatches = map[string]string{
 
 // makers builds a Server by name.
 var makers = map[string]func() Server{
-	"mcpwire":        newMcpwire,
-	"jrpc2":          newJrpc2,
-	"sourcegraph":    newSourcegraph,
-	"x-exp-jsonrpc2": newXExp,
-	"geth":           newGeth,
-	"naive-stdjson":  func() Server { return newNaive(stdJSON) },
-	"naive-sonic":    func() Server { return newNaive(sonicJSON) },
+	"mcpwire":         newMcpwire,
+	"mcpwire-metrics": newMcpwireMetrics,
+	"jrpc2":           newJrpc2,
+	"sourcegraph":     newSourcegraph,
+	"x-exp-jsonrpc2":  newXExp,
+	"geth":            newGeth,
+	"naive-stdjson":   func() Server { return newNaive(stdJSON) },
+	"naive-sonic":     func() Server { return newNaive(sonicJSON) },
 }
 
 // ErrUnknown is New's error for a name not in Names.

@@ -16,7 +16,10 @@ type mcpwireServer struct {
 	conns []*conn.Conn
 }
 
-func newMcpwire() Server {
+func newMcpwire() Server { return &mcpwireServer{opts: &conn.Options{Router: mcpwireRouter()}} }
+
+// mcpwireRouter has the echo method, registered inline.
+func mcpwireRouter() *router.Router {
 	r := router.New()
 	err := r.Register(Method, router.Func(func(_ context.Context, p []string) (string, error) {
 		return echo(p)
@@ -24,7 +27,7 @@ func newMcpwire() Server {
 	if err != nil {
 		panic(err) // a constant name and handler: cannot fail
 	}
-	return &mcpwireServer{opts: &conn.Options{Router: r}}
+	return r
 }
 
 func (s *mcpwireServer) ServeConn(rwc io.ReadWriteCloser) {
