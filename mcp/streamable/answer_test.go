@@ -4,23 +4,11 @@ import (
 	"context"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/mcp/streamable"
 )
-
-// countingStore is a MemoryEventStore that counts the events appended.
-type countingStore struct {
-	*streamable.MemoryEventStore
-	appended atomic.Int64
-}
-
-func (c *countingStore) Append(ctx context.Context, session, stream string, seq uint64, data []byte) error {
-	c.appended.Add(1)
-	return c.MemoryEventStore.Append(ctx, session, stream, seq, data)
-}
 
 // By default a call whose handler sends nothing before its result is
 // answered with one JSON body, and nothing is kept for resumption; one
@@ -28,7 +16,7 @@ func (c *countingStore) Append(ctx context.Context, session, stream string, seq 
 // stream of its own: a priming event, what the handler sent, then the
 // result, each event kept.
 func TestHTTP_answerIsJSONUnlessTheHandlerStreams(t *testing.T) {
-	store := &countingStore{MemoryEventStore: streamable.NewMemoryEventStore(0, 0)}
+	store := &countingEvents{MemoryEventStore: streamable.NewMemoryEventStore(0, 0)}
 	ts, _ := serveHTTP(t, toolServer(t), &streamable.Options{EventStore: store, RetryInterval: fastRetry.RetryInterval})
 	p := newRawHTTP(t, ts.URL)
 	p.initialize(mcp.LatestVersion)
@@ -39,7 +27,7 @@ func TestHTTP_answerIsJSONUnlessTheHandlerStreams(t *testing.T) {
 		len(evs) != 1 || evs[0].data != `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}` {
 		t.Fatalf("echo: %d %v %+v", resp.StatusCode, resp.Header, evs)
 	}
-	if n := store.appended.Load(); n != 0 {
+	if n := store.n.Load(); n != 0 {
 		t.Fatalf("a JSON answer stored %d events", n)
 	}
 
@@ -50,7 +38,7 @@ func TestHTTP_answerIsJSONUnlessTheHandlerStreams(t *testing.T) {
 		evs[5].data != `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"logged"}]}}` {
 		t.Fatalf("logging: %v %+v", resp.Header, evs)
 	}
-	if n := store.appended.Load(); n != 5 {
+	if n := store.n.Load(); n != 5 {
 		t.Fatalf("the event stream stored %d events, want its 5 messages", n)
 	}
 }
