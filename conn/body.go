@@ -2,6 +2,7 @@ package conn
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -37,7 +38,23 @@ type BodySink struct {
 	// context or one derived from it, in the order they are sent, instead
 	// of the session's stream. Nil: they go to the session's stream.
 	Related func(msg []byte)
+	// Detach, if set, lets the transport stop waiting while the body's
+	// handlers go on: once it is closed, ServeBodySink returns ErrDetached
+	// (or nil, if the body was settled meanwhile) and the sinks stay in
+	// place, called as they would have been, after ServeBodySink has
+	// returned. Streamable HTTP closes it from Related to turn a POST's
+	// answer into an event stream when a handler sends something first.
+	Detach <-chan struct{}
+	// Settled, if set, is called once the body is settled, answered or not
+	// (a request the peer cancelled is not), after Answer and under the
+	// same lock; it is not called once ServeBodySink has returned ctx's
+	// error.
+	Settled func()
 }
+
+// ErrDetached is what ServeBodySink returns when BodySink.Detach ended
+// its wait before the body was settled.
+var ErrDetached = errors.New("conn: body detached before it was settled")
 
 // ServeBodySink is ServeBody for a transport that carries, beside the
 // answer, the messages a body's handlers send to the peer while serving
@@ -51,7 +68,8 @@ type BodySink struct {
 // session), Related messages in the order sent and all of them before the
 // Answer: a message delivered to Related is never one that followed the
 // answer. Like reply, both run only before
-// ServeBodySink returns, and msg is valid only during the call: a message
+// ServeBodySink returns (unless Detach ended the wait: then until the body
+// is settled), and msg is valid only during the call: a message
 // sent once the body is settled — by a notification's handler (settled
 // once handed off), by a goroutine a handler left behind, or after ctx
 // ended the wait — goes to the session's stream, and fails with
@@ -65,15 +83,22 @@ type BodySink struct {
 // what they send goes to the session's stream. A context derived from
 // another session's request is not followed either.
 func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) error {
-	r := &bodyReply{c: c, fn: sink.Answer, related: sink.Related, done: make(chan struct{})}
+	r := &bodyReply{c: c, fn: sink.Answer, related: sink.Related, settled: sink.Settled, done: make(chan struct{})}
 	c.serveBody(body, r)
 	select {
 	case <-r.done:
 		return nil
+	case <-sink.Detach: // a nil Detach never ends the wait
+		return ErrDetached
 	case <-ctx.Done():
 		r.mu.Lock()
-		r.fn, r.related = nil, nil
-		r.mu.Unlock()
+		defer r.mu.Unlock()
+		select {
+		case <-sink.Detach: // closed under r.mu, by a sink: the sinks stay
+			return ErrDetached
+		default:
+		}
+		r.fn, r.related, r.settled = nil, nil, nil
 		return ctx.Err()
 	}
 }
@@ -99,6 +124,7 @@ type bodyReply struct {
 	mu      sync.Mutex
 	fn      func([]byte)  // nil once settled or given up
 	related func([]byte)  // likewise; nil from the start without a sink for them
+	settled func()        // likewise; called once settled (BodySink.Settled)
 	done    chan struct{} // closed once settled; nil: nobody waits on it
 
 	// into, if set, is an InProcess call the body holds, which takes the
@@ -119,7 +145,10 @@ func (r *bodyReply) put(msg []byte) {
 	case r.fn != nil:
 		r.fn(msg)
 	}
-	r.fn, r.related, r.into = nil, nil, nil
+	if r.settled != nil {
+		r.settled()
+	}
+	r.fn, r.related, r.into, r.settled = nil, nil, nil, nil
 	done := r.done // under mu: an InProcess call may set it while it waits
 	r.mu.Unlock()
 	if done != nil {

@@ -9,13 +9,14 @@ import (
 )
 
 // BenchmarkStreamableHTTP_toolsCall calls the echo tool round trip over
-// Streamable HTTP on a loopback address, the answer as an event stream or
-// as JSON: the Go client and the handler, HTTP included.
+// Streamable HTTP on a loopback address, with the handler's defaults (JSON
+// unless the tool streams, which echo does not) and under
+// Options.JSONResponse: the Go client and the handler, HTTP included.
 func BenchmarkStreamableHTTP_toolsCall(b *testing.B) {
 	for _, mode := range []struct {
 		name string
 		json bool
-	}{{"sse", false}, {"json", true}} {
+	}{{"default", false}, {"json", true}} {
 		b.Run("mode="+mode.name, func(b *testing.B) {
 			srv := mcp.NewServer(nil, nil)
 			if err := addEcho(srv); err != nil {

@@ -97,6 +97,7 @@ func TestClientHTTP_resumesABrokenConnection(t *testing.T) {
 	srv := mcp.NewServer(nil, nil)
 	release := make(chan struct{})
 	must(t, srv.AddTool(&mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		req.Log(ctx, mcp.LevelInfo, "", "before the break") // the answer becomes an event stream
 		<-release
 		req.Log(ctx, mcp.LevelInfo, "", "after the break")
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
@@ -123,7 +124,7 @@ func TestClientHTTP_resumesABrokenConnection(t *testing.T) {
 	if err != nil || res.Content[0].(*mcp.TextContent).Text != "done" {
 		t.Fatalf("%+v, %v", res, err)
 	}
-	if logs.String() != "after the break" {
+	if logs.String() != "before the break|after the break" {
 		t.Fatalf("logs %q", logs.String())
 	}
 }

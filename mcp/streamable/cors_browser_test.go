@@ -53,7 +53,7 @@ func TestCORS_inChromium(t *testing.T) {
 		origins []string
 		want    string
 	}{
-		{[]string{page.URL}, `session readable: id: `},
+		{[]string{page.URL}, `session readable: {"jsonrpc":"2.0","id":2,"result":`}, // JSON: echo streams nothing
 		{[]string{"https://app.example.com"}, `refused: TypeError: Failed to fetch`},
 	} {
 		ts, _ := serveHTTP(t, echoServer(t), &streamable.Options{CORS: &streamable.CORSOptions{AllowedOrigins: tc.origins}})

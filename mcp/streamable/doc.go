@@ -13,12 +13,16 @@
 //     JSON or an event stream (else 406). A body over Options.MaxBodyBytes
 //     is 413; one that is not JSON is 400 with -32700. A body of
 //     notifications and responses only is answered 202 with no body. A
-//     body holding requests is answered with an event stream — a priming
-//     event (an id, no data; 2025-11-25 and later) with the retry delay,
-//     what the handlers send while serving it (progress, logs, requests to
-//     the client, whose answers the client POSTs back), then the answer —
-//     or with one JSON body under Options.JSONResponse or when the client
-//     accepts only JSON (what the handlers send then goes to the GET
+//     body holding requests is answered with one JSON body when its
+//     handlers send the client nothing before the answer. From the first
+//     message a handler sends while serving it (progress, a log, a request
+//     to the client, whose answer the client POSTs back), or from
+//     CloseSSEStream, it is answered with an event stream instead: a
+//     priming event (an id, no data; 2025-11-25 and later) with the retry
+//     delay, what the handlers send, then the answer. A client that
+//     accepts only an event stream gets one from the start; under
+//     Options.JSONResponse, or when the client accepts only JSON, the
+//     answer is always JSON (what the handlers send then goes to the GET
 //     stream).
 //   - A POST of initialize without a session starts one. Its id
 //     (Mcp-Session-Id, 128 random bits as visible ASCII) must come with
@@ -88,7 +92,10 @@
 // conn.Conn.ServeBodySink, whose sink writes to that POST's stream. The
 // handler is the session's mcp.SessionTransport: through it the session
 // ends a POST's stream, finds where a keep-alive ping goes, and reports
-// its end. mcp.Server.SessionQuota counts the sessions of all handlers.
+// its end. A POST waits for its answer on its own goroutine, and becomes
+// an event stream only when a handler streams (conn.BodySink.Detach): a
+// call that streams nothing costs no stream, no event id and no stored
+// event. mcp.Server.SessionQuota counts the sessions of all handlers.
 // A stream's events stay in the EventStore only while a client can resume
 // them, bounded per session (Options.MaxSessionEvents): a session holds
 // about 4.4 KiB idle, 157 KiB subscribed at the default retention

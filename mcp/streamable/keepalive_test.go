@@ -104,7 +104,10 @@ func testKeepAlive_serverPingsOnAPOSTStream(t *testing.T) {
 		return srv
 	}, nil)
 	p.initialize("2025-11-25")
-	post := p.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait"}}`)
+	// A client that takes only an event stream: the POST's stream is open
+	// from the start (one that also takes JSON gets its answer as JSON,
+	// and no ping reaches it while the tool sends nothing).
+	post := p.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait"}}`, "Accept", "text/event-stream")
 	r := streamable.NewSSEReader(post.Body, 1<<20)
 	for range 2 {
 		answerPing(t, p, nextData(t, r))

@@ -30,9 +30,12 @@ type Options struct {
 	// 403 with -32010.
 	transport.HTTPOptions
 	// JSONResponse answers each POST that holds requests with one JSON
-	// body instead of an event stream; what the handlers send meanwhile
-	// (progress, logs, sampling) then goes to the GET stream. A client
-	// that accepts only one of the two gets that one whatever this says.
+	// body, never an event stream; what the handlers send meanwhile
+	// (progress, logs, sampling) then goes to the GET stream. Without it
+	// the answer is JSON too unless a handler sends something first,
+	// which turns it into an event stream carrying that and the answer. A
+	// client that accepts only one of the two gets that one whatever this
+	// says.
 	JSONResponse bool
 	// DisableStandaloneSSE answers a GET that opens a standalone stream
 	// with 405, so the server cannot send what is unrelated to a request

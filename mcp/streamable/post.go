@@ -34,18 +34,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	buf := h.bodies.Get()
-	keep := false // the buffer went to a goroutine that puts it back
-	defer func() {
-		if !keep {
-			h.bodies.Put(buf)
-		}
-	}()
+	defer h.bodies.Put(buf)
 	body, ok := h.readBody(w, r, buf)
 	if !ok {
 		return
 	}
-	asJSON := wantJSON && (h.opts.JSONResponse || !wantSSE)
-	info, err := h.scan.classify(body, !asJSON)
+	asJSON := wantJSON && (h.opts.JSONResponse || !wantSSE) // never an event stream
+	info, err := h.scan.classify(body, false)
 	var s *httpSession
 	info.quiet = info.quiet && err == nil
 	if r.Header.Get(headerSession) != "" {
@@ -62,7 +57,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		w.Write(codec.AppendError(nil, nil, codec.ErrParse))
 		return
 	case info.initialize && s == nil:
-		h.initialize(w, r, body, asJSON)
+		h.initialize(w, r, body, wantJSON)
 		return
 	case s == nil:
 		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required (initialize first)")
@@ -80,8 +75,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	case asJSON:
 		h.serveJSON(w, r, s, body, http.StatusOK)
 	default:
-		keep = true
-		h.serveSSE(w, r, s, buf, &info)
+		h.serveAnswer(w, r, s, body, info.quiet, !wantJSON)
 	}
 }
 
@@ -111,53 +105,17 @@ func isMethod(m *codec.Message, name string) bool {
 }
 
 // serveJSON serves a body whose answer goes back as the response's JSON
-// body; what its handlers send meanwhile goes to the session's stream.
-// An answer due status 200 that is a single error response is sent with
-// the status its code calls for (httpjson.StatusOf: 429 with Retry-After
-// for -32011, and so on), as JSON-RPC over HTTP POST does.
+// body (writeAnswer); what its handlers send meanwhile goes to the
+// session's stream.
 func (h *Handler) serveJSON(w http.ResponseWriter, r *http.Request, s *httpSession, body []byte, status int) {
 	answered := false
 	err := s.c.ServeBodySink(r.Context(), body, conn.BodySink{Answer: func(msg []byte) {
-		hd := w.Header()
-		hd["Content-Type"] = httpjson.ContentType
-		if status == http.StatusOK {
-			st := httpjson.StatusOf(msg)
-			st.SetHeaders(hd)
-			status = st.Code
-		}
-		w.WriteHeader(status)
-		w.Write(msg)
+		writeAnswer(w, msg, status)
 		answered = true
 	}})
 	if err == nil && !answered { // a request the client cancelled meanwhile
 		w.WriteHeader(http.StatusAccepted)
 	}
-}
-
-// serveSSE serves a body on an event stream of its own: a priming event,
-// what its handlers send while it is served, then its answer. The body is
-// served on a goroutine of its own so that the stream outlives the
-// response: a client that loses the connection, or a handler that closes
-// it (CloseSSEStream), resumes it with a GET. The goroutine puts buf back.
-func (h *Handler) serveSSE(w http.ResponseWriter, r *http.Request, s *httpSession, buf *codec.Buffer, info *bodyInfo) {
-	st := s.newPostStream(info.ids)
-	wr, replay, priming, err := st.attach(r.Context(), 0, false)
-	if err != nil {
-		h.bodies.Put(buf)
-		h.log.Error("mcp: event store", "err", err)
-		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: event store unavailable")
-		return
-	}
-	out := h.startSSE(w, http.StatusOK)
-	quiet := info.quiet
-	s.begin(quiet)
-	go func() {
-		defer s.end(quiet)
-		_ = s.c.ServeBodySink(s.ctx, buf.B, conn.BodySink{Answer: st.answer, Related: st.emit})
-		st.finish()
-		h.bodies.Put(buf)
-	}()
-	out.pump(r.Context(), st, wr, replay, priming)
 }
 
 // initialize serves a POST of initialize without a session: it starts one,

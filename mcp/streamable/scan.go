@@ -53,3 +53,10 @@ func (b *bodyScanner) classify(body []byte, wantIDs bool) (bodyInfo, error) {
 	}
 	return info, nil
 }
+
+// requestIDs returns the ids of the requests of body, a body classify
+// accepted, as received.
+func (b *bodyScanner) requestIDs(body []byte) []string {
+	info, _ := b.classify(body, true)
+	return info.ids
+}

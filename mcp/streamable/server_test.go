@@ -66,7 +66,7 @@ func TestHTTP_sessionHeaderIsRequiredAndChecked(t *testing.T) {
 	}
 	p.session = ""
 	p.initialize(mcp.LatestVersion)
-	if evs := readEvents(t, p.post(ping)); len(evs) != 2 || evs[1].data != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+	if evs := readEvents(t, p.post(ping)); len(evs) != 1 || evs[0].data != `{"jsonrpc":"2.0","id":1,"result":{}}` {
 		t.Fatalf("%+v", evs)
 	}
 	resp := p.do(http.MethodDelete, "")
@@ -88,7 +88,7 @@ func TestHTTP_protocolVersionHeader(t *testing.T) {
 	p := newRawHTTP(t, ts.URL)
 	p.initialize(mcp.LatestVersion)
 	for _, v := range append(mcp.SupportedVersions(), "") { // any supported version, or none
-		if evs := readEvents(t, p.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, "Mcp-Protocol-Version", v)); len(evs) != 2 {
+		if evs := readEvents(t, p.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, "Mcp-Protocol-Version", v)); len(evs) != 1 {
 			t.Fatalf("version %q: %+v", v, evs)
 		}
 	}
@@ -355,9 +355,15 @@ func TestHTTP_threeConcurrentPostStreams(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 3 {
 		wg.Go(func() {
-			resp := p.post(`{"jsonrpc":"2.0","id":` + string(rune('1'+i)) + `,"method":"tools/call","params":{"name":"meet"}}`)
+			// The first takes only an event stream (a priming event, then
+			// the answer); the others get the answer as JSON.
+			accept, want := "application/json, text/event-stream", 1
+			if i == 0 {
+				accept, want = "text/event-stream", 2
+			}
+			resp := p.post(`{"jsonrpc":"2.0","id":`+string(rune('1'+i))+`,"method":"tools/call","params":{"name":"meet"}}`, "Accept", accept)
 			evs := readEvents(t, resp)
-			if len(evs) != 2 || !strings.Contains(evs[1].data, `"text":"met"`) {
+			if len(evs) != want || !strings.Contains(evs[want-1].data, `"text":"met"`) {
 				t.Errorf("stream %d: %+v", i, evs)
 			}
 		})
@@ -456,7 +462,7 @@ func TestHTTP_idleSessionsExpire(t *testing.T) {
 		p.initialize(mcp.LatestVersion)
 		for range 4 { // in use past the timeout: alive (pings would not count: KeepAlive)
 			time.Sleep(timeout * 2 / 5)
-			if evs := readEvents(t, p.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); len(evs) != 2 {
+			if evs := readEvents(t, p.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); len(evs) != 1 {
 				t.Fatalf("%+v", evs)
 			}
 		}

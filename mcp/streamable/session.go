@@ -6,6 +6,7 @@ import (
 	"encoding/base32"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,7 @@ type httpSession struct {
 	mu        sync.Mutex
 	streams   map[string]*sseStream // streams a GET may attach to, by id
 	byRequest map[string]*sseStream // POST streams by the ids of their requests
+	waiting   *postAnswer           // POSTs answered as JSON unless they stream
 	timer     *time.Timer           // SessionTimeout's
 	ended     bool
 
@@ -235,8 +237,52 @@ func (s *httpSession) connEnded() bool {
 func (s *httpSession) CloseStream(id []byte) bool {
 	s.mu.Lock()
 	st := s.byRequest[string(id)]
+	var p *postAnswer
+	if st == nil {
+		p = s.awaiting(id)
+	}
 	s.mu.Unlock()
+	if p != nil {
+		return p.closeStream()
+	}
 	return st != nil && st.closeResponse()
+}
+
+// await lists p among the POSTs waiting for their answer, for CloseStream.
+func (s *httpSession) await(p *postAnswer) {
+	s.mu.Lock()
+	p.next = s.waiting
+	if p.next != nil {
+		p.next.prev = p
+	}
+	s.waiting = p
+	s.mu.Unlock()
+}
+
+// unawait takes p off the list.
+func (s *httpSession) unawait(p *postAnswer) {
+	s.mu.Lock()
+	if p.prev != nil {
+		p.prev.next = p.next
+	} else {
+		s.waiting = p.next
+	}
+	if p.next != nil {
+		p.next.prev = p.prev
+	}
+	p.prev, p.next = nil, nil
+	s.mu.Unlock()
+}
+
+// awaiting returns the waiting POST with a request of this id, or nil.
+// Called under s.mu, which keeps the bodies of the listed POSTs valid.
+func (s *httpSession) awaiting(id []byte) *postAnswer {
+	for p := s.waiting; p != nil; p = p.next {
+		if slices.Contains(s.h.scan.requestIDs(p.body), string(id)) {
+			return p
+		}
+	}
+	return nil
 }
 
 // newPostStream makes the stream of a POST carrying requests with these

@@ -182,6 +182,22 @@ func (st *sseStream) attach(ctx context.Context, after uint64, exclusive bool) (
 	return w, replay, priming, nil
 }
 
+// attachNew attaches the first writer of a POST's new stream: there is
+// nothing to replay, and the priming event, if the session's version has
+// them, is event 1 (0: none).
+func (st *sseStream) attachNew() (*sseWriter, uint64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var priming uint64
+	if st.sess.priming() && !st.done {
+		st.seq++
+		priming = st.seq
+	}
+	w := &sseWriter{wake: make(chan struct{}, 1), detach: make(chan struct{})}
+	st.writer = w
+	return w, priming
+}
+
 // detachLocked lets the attached writer go. With retry (CloseSSEStream)
 // the writer first writes out what is queued: the handler sent it before
 // closing.
