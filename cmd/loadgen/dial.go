@@ -62,8 +62,9 @@ type dialer struct {
 	framing codec.Framing
 	mcp     bool
 	header  http.Header
-	stderr  io.Writer // a stdio server's stderr
-	posts   int       // HTTP POSTs in flight per connection at most
+	stderr  io.Writer  // a stdio server's stderr
+	posts   int        // HTTP POSTs in flight per connection at most
+	spawned []*process // the stdio servers started, for their CPU time
 }
 
 // lines reports whether the connections are newline-framed byte streams.
@@ -127,7 +128,24 @@ func (d *dialer) spawn() (conn.Stream, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("target %s: %v", d.t.url, err)
 	}
-	return conn.NewByteStream(&process{cmd: cmd, in: in, out: out}, d.framing, nil), nil
+	p := &process{cmd: cmd, in: in, out: out}
+	d.spawned = append(d.spawned, p)
+	return conn.NewByteStream(p, d.framing, nil), nil
+}
+
+// serversCPU is the CPU time (user and system) the stdio servers started
+// have used over their lives, once they have all exited (their streams
+// closed); false when there were none or one has not exited.
+func (d *dialer) serversCPU() (time.Duration, bool) {
+	var spent time.Duration
+	for _, p := range d.spawned {
+		st := p.cmd.ProcessState
+		if st == nil {
+			return 0, false
+		}
+		spent += st.UserTime() + st.SystemTime()
+	}
+	return spent, len(d.spawned) > 0
 }
 
 // process is a spawned server's stdio as one io.ReadWriteCloser.

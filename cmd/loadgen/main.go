@@ -329,6 +329,10 @@ func (p *runPlan) execute(ctx context.Context, abort <-chan struct{}, stderr io.
 	}
 	r.stats.report(rep, elapsed)
 	rep.CPU = CPU{UserS: (u1 - u0).Seconds(), SystemS: (s1 - s0).Seconds(), Machine: runtime.NumCPU(), Procs: procs, InProcess: inProcess}
+	rep.CPU.PerCallUS = perCall(u1-u0+s1-s0, rep.Responses)
+	if spent, ok := d.serversCPU(); ok {
+		rep.CPU.ServerPerCallUS = perCall(spent, rep.Responses)
+	}
 	if wall > 0 {
 		rep.CPU.Cores = (rep.CPU.UserS + rep.CPU.SystemS) / wall.Seconds()
 	}
