@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
 	"time"
@@ -92,7 +93,9 @@ func (d *dialer) dial(ctx context.Context) (conn.Stream, error) {
 	case "ws":
 		s, err = transport.DialWebSocket(ctx, d.t.url, &transport.WebSocketOptions{Header: d.header})
 	case "http":
-		if d.mcp {
+		if u, ok := direct(d.t.url); ok {
+			s, negotiated, err = newHTTPStream(u, d.header, d.posts, d.mcp)
+		} else if d.mcp {
 			s, negotiated = streamable.NewClientStream(d.t.url, &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Header: d.header, MaxConcurrent: d.posts}})
 		} else {
 			s = transport.NewHTTPStream(d.t.url, &transport.HTTPClientOptions{Header: d.header, MaxConcurrent: d.posts})
@@ -110,6 +113,18 @@ func (d *dialer) dial(ctx context.Context) (conn.Stream, error) {
 		}
 	}
 	return s, nil
+}
+
+// direct returns the URL of an http:// target reached without a proxy:
+// loadgen's own client serves those (httpclient.go), the engine's the
+// others (https://, through a proxy).
+func direct(target string) (*url.URL, bool) {
+	u, err := url.Parse(target)
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return nil, false
+	}
+	proxy, err := http.ProxyFromEnvironment(&http.Request{URL: u})
+	return u, err == nil && proxy == nil
 }
 
 // spawn starts a server on stdio. Closing the stream closes its stdin
