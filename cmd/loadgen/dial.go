@@ -63,9 +63,12 @@ type dialer struct {
 	framing codec.Framing
 	mcp     bool
 	header  http.Header
-	stderr  io.Writer  // a stdio server's stderr
-	posts   int        // HTTP POSTs in flight per connection at most
-	spawned []*process // the stdio servers started, for their CPU time
+	stderr  io.Writer // a stdio server's stderr
+	posts   int       // HTTP POSTs in flight per connection at most
+	// pipeline is how many of them share a TCP connection (loadgen's own
+	// HTTP client: -pipeline).
+	pipeline int
+	spawned  []*process // the stdio servers started, for their CPU time
 }
 
 // lines reports whether the connections are newline-framed byte streams.
@@ -94,7 +97,7 @@ func (d *dialer) dial(ctx context.Context) (conn.Stream, error) {
 		s, err = transport.DialWebSocket(ctx, d.t.url, &transport.WebSocketOptions{Header: d.header})
 	case "http":
 		if u, ok := direct(d.t.url); ok {
-			s, negotiated, err = newHTTPStream(u, d.header, d.posts, d.mcp)
+			s, negotiated, err = newHTTPStream(u, d.header, d.posts, d.pipeline, d.mcp)
 		} else if d.mcp {
 			s, negotiated = streamable.NewClientStream(d.t.url, &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Header: d.header, MaxConcurrent: d.posts}})
 		} else {

@@ -45,21 +45,13 @@ import (
 	"github.com/mcpwire/mcpwire/conn"
 )
 
-// A lane's states.
-const (
-	laneIdle    int32 = iota // in httpStream.idle, nothing in flight
-	laneClaimed              // the writer's: a request being prepared
-	laneBusy                 // a request in flight
-	laneDead                 // closed, or closing: never used again
-)
-
 // laneReadSize is the size of a lane's read buffer: it bounds the head of
 // an answer too.
 const laneReadSize = 16 << 10
 
 // httpStream is a conn.MessageConn over loadgen's own HTTP/1.1 client.
-// WriteMessage is called by one goroutine at a time (the stream's
-// writer), ReadMessage by one (its reader); Close by any.
+// WriteMessage and flush are called by one goroutine at a time (the
+// stream's writer), ReadMessage by one (its reader); Close by any.
 type httpStream struct {
 	url  string // as given, for the rare path's requests
 	addr string // host:port to dial
@@ -75,10 +67,12 @@ type httpStream struct {
 	session atomic.Pointer[string]
 	version string
 
-	idle    chan *lane    // lanes with nothing in flight
+	idle    chan *lane    // lanes with room for a POST (listed)
 	room    chan struct{} // a lane closed (one signal may stand for several)
 	lanes   atomic.Int32
-	laneMax int32 // lanes at most
+	laneMax int32   // lanes at most
+	pipe    int     // POSTs in flight per lane at most
+	touched []*lane // lanes with requests written to their out, not yet sent (the writer's)
 	all     []*lane
 	allMu   sync.Mutex
 
@@ -105,10 +99,11 @@ type answer struct {
 }
 
 // newHTTPStream returns a stream of loadgen's HTTP client to u (an
-// http:// URL) with lanes connections at most, header added to each
+// http:// URL) with posts POSTs in flight at most, pipe of them on each
+// connection (HTTP/1.1 pipelining when above 1), header added to each
 // request; mcp speaks Streamable HTTP. negotiated (MCP) is to be told the
 // protocol version agreed on.
-func newHTTPStream(u *url.URL, header http.Header, lanes int, mcp bool) (s conn.Stream, negotiated func(string), err error) {
+func newHTTPStream(u *url.URL, header http.Header, posts, pipe int, mcp bool) (s conn.Stream, negotiated func(string), err error) {
 	extra, err := renderHeader(header, mcp)
 	if err != nil {
 		return nil, nil, err
@@ -122,7 +117,8 @@ func newHTTPStream(u *url.URL, header http.Header, lanes int, mcp bool) (s conn.
 		accept = "application/json, text/event-stream"
 	}
 	fixed := fmt.Appendf(nil, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: %s\r\n", u.RequestURI(), u.Host, accept)
-	lanes = max(lanes, 1)
+	posts, pipe = max(posts, 1), max(pipe, 1)
+	lanes := (posts + pipe - 1) / pipe
 	hs := &httpStream{
 		url:     u.String(),
 		addr:    net.JoinHostPort(u.Hostname(), port),
@@ -132,13 +128,30 @@ func newHTTPStream(u *url.URL, header http.Header, lanes int, mcp bool) (s conn.
 		idle:    make(chan *lane, lanes),
 		room:    make(chan struct{}, 1),
 		laneMax: int32(lanes),
+		pipe:    pipe,
 		in:      make(chan answer, lanes),
 		failed:  make(chan struct{}),
 	}
 	hs.ctx, hs.cancel = context.WithCancel(context.Background())
 	hs.renderHead()
-	hs.rare = newReplay(hs, header, lanes)
-	return conn.NewMessageStream(hs, nil), hs.negotiated, nil
+	hs.rare = newReplay(hs, header, posts)
+	return &httpFrames{conn.NewMessageStream(hs, nil), hs}, hs.negotiated, nil
+}
+
+// httpFrames is an httpStream as a conn.Stream: Write sends what each
+// connection was given in one write.
+type httpFrames struct {
+	conn.Stream
+	hs *httpStream
+}
+
+// Write implements conn.Stream.
+func (f *httpFrames) Write(frames []byte) error {
+	err := f.Stream.Write(frames)
+	if ferr := f.hs.flush(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // renderHeader renders -H's fields as a request head holds them, leaving
@@ -234,68 +247,113 @@ func (s *httpStream) gotSession(id []byte) {
 	}
 }
 
-// WriteMessage sends msg in a POST of its own, on an idle connection. A
-// notification or response of MCP's returns once the server has answered
-// it, so that they reach the server in order (as the engine's client
-// does); a request returns once sent.
+// WriteMessage queues msg in a POST of its own on a connection with room
+// for it; flush (httpFrames.Write) sends them. A notification or response
+// of MCP's is sent at once and WriteMessage returns once the server has
+// answered it, so that they reach the server in order (as the engine's
+// client does).
 func (s *httpStream) WriteMessage(msg []byte) error {
-	l, err := s.lane()
-	if err != nil {
-		return err
+	select {
+	case <-s.failed: // what is sent now would never be read
+		return s.err
+	default:
 	}
-	l.wait = s.mcp && requestID(msg, nil) == nil
-	head := *s.head.Load()
-	l.out = append(l.out[:0], head...)
+	wait := s.mcp && requestID(msg, nil) == nil
+	var l *lane
+	for l == nil {
+		var err error
+		if l, err = s.lane(); err != nil {
+			return err
+		}
+		l.mu.Lock()
+		l.listed = false
+		if l.dead {
+			l.mu.Unlock()
+			l = nil // it closed while listed: its goroutine counted it out
+			continue
+		}
+		p := &l.posts[(l.first+l.n)%len(l.posts)]
+		p.msg, p.wait = append(p.msg[:0], msg...), wait
+		l.n++
+		l.listed = l.n < len(l.posts)
+		relist := l.listed
+		l.mu.Unlock()
+		if relist { // room for more: the others first
+			s.idle <- l
+		}
+	}
+	l.out = append(l.out, *s.head.Load()...)
 	l.out = strconv.AppendInt(l.out, int64(len(msg)), 10)
 	l.out = append(l.out, "\r\n\r\n"...)
-	l.bodyAt = len(l.out)
 	l.out = append(l.out, msg...)
-	l.state.Store(laneBusy) // what the lane's goroutine reads of it is written
-	if _, err := l.nc.Write(l.out); err != nil {
-		s.fail(err)
+	if !l.touched {
+		l.touched = true
+		s.touched = append(s.touched, l)
+	}
+	if !wait {
+		return nil
+	}
+	if err := s.flush(); err != nil {
 		return err
 	}
-	if l.wait {
-		select {
-		case <-l.done:
-		case <-s.failed:
-			return s.err
-		case <-s.ctx.Done():
-			return net.ErrClosed
-		}
+	select {
+	case <-l.done:
+		return nil
+	case <-s.failed:
+		return s.err
+	case <-s.ctx.Done():
+		return net.ErrClosed
 	}
-	return nil
 }
 
-// lane returns an idle lane, claimed now: one dialled if there are fewer
-// than the bound, else the next to be idle.
+// flush sends what WriteMessage queued, one write per connection.
+func (s *httpStream) flush() error {
+	var err error
+	for i, l := range s.touched {
+		if _, werr := l.nc.Write(l.out); werr != nil && err == nil {
+			s.fail(werr)
+			err = werr
+		}
+		l.out, l.touched = l.out[:0], false
+		s.touched[i] = nil
+	}
+	s.touched = s.touched[:0]
+	if err == nil {
+		select {
+		case <-s.failed: // the answers to what was sent will not be read
+			err = s.err
+		default:
+		}
+	}
+	return err
+}
+
+// lane returns a listed lane (to be checked: it may have closed since),
+// or one dialled if there are fewer than the bound, else waits for one.
 func (s *httpStream) lane() (*lane, error) {
 	for {
-		var l *lane
 		select {
-		case l = <-s.idle:
-		default:
-			if s.lanes.Load() < s.laneMax {
-				return s.dial()
-			}
-			select {
-			case l = <-s.idle:
-			case <-s.room:
-				continue // a lane closed: dial another
-			case <-s.failed:
-				return nil, s.err
-			case <-s.ctx.Done():
-				return nil, net.ErrClosed
-			}
-		}
-		if l.state.CompareAndSwap(laneIdle, laneClaimed) {
+		case l := <-s.idle:
 			return l, nil
+		default:
 		}
-		// it closed while idle: its goroutine has counted it out
+		if s.lanes.Load() < s.laneMax {
+			return s.dial()
+		}
+		select {
+		case l := <-s.idle:
+			return l, nil
+		case <-s.room:
+			// a lane closed: dial another
+		case <-s.failed:
+			return nil, s.err
+		case <-s.ctx.Done():
+			return nil, net.ErrClosed
+		}
 	}
 }
 
-// dial opens a lane, claimed.
+// dial opens a lane.
 func (s *httpStream) dial() (*lane, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(s.ctx, "tcp", s.addr)
@@ -306,8 +364,7 @@ func (s *httpStream) dial() (*lane, error) {
 		s.fail(err)
 		return nil, err
 	}
-	l := &lane{s: s, nc: nc, br: bufio.NewReaderSize(nc, laneReadSize), done: make(chan struct{}, 1)}
-	l.state.Store(laneClaimed)
+	l := &lane{s: s, nc: nc, br: bufio.NewReaderSize(nc, laneReadSize), done: make(chan struct{}, 1), posts: make([]post, s.pipe)}
 	s.allMu.Lock()
 	s.all = append(s.all, l)
 	s.allMu.Unlock()

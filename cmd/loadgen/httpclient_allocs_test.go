@@ -83,7 +83,7 @@ func TestHTTPStream_allocsPerCall(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u, _ := url.Parse(answeringServer(t, []byte(tc.answer)))
-			s, _, err := newHTTPStream(u, nil, 1, tc.mcp)
+			s, _, err := newHTTPStream(u, nil, 1, 1, tc.mcp)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -216,3 +216,41 @@ func TestLoad_mcpHTTPAnswers(t *testing.T) {
 		})
 	}
 }
+
+// TestLoad_httpPipelined: with -pipeline, requests share connections in
+// HTTP/1.1 pipelining, and every one is answered once, in order, also
+// when the answers come in one write or split across several. A server
+// that closes a connection with requests pipelined behind an answer
+// (Connection: close) fails them as transport errors: the run ends.
+func TestLoad_httpPipelined(t *testing.T) {
+	var conns atomic.Int64
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		echoRPC(w, body)
+	}))
+	hs.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	hs.Start()
+	defer hs.Close()
+	r, code, out := load(t, "-n", "2000", "-c", "2", "-depth", "8", "-pipeline", "4", "-timeout", "5s", hs.URL+"/rpc")
+	if code != 0 || r.OK != 2000 || r.Errors != 0 {
+		t.Errorf("exit %d, ok %d, errors %d: want 0, 2000, 0\n%s", code, r.OK, r.Errors, out)
+	}
+	if n := conns.Load(); n != 4 {
+		t.Errorf("%d connections; want 2 × 8/4 = 4", n)
+	}
+
+	closing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Connection", "close")
+		echoRPC(w, body)
+	}))
+	defer closing.Close()
+	r, code, out = load(t, "-n", "200", "-c", "1", "-depth", "4", "-pipeline", "4", "-timeout", "5s", closing.URL+"/rpc")
+	if r.OK == 0 || r.TransportErrors == 0 || r.Lost != 0 || !strings.Contains(out, "closed the connection") {
+		t.Errorf("exit %d, ok %d, transport errors %d, lost %d: want the first answered, the calls behind it failed, none lost, the reason said\n%s", code, r.OK, r.TransportErrors, r.Lost, out)
+	}
+}

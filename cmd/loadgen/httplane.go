@@ -6,35 +6,47 @@ import (
 	"errors"
 	"io"
 	"net"
-	"sync/atomic"
+	"sync"
 	"syscall"
 
 	"github.com/mcpwire/mcpwire/codec"
 )
 
-// A lane is one keep-alive connection of an httpStream, with at most one
-// POST in flight. The writer claims an idle lane, fills out, bodyAt and
-// wait, marks it busy and sends; the lane's goroutine (run) reads the
-// answer, serves it and marks the lane idle again. The state's atomic
-// stores and loads order those hand-overs.
+// A lane is one keep-alive connection of an httpStream, with at most
+// httpStream.pipe POSTs in flight (one: no pipelining). The writer adds
+// each POST to its ring and sends them; the lane's goroutine (run) reads
+// their answers in order, serves them, and takes them off the ring. A
+// lane with room is listed in httpStream.idle, once.
 type lane struct {
-	s     *httpStream
-	nc    net.Conn
-	br    *bufio.Reader
-	state atomic.Int32
-	done  chan struct{} // a waited-for POST was answered
+	s    *httpStream
+	nc   net.Conn
+	br   *bufio.Reader
+	done chan struct{} // a waited-for POST was answered
 
-	// The writer's, while the lane is claimed; the goroutine's once busy.
-	out    []byte // the request sent: its head, then the message from bodyAt
-	bodyAt int
-	wait   bool // the writer waits for the answer (done)
+	mu     sync.Mutex // guards what follows
+	posts  []post     // a ring: the POSTs in flight, oldest at first
+	first  int
+	n      int
+	listed bool // in httpStream.idle
+	dead   bool // closed, or closing: never used again
+
+	// The writer's: the requests not yet sent.
+	out     []byte
+	touched bool
 
 	// The goroutine's own.
 	head  []byte          // the last answer's head, as read
 	data  []byte          // the data of an event stream's events, one after another
 	spans []span          // each event's data in data
-	ready []*codec.Buffer // the answers to queue once the lane is idle
+	ready []*codec.Buffer // the answers to queue once the lane is listed
 	sc    *codec.Scanner  // for messages not laid out as loadgen's (made on first use)
+}
+
+// post is a POST in flight: its message (the slot's buffer, reused) and
+// whether the writer waits for its answer.
+type post struct {
+	msg  []byte
+	wait bool
 }
 
 // span is a part of a buffer: [from, to).
@@ -48,19 +60,21 @@ var errLaneDone = errors.New("the connection is not reusable")
 var errUnasked = errors.New("the server answered a request never sent")
 
 // run serves the lane's answers until its connection ends; a connection
-// that fails with a request in flight ends the stream.
+// that ends with POSTs in flight ends the stream.
 func (l *lane) run() {
 	for {
 		err := l.serve()
 		if err == nil {
 			continue
 		}
-		quiet := err == errLaneDone || l.state.CompareAndSwap(laneIdle, laneDead) || l.s.ctx.Err() != nil
-		l.state.Store(laneDead)
+		l.mu.Lock()
+		l.dead = true
+		inFlight := l.n
+		l.mu.Unlock()
 		l.nc.Close()
 		l.s.forget(l)
-		if !quiet {
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+		if inFlight > 0 && l.s.ctx.Err() == nil {
+			if err == errLaneDone || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
 				err = errClosedByPeer
 			}
 			l.s.fail(err)
@@ -76,7 +90,11 @@ func (l *lane) serve() error {
 	if err != nil {
 		return err
 	}
-	if l.state.Load() != laneBusy {
+	l.mu.Lock()
+	p := l.posts[l.first] // its slot is not written again before it is taken off
+	n := l.n
+	l.mu.Unlock()
+	if n == 0 {
 		return errUnasked
 	}
 	s := l.s
@@ -89,24 +107,30 @@ func (l *lane) serve() error {
 	if s.mcp && h.session != nil {
 		s.gotSession(h.session)
 	}
-	sent := l.out[l.bodyAt:]
 	l.ready = l.ready[:0]
-	fast := complete && l.fast(&h, body, sent)
+	fast := complete && l.fast(&h, body, p.msg)
 	var rareSent, rareHead []byte
 	if !fast {
-		rareSent = append([]byte(nil), sent...)
+		rareSent = append([]byte(nil), p.msg...)
 		rareHead = append([]byte(nil), l.head...)
 	}
-	waited := l.wait
 	keep := complete && h.keepAlive
-	if keep { // idle before its answers are queued: whoever reads them finds it so
-		l.state.Store(laneIdle)
+	l.mu.Lock()
+	l.first = (l.first + 1) % len(l.posts)
+	l.n--
+	relist := keep && !l.listed
+	l.listed = l.listed || relist
+	if !keep {
+		l.dead = true
+	}
+	l.mu.Unlock()
+	if relist { // listed before its answers are queued: whoever reads them finds room
 		s.idle <- l
 	}
 	if !fast {
 		s.rare.serve(rareHead, body, rareSent)
 	}
-	if waited {
+	if p.wait {
 		l.done <- struct{}{}
 	}
 	for _, b := range l.ready {

@@ -63,6 +63,7 @@ func (h headers) Set(s string) error {
 // options are the flags.
 type options struct {
 	conns, depth, batch, procs   int
+	pipeline                     int
 	rate, method, params         string
 	dur                          time.Duration
 	n                            int64
@@ -173,6 +174,8 @@ func plan(o options, arg string) (*runPlan, error) {
 		return nil, fmt.Errorf("-c %d: want at least 1", o.conns)
 	case o.depth < 1:
 		return nil, fmt.Errorf("-depth %d: want at least 1", o.depth)
+	case o.pipeline < 1:
+		return nil, fmt.Errorf("-pipeline %d: want at least 1", o.pipeline)
 	case o.batch < 1:
 		return nil, fmt.Errorf("-batch %d: want at least 1", o.batch)
 	case o.n < 0 || o.dur < 0:
@@ -271,7 +274,7 @@ func (p *runPlan) execute(ctx context.Context, abort <-chan struct{}, stderr io.
 		tt, _ := parseTarget(url)
 		t = &tt
 	}
-	d := &dialer{t: *t, framing: p.framer, mcp: o.mcp, header: http.Header(o.header), stderr: io.Discard, posts: o.depth}
+	d := &dialer{t: *t, framing: p.framer, mcp: o.mcp, header: http.Header(o.header), stderr: io.Discard, posts: o.depth, pipeline: o.pipeline}
 	if o.verbose {
 		d.stderr = stderr
 	}
