@@ -106,6 +106,7 @@ var comparedMeasures = []measure{
 	{"loadgen CPU", func(r *Report) float64 { return r.CPU.Cores }, func(v float64) string {
 		return strconv.FormatFloat(v, 'f', 2, 64) + " cores"
 	}},
+	{"loadgen CPU per call", func(r *Report) float64 { return r.CPU.PerCallUS }, latencyText},
 }
 
 // countText writes a count held in a float64 with its thousands

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
 	"time"
@@ -64,6 +65,10 @@ type dialer struct {
 	header  http.Header
 	stderr  io.Writer // a stdio server's stderr
 	posts   int       // HTTP POSTs in flight per connection at most
+	// pipeline is how many of them share a TCP connection (loadgen's own
+	// HTTP client: -pipeline).
+	pipeline int
+	spawned  []*process // the stdio servers started, for their CPU time
 }
 
 // lines reports whether the connections are newline-framed byte streams.
@@ -91,7 +96,9 @@ func (d *dialer) dial(ctx context.Context) (conn.Stream, error) {
 	case "ws":
 		s, err = transport.DialWebSocket(ctx, d.t.url, &transport.WebSocketOptions{Header: d.header})
 	case "http":
-		if d.mcp {
+		if u, ok := direct(d.t.url); ok {
+			s, negotiated, err = newHTTPStream(u, d.header, d.posts, d.pipeline, d.mcp)
+		} else if d.mcp {
 			s, negotiated = streamable.NewClientStream(d.t.url, &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Header: d.header, MaxConcurrent: d.posts}})
 		} else {
 			s = transport.NewHTTPStream(d.t.url, &transport.HTTPClientOptions{Header: d.header, MaxConcurrent: d.posts})
@@ -111,6 +118,18 @@ func (d *dialer) dial(ctx context.Context) (conn.Stream, error) {
 	return s, nil
 }
 
+// direct returns the URL of an http:// target reached without a proxy:
+// loadgen's own client serves those (httpclient.go), the engine's the
+// others (https://, through a proxy).
+func direct(target string) (*url.URL, bool) {
+	u, err := url.Parse(target)
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return nil, false
+	}
+	proxy, err := http.ProxyFromEnvironment(&http.Request{URL: u})
+	return u, err == nil && proxy == nil
+}
+
 // spawn starts a server on stdio. Closing the stream closes its stdin
 // and waits a little for it to exit, then kills it.
 func (d *dialer) spawn() (conn.Stream, error) {
@@ -127,7 +146,24 @@ func (d *dialer) spawn() (conn.Stream, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("target %s: %v", d.t.url, err)
 	}
-	return conn.NewByteStream(&process{cmd: cmd, in: in, out: out}, d.framing, nil), nil
+	p := &process{cmd: cmd, in: in, out: out}
+	d.spawned = append(d.spawned, p)
+	return conn.NewByteStream(p, d.framing, nil), nil
+}
+
+// serversCPU is the CPU time (user and system) the stdio servers started
+// have used over their lives, once they have all exited (their streams
+// closed); false when there were none or one has not exited.
+func (d *dialer) serversCPU() (time.Duration, bool) {
+	var spent time.Duration
+	for _, p := range d.spawned {
+		st := p.cmd.ProcessState
+		if st == nil {
+			return 0, false
+		}
+		spent += st.UserTime() + st.SystemTime()
+	}
+	return spent, len(d.spawned) > 0
 }
 
 // process is a spawned server's stdio as one io.ReadWriteCloser.

@@ -33,6 +33,7 @@ func flagSet(o *options) *flag.FlagSet {
 	fs.Int64Var(&o.maxErrors, "max-errors", -1, "fail (exit 1) when there are more than `N` errors")
 	fs.StringVar(&o.framing, "framing", "newline", "stdio, tcp and unix framing: newline or header")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "at the end, wait up to `DURATION` for answers in flight; the rest are lost\n(Ctrl-C: stop sending and wait; Ctrl-C again: stop waiting)")
+	fs.IntVar(&o.pipeline, "pipeline", 1, "http:// targets: `N` POSTs in flight per TCP connection (HTTP/1.1 pipelining);\n1: one, as wrk and browsers do")
 	fs.Var(o.header, "H", "add the `\"Name: value\"` header to HTTP and WebSocket requests (repeatable)")
 	fs.IntVar(&o.procs, "procs", 0, "run on `N` processors (GOMAXPROCS); 0: one per 4 connections for stdio, tcp\nand unix targets, else all (and all when the environment sets GOMAXPROCS)")
 	fs.BoolVar(&o.quiet, "q", false, "no progress line")

@@ -166,6 +166,9 @@ func cpuRow(c CPU) htmlRow {
 	if c.InProcess {
 		row.Notes = append(row.Notes, "the server ran in this process: its CPU is included")
 	}
+	if c.PerCallUS > 0 {
+		row.Notes = append(row.Notes, "per call: "+perCallText(c))
+	}
 	return row
 }
 

@@ -63,6 +63,7 @@ func (h headers) Set(s string) error {
 // options are the flags.
 type options struct {
 	conns, depth, batch, procs   int
+	pipeline                     int
 	rate, method, params         string
 	dur                          time.Duration
 	n                            int64
@@ -173,6 +174,8 @@ func plan(o options, arg string) (*runPlan, error) {
 		return nil, fmt.Errorf("-c %d: want at least 1", o.conns)
 	case o.depth < 1:
 		return nil, fmt.Errorf("-depth %d: want at least 1", o.depth)
+	case o.pipeline < 1:
+		return nil, fmt.Errorf("-pipeline %d: want at least 1", o.pipeline)
 	case o.batch < 1:
 		return nil, fmt.Errorf("-batch %d: want at least 1", o.batch)
 	case o.n < 0 || o.dur < 0:
@@ -271,7 +274,7 @@ func (p *runPlan) execute(ctx context.Context, abort <-chan struct{}, stderr io.
 		tt, _ := parseTarget(url)
 		t = &tt
 	}
-	d := &dialer{t: *t, framing: p.framer, mcp: o.mcp, header: http.Header(o.header), stderr: io.Discard, posts: o.depth}
+	d := &dialer{t: *t, framing: p.framer, mcp: o.mcp, header: http.Header(o.header), stderr: io.Discard, posts: o.depth, pipeline: o.pipeline}
 	if o.verbose {
 		d.stderr = stderr
 	}
@@ -329,6 +332,10 @@ func (p *runPlan) execute(ctx context.Context, abort <-chan struct{}, stderr io.
 	}
 	r.stats.report(rep, elapsed)
 	rep.CPU = CPU{UserS: (u1 - u0).Seconds(), SystemS: (s1 - s0).Seconds(), Machine: runtime.NumCPU(), Procs: procs, InProcess: inProcess}
+	rep.CPU.PerCallUS = perCall(u1-u0+s1-s0, rep.Responses)
+	if spent, ok := d.serversCPU(); ok {
+		rep.CPU.ServerPerCallUS = perCall(spent, rep.Responses)
+	}
 	if wall > 0 {
 		rep.CPU.Cores = (rep.CPU.UserS + rep.CPU.SystemS) / wall.Seconds()
 	}

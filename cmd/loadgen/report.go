@@ -104,6 +104,23 @@ type CPU struct {
 	// InProcess says the server ran in this process: its CPU is counted
 	// here too.
 	InProcess bool `json:"in_process,omitempty"`
+	// PerCallUS is loadgen's CPU time (user and system) per answer, in
+	// microseconds (0 when none came). With InProcess it includes the
+	// server's, which cannot be told apart from it.
+	PerCallUS float64 `json:"per_call_us"`
+	// ServerPerCallUS is, when loadgen started the servers itself (stdio
+	// targets), their CPU time (user and system, over their whole lives,
+	// start-up included) per answer, in microseconds; absent otherwise.
+	ServerPerCallUS float64 `json:"server_per_call_us,omitempty"`
+}
+
+// perCall is CPU time d spread over n answers, in microseconds (0 when
+// there are none).
+func perCall(d time.Duration, n int64) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return float64(d) / float64(time.Microsecond) / float64(n)
 }
 
 // writeJSON writes the report as indented JSON.

@@ -37,6 +37,9 @@ func writeTable(w io.Writer, r *Report) error {
 		in = ", the server's included"
 	}
 	fmt.Fprintf(tw, "  loadgen cpu\t%.2f cores of %d, on %d processor%s  (user %.1fs, system %.1fs%s)\n", r.CPU.Cores, r.CPU.Machine, r.CPU.Procs, plural(r.CPU.Procs), r.CPU.UserS, r.CPU.SystemS, in)
+	if r.Responses > 0 {
+		fmt.Fprintf(tw, "  cpu per call\t%s\n", perCallText(r.CPU))
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -61,4 +64,17 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// perCallText says the CPU time per answer: loadgen's, and the server's
+// when loadgen started it.
+func perCallText(c CPU) string {
+	if c.InProcess {
+		return fmt.Sprintf("%s, loadgen and the server together (in process, they cannot be told apart)", latencyText(c.PerCallUS))
+	}
+	s := "loadgen " + latencyText(c.PerCallUS)
+	if c.ServerPerCallUS > 0 {
+		s += fmt.Sprintf(", the servers it started %s (loadgen/server %.2f)", latencyText(c.ServerPerCallUS), c.PerCallUS/c.ServerPerCallUS)
+	}
+	return s
 }

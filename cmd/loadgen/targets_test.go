@@ -32,6 +32,8 @@ func TestLoad_eachTargetKind(t *testing.T) {
 		{"websocket", []string{"-listen", "http://127.0.0.1:0"}, "/ws", nil, "echo"},
 		{"http-rpc", []string{"-listen", "http://127.0.0.1:0"}, "/rpc", nil, "echo"},
 		{"mcp-http", []string{"-listen", "http://127.0.0.1:0"}, "/mcp", []string{"-mcp", "-tool", "echo", "-args", `{"message":"m{{seq}}"}`}, "tools/call"},
+		{"http-rpc-pipelined", []string{"-listen", "http://127.0.0.1:0"}, "/rpc", []string{"-pipeline", "4"}, "echo"},
+		{"mcp-http-pipelined", []string{"-listen", "http://127.0.0.1:0"}, "/mcp", []string{"-pipeline", "3", "-mcp", "-tool", "echo", "-args", `{"message":"m{{seq}}"}`}, "tools/call"},
 		{"batch-notify", []string{"-listen", "tcp://127.0.0.1:0"}, "", []string{"-batch", "10", "-notify", "0.5", "-method", "subtract", "-params", "[{{rand 100}}, 1]"}, "subtract"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
