@@ -39,6 +39,19 @@ type HTTPClientOptions struct {
 	MaxConcurrent int
 }
 
+// NewHTTPClient returns the http.Client a client stream makes for itself
+// when HTTPClientOptions.Client is nil: http.DefaultTransport's settings
+// (proxies from the environment, its dial and TLS timeouts), no overall
+// timeout, and room for maxIdle idle connections to each host, so that
+// maxIdle requests in flight at once reuse their connections instead of
+// dialling anew (http.DefaultTransport keeps 2 per host).
+func NewHTTPClient(maxIdle int) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = maxIdle
+	tr.MaxIdleConnsPerHost = maxIdle
+	return &http.Client{Transport: tr}
+}
+
 // NewHTTPStream returns a client-side message stream that speaks JSON-RPC
 // over HTTP POST to url, for a client session (conn.NewStream(s, opts)).
 // Each message or batch the session writes becomes one POST
@@ -78,10 +91,7 @@ func NewHTTPStream(url string, opts *HTTPClientOptions) conn.Stream {
 		failed: make(chan struct{}),
 	}
 	if c.hc == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConns = o.MaxConcurrent
-		tr.MaxIdleConnsPerHost = o.MaxConcurrent
-		c.hc, c.own = &http.Client{Transport: tr}, true
+		c.hc, c.own = NewHTTPClient(o.MaxConcurrent), true
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	// ReadMessage bounds what the server sends itself; what it makes up

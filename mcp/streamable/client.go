@@ -26,9 +26,9 @@ type ClientOptions struct {
 	// HTTPClientOptions are what every HTTP client of the engine takes,
 	// set the same way on each (transport.HTTPClientOptions):
 	//   - Client sends the requests. Nil: a client of the session's own
-	//     (a clone of http.DefaultTransport, no overall timeout: event
-	//     streams last), whose idle connections are closed with the
-	//     session.
+	//     (transport.NewHTTPClient(MaxConcurrent): no overall timeout,
+	//     for event streams last), whose idle connections are closed
+	//     with the session.
 	//   - Header is added to every request (Authorization, say).
 	//   - Limits.MaxFrameBytes bounds one message received, in bytes
 	//     (nil: codec.DefaultMaxFrameBytes).
@@ -55,15 +55,15 @@ func (o *ClientOptions) withDefaults() (ClientOptions, bool) {
 	if o != nil {
 		c = *o
 	}
-	own := c.Client == nil
-	if own {
-		c.Client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	}
 	if c.MaxRetries <= 0 {
 		c.MaxRetries = 5
 	}
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = transport.DefaultMaxConcurrentPosts
+	}
+	own := c.Client == nil
+	if own {
+		c.Client = transport.NewHTTPClient(c.MaxConcurrent)
 	}
 	return c, own
 }
