@@ -1,12 +1,9 @@
 package streamable_test
 
 import (
-	"context"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -34,20 +31,7 @@ func TestClientHTTP_concurrentCallsKeepTheirConnections(t *testing.T) {
 		ts.Close()
 	})
 	cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, nil))
-	var wg sync.WaitGroup
-	for g := range callers {
-		wg.Go(func() {
-			for i := range calls {
-				msg := fmt.Sprintf("%d-%d", g, i)
-				res, err := cs.CallTool(context.Background(), "echo", map[string]string{"message": msg})
-				if err != nil || res.Content[0].(*mcp.TextContent).Text != msg {
-					t.Errorf("%s: %+v, %v", msg, res, err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	echoConcurrently(t, cs, callers, calls)
 	// One connection per caller, the GET stream's, and initialize's
 	// which a caller may or may not reuse.
 	if n := dials.Load(); n > callers+2 {

@@ -273,10 +273,16 @@ func TestClientHTTP_closeDeletesTheSession(t *testing.T) {
 func TestClientHTTP_manyConcurrentCalls(t *testing.T) {
 	ts, _ := serveHTTP(t, echoServer(t), fastRetry)
 	cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, nil))
+	echoConcurrently(t, cs, 8, 10)
+}
+
+// echoConcurrently has callers goroutines call echo calls times each on
+// cs, every answer checked.
+func echoConcurrently(t *testing.T, cs *mcp.ClientSession, callers, calls int) {
 	var wg sync.WaitGroup
-	for g := range 8 {
+	for g := range callers {
 		wg.Go(func() {
-			for i := range 10 {
+			for i := range calls {
 				msg := fmt.Sprintf("%d-%d", g, i)
 				res, err := cs.CallTool(context.Background(), "echo", map[string]string{"message": msg})
 				if err != nil || res.Content[0].(*mcp.TextContent).Text != msg {
