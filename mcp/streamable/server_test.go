@@ -347,6 +347,37 @@ func TestHTTP_standaloneStream(t *testing.T) {
 	})
 }
 
+// A client that goes away from the standalone stream lets it go: the
+// server notices the connection closed (on fasthttp, by watching it while
+// the stream is written), and the next GET opens the stream again rather
+// than finding it busy (409).
+func TestHTTP_standaloneStreamIsFreedWhenItsClientLeaves(t *testing.T) {
+	onBothServers(t, func(t *testing.T, serveHTTP serveFunc) {
+		ts, _ := serveHTTP(t, echoServer(t), nil)
+		p := newRawHTTP(t, ts.URL)
+		p.initialize(mcp.LatestVersion)
+		resp := p.do(http.MethodGet, "")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET: %d", resp.StatusCode)
+		}
+		nextEvent(t, streamable.NewSSEReader(resp.Body, 1<<20)) // priming: the stream is open
+		resp.Body.Close()                                       // mid-stream: the connection closes
+		deadline := time.Now().Add(10 * time.Second)
+		for i := 0; ; i++ {
+			again := p.do(http.MethodGet, "")
+			if again.StatusCode == http.StatusOK {
+				again.Body.Close()
+				return
+			}
+			errorBody(t, again)
+			if again.StatusCode != http.StatusConflict || i == 1000 || time.Now().After(deadline) {
+				t.Fatalf("GET after the client left: %d (try %d)", again.StatusCode, i+1)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
 func TestHTTP_standaloneStreamMayBeDisabled(t *testing.T) {
 	onBothServers(t, func(t *testing.T, serveHTTP serveFunc) {
 		ts, _ := serveHTTP(t, echoServer(t), &streamable.Options{DisableStandaloneSSE: true})
