@@ -112,7 +112,7 @@ func (x *fastExchange) request(rc *fasthttp.RequestCtx) *http.Request {
 		x.r = (&http.Request{}).WithContext(ctx)
 	}
 	r := x.r
-	r.Method = method(r.Method, rc.Method())
+	r.Method = reuse(r.Method, rc.Method())
 	x.url.Path = reuse(x.url.Path, rc.Path())
 	x.url.RawQuery = reuse(x.url.RawQuery, rc.URI().QueryString())
 	r.URL = &x.url
@@ -173,22 +173,6 @@ func reuse(old string, b []byte) string {
 		return old
 	}
 	return string(b)
-}
-
-// method returns the request method m as a string, reusing old or a
-// constant.
-func method(old string, m []byte) string {
-	switch string(m) {
-	case http.MethodPost:
-		return http.MethodPost
-	case http.MethodGet:
-		return http.MethodGet
-	case http.MethodDelete:
-		return http.MethodDelete
-	case http.MethodOptions:
-		return http.MethodOptions
-	}
-	return reuse(old, m)
 }
 
 // sameAddr reports whether a and b are the same address.
