@@ -61,6 +61,9 @@ func (h *Handler) ServeFastHTTP(rc *fasthttp.RequestCtx) {
 	if !x.w.wrote { // net/http answers 200 to a handler that wrote nothing
 		x.w.WriteHeader(http.StatusOK)
 	}
+	if x.w.streamed { // the stream outlives the request: its state is not reused
+		return
+	}
 	x.w.rc = nil
 	x.body.Reset(nil)
 	fastExchanges.Put(x)
@@ -192,13 +195,14 @@ func sameAddr(a, b net.Addr) bool {
 // appended to its body (sent with its Content-Length), and an event
 // stream is handed to fasthttp's stream writer (stream).
 type fastWriter struct {
-	rc    *fasthttp.RequestCtx
-	hdr   http.Header
-	wrote bool
+	rc       *fasthttp.RequestCtx
+	hdr      http.Header
+	wrote    bool
+	streamed bool // the response is an event stream
 }
 
 func (w *fastWriter) reset(rc *fasthttp.RequestCtx) {
-	w.rc, w.wrote = rc, false
+	w.rc, w.wrote, w.streamed = rc, false, false
 	clear(w.hdr)
 }
 

@@ -21,6 +21,7 @@ import (
 // once the handler has returned (see Handler.stream); ctx is the
 // request's.
 func (w *fastWriter) stream(ctx context.Context, opts *Options, run func(context.Context, *sseResponse)) {
+	w.streamed = true
 	c := w.rc.Conn()
 	w.rc.Response.SetBodyStreamWriter(func(bw *bufio.Writer) {
 		ctx, cancel := context.WithCancel(ctx)
