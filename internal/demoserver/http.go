@@ -72,7 +72,7 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	log.Info("listening", "addr", "http://"+ln.Addr().String(), "endpoint", "/mcp", "legacy", "/sse", "rpc", "/rpc", "ws", "/ws")
 
-	fast, err := listenFastRPC(d, cfg.fastRPC, cfg.readTimeout, log)
+	fast, err := listenFastRPC(d, mcpH, cfg.fastRPC, cfg.readTimeout, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -134,9 +134,11 @@ type fastRPC struct {
 }
 
 // listenFastRPC serves b's sessions at addr with transport.FastHTTPHandler
-// (nothing for an empty addr), a request's header and body read within
-// readTimeout, logging its URL as fastrpc=URL.
-func listenFastRPC(b conn.Binder, addr string, readTimeout time.Duration, log *slog.Logger) (*fastRPC, error) {
+// (nothing for an empty addr), and at its path /mcp the Streamable HTTP
+// endpoint mcp (the same handler, sessions and all, as -listen's /mcp), a
+// request's header and body read within readTimeout, logging its URLs as
+// fastrpc=URL and fastmcp=URL.
+func listenFastRPC(b conn.Binder, mcp *streamable.Handler, addr string, readTimeout time.Duration, log *slog.Logger) (*fastRPC, error) {
 	f := &fastRPC{served: make(chan error, 1)}
 	if addr == "" {
 		return f, nil
@@ -146,10 +148,17 @@ func listenFastRPC(b conn.Binder, addr string, readTimeout time.Duration, log *s
 		return nil, err
 	}
 	f.h = transport.NewFastHTTPHandler(b, &transport.HTTPOptions{Logger: log})
-	f.srv = transport.NewFastHTTPServer(f.h.ServeFastHTTP)
+	f.srv = transport.NewFastHTTPServer(func(rc *fasthttp.RequestCtx) {
+		if string(rc.Path()) == "/mcp" {
+			mcp.ServeFastHTTP(rc)
+			return
+		}
+		f.h.ServeFastHTTP(rc)
+	})
 	f.srv.Logger = fastLogger{log}
 	f.srv.ReadTimeout = readTimeout
-	log.Info("serving JSON-RPC over HTTP POST on fasthttp", "fastrpc", "http://"+ln.Addr().String()+"/rpc")
+	base := "http://" + ln.Addr().String()
+	log.Info("serving JSON-RPC over HTTP POST and Streamable HTTP on fasthttp", "fastrpc", base+"/rpc", "fastmcp", base+"/mcp")
 	go func() { f.served <- f.srv.Serve(ln) }()
 	return f, nil
 }

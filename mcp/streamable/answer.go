@@ -70,7 +70,8 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request, s *httpSes
 	p.mu.Unlock()
 	switch {
 	case st != nil:
-		h.startSSE(w, http.StatusOK).pump(r.Context(), st, p.wr, nil, p.priming)
+		wr, priming := p.wr, p.priming
+		h.stream(w, r, http.StatusOK, func(ctx context.Context, o *sseResponse) { o.pump(ctx, st, wr, nil, priming) })
 	case err == nil && !answered: // a request the client cancelled meanwhile
 		w.WriteHeader(http.StatusAccepted)
 	}

@@ -40,16 +40,18 @@ func (l *logRecorder) String() string {
 // A tool closes its stream mid-call: the client resumes it and gets what
 // was sent meanwhile, then the result.
 func TestClientHTTP_resumesAStreamTheServerClosed(t *testing.T) {
-	ts, _ := serveHTTP(t, toolServer(t), fastRetry)
-	var logs logRecorder
-	cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, &mcp.ClientOptions{LoggingMessageHandler: logs.handler}))
-	res, err := cs.CallTool(context.Background(), "test_reconnection", nil)
-	if err != nil || res.Content[0].(*mcp.TextContent).Text != "Reconnection test completed" {
-		t.Fatalf("%+v, %v", res, err)
-	}
-	if got := logs.String(); got != "before the stream closes|while the client is away" {
-		t.Fatalf("logs %q", got)
-	}
+	onBothServers(t, func(t *testing.T, serveHTTP serveFunc) {
+		ts, _ := serveHTTP(t, toolServer(t), fastRetry)
+		var logs logRecorder
+		cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, &mcp.ClientOptions{LoggingMessageHandler: logs.handler}))
+		res, err := cs.CallTool(context.Background(), "test_reconnection", nil)
+		if err != nil || res.Content[0].(*mcp.TextContent).Text != "Reconnection test completed" {
+			t.Fatalf("%+v, %v", res, err)
+		}
+		if got := logs.String(); got != "before the stream closes|while the client is away" {
+			t.Fatalf("logs %q", got)
+		}
+	})
 }
 
 // breakingTransport breaks the connection of the first response to a

@@ -65,6 +65,10 @@
 //   - Handler.Shutdown lets running handlers finish; Handler.Close ends
 //     every session at once. Neither changes the stores.
 //
+// Handler.ServeFastHTTP serves the same endpoint, with the same sessions
+// and guarantees, on github.com/valyala/fasthttp (serve it with
+// transport.NewFastHTTPServer): the choice of server is the caller's.
+//
 // NewSSEHandler serves HTTP+SSE beside it, under the same session bounds
 // and SessionTimeout. Serve both with transport.NewHTTPServer and
 // HTTPServerOptions.EventStreams, whose timeouts leave event streams be.

@@ -1,6 +1,7 @@
 package streamable
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -25,8 +26,16 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	s.begin(false)
-	defer s.end(false)
+	s.begin(false) // an open stream is activity: ended once it is over
+	if !h.getStream(w, r, s, last) {
+		s.end(false)
+	}
+}
+
+// getStream serves an admitted GET of session s, and reports whether it
+// answers with a live stream, which ends s's activity (httpSession.end)
+// once over.
+func (h *Handler) getStream(w http.ResponseWriter, r *http.Request, s *httpSession, last string) bool {
 	if last == "" {
 		wr, replay, priming, err := s.standalone.attach(r.Context(), 0, true)
 		switch {
@@ -35,14 +44,15 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		case err != nil:
 			h.storeFailed(w, err)
 		default:
-			h.startSSE(w, http.StatusOK).pump(r.Context(), s.standalone, wr, replay, priming)
+			h.pump(w, r, s, s.standalone, wr, replay, priming)
+			return true
 		}
-		return
+		return false
 	}
 	id, n, ok := parseEventID(last)
 	if !ok {
 		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: malformed Last-Event-ID")
-		return
+		return false
 	}
 	st := s.stream(id)
 	if st == nil {
@@ -51,21 +61,31 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		events, err := h.events.After(r.Context(), s.id, id, n)
 		if err != nil {
 			h.storeFailed(w, err)
-			return
+			return false
 		}
-		out := h.startSSE(w, http.StatusOK)
+		var buf []byte
 		for _, e := range events {
-			out.buf = appendEvent(out.buf, id, e.Seq, e.Data)
+			buf = appendEvent(buf, id, e.Seq, e.Data)
 		}
-		_ = out.flush()
-		return
+		h.writeEvents(w, r, buf)
+		return false
 	}
 	wr, replay, priming, err := st.attach(r.Context(), n, false)
 	if err != nil {
 		h.storeFailed(w, err)
-		return
+		return false
 	}
-	h.startSSE(w, http.StatusOK).pump(r.Context(), st, wr, replay, priming)
+	h.pump(w, r, s, st, wr, replay, priming)
+	return true
+}
+
+// pump answers a GET with the stream st, attached as wr, and ends s's
+// activity once it is over.
+func (h *Handler) pump(w http.ResponseWriter, r *http.Request, s *httpSession, st *sseStream, wr *sseWriter, replay []StoredEvent, priming uint64) {
+	h.stream(w, r, http.StatusOK, func(ctx context.Context, o *sseResponse) {
+		o.pump(ctx, st, wr, replay, priming)
+		s.end(false)
+	})
 }
 
 func (h *Handler) storeFailed(w http.ResponseWriter, err error) {

@@ -35,10 +35,12 @@ func connectHTTP(t testing.TB, url string, c *mcp.Client) *mcp.ClientSession {
 }
 
 func TestHTTP_smoke(t *testing.T) {
-	ts, _ := serveHTTP(t, echoServer(t), nil)
-	cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, nil))
-	res, err := cs.CallTool(context.Background(), "echo", map[string]string{"message": "over http"})
-	if err != nil || res.Content[0].(*mcp.TextContent).Text != "over http" {
-		t.Fatalf("%+v, %v", res, err)
-	}
+	onBothServers(t, func(t *testing.T, serveHTTP serveFunc) {
+		ts, _ := serveHTTP(t, echoServer(t), nil)
+		cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, nil))
+		res, err := cs.CallTool(context.Background(), "echo", map[string]string{"message": "over http"})
+		if err != nil || res.Content[0].(*mcp.TextContent).Text != "over http" {
+			t.Fatalf("%+v, %v", res, err)
+		}
+	})
 }

@@ -9,7 +9,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreCurrent())
+	goleak.VerifyTestMain(m, goleak.IgnoreCurrent(),
+		// fasthttp's idle-worker cleaner sleeps out its period after its
+		// server stops (serveFast).
+		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*workerPool).Start.func2"))
 }
 
 // Helpers shared with package mcp's tests.

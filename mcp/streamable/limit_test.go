@@ -63,27 +63,29 @@ func stillServes(t *testing.T, p *rawHTTP) {
 }
 
 func TestHTTP_sessionsPastMaxSessionsAreRefused(t *testing.T) {
-	ts, _ := serveHTTP(t, echoServer(t), &streamable.Options{MaxSessions: 3, MaxSessionsPerPrincipal: -1})
-	var open []*rawHTTP
-	for range 3 {
-		p := newRawHTTP(t, ts.URL)
-		openSession(t, p)
-		open = append(open, p)
-	}
-	refusedSession(t, newRawHTTP(t, ts.URL).post(initializeBody), "maxSessions", 3)
-	for _, p := range open { // the first three are unaffected
-		stillServes(t, p)
-	}
-	// A deleted session frees its place.
-	if resp := open[0].do(http.MethodDelete, ""); resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("DELETE: %d", resp.StatusCode)
-	}
-	openSession(t, newRawHTTP(t, ts.URL))
-	refusedSession(t, newRawHTTP(t, ts.URL).post(initializeBody), "maxSessions", 3)
-	// A refused initialize took no place: its failures are not counted.
-	for _, p := range open[1:] {
-		stillServes(t, p)
-	}
+	onBothServers(t, func(t *testing.T, serveHTTP serveFunc) {
+		ts, _ := serveHTTP(t, echoServer(t), &streamable.Options{MaxSessions: 3, MaxSessionsPerPrincipal: -1})
+		var open []*rawHTTP
+		for range 3 {
+			p := newRawHTTP(t, ts.URL)
+			openSession(t, p)
+			open = append(open, p)
+		}
+		refusedSession(t, newRawHTTP(t, ts.URL).post(initializeBody), "maxSessions", 3)
+		for _, p := range open { // the first three are unaffected
+			stillServes(t, p)
+		}
+		// A deleted session frees its place.
+		if resp := open[0].do(http.MethodDelete, ""); resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("DELETE: %d", resp.StatusCode)
+		}
+		openSession(t, newRawHTTP(t, ts.URL))
+		refusedSession(t, newRawHTTP(t, ts.URL).post(initializeBody), "maxSessions", 3)
+		// A refused initialize took no place: its failures are not counted.
+		for _, p := range open[1:] {
+			stillServes(t, p)
+		}
+	})
 }
 
 // dialFrom makes p's requests come from the loopback address ip.
@@ -93,24 +95,26 @@ func dialFrom(p *rawHTTP, ip string) {
 }
 
 func TestHTTP_sessionsPerPeerAreBounded(t *testing.T) {
-	ts, _ := serveHTTP(t, echoServer(t), &streamable.Options{MaxSessionsPerPrincipal: 2})
-	var a []*rawHTTP
-	for range 2 {
+	onBothServers(t, func(t *testing.T, serveHTTP serveFunc) {
+		ts, _ := serveHTTP(t, echoServer(t), &streamable.Options{MaxSessionsPerPrincipal: 2})
+		var a []*rawHTTP
+		for range 2 {
+			p := newRawHTTP(t, ts.URL)
+			dialFrom(p, "127.0.0.1")
+			openSession(t, p)
+			a = append(a, p)
+		}
 		p := newRawHTTP(t, ts.URL)
 		dialFrom(p, "127.0.0.1")
-		openSession(t, p)
-		a = append(a, p)
-	}
-	p := newRawHTTP(t, ts.URL)
-	dialFrom(p, "127.0.0.1")
-	refusedSession(t, p.post(initializeBody), "maxSessionsPerPrincipal", 2)
-	b := newRawHTTP(t, ts.URL) // another peer has places of its own
-	dialFrom(b, "127.0.0.2")
-	openSession(t, b)
-	stillServes(t, b)
-	for _, p := range a {
-		stillServes(t, p)
-	}
+		refusedSession(t, p.post(initializeBody), "maxSessionsPerPrincipal", 2)
+		b := newRawHTTP(t, ts.URL) // another peer has places of its own
+		dialFrom(b, "127.0.0.2")
+		openSession(t, b)
+		stillServes(t, b)
+		for _, p := range a {
+			stillServes(t, p)
+		}
+	})
 }
 
 func TestHTTP_sessionsPerAuthenticatedPrincipalAreBounded(t *testing.T) {

@@ -1,6 +1,7 @@
 package streamable
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -164,7 +165,14 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 		return
 	}
 	// One event, not kept for resumption: the answer is all there is.
-	out := h.startSSE(w, http.StatusOK)
-	out.buf = appendEvent(out.buf, randomID(8), 1, answer)
-	_ = out.flush()
+	h.writeEvents(w, r, appendEvent(nil, randomID(8), 1, answer))
+}
+
+// writeEvents answers r with an event stream of these events, and ends
+// it.
+func (h *Handler) writeEvents(w http.ResponseWriter, r *http.Request, events []byte) {
+	h.stream(w, r, http.StatusOK, func(_ context.Context, o *sseResponse) {
+		o.buf = events
+		_ = o.flush()
+	})
 }

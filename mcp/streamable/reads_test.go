@@ -27,64 +27,66 @@ import (
 // WWW-Authenticate; the JSON-RPC error is the body. An event stream's
 // status is sent before the answer is known: 200.
 func TestHTTP_singleErrorAnswerHasItsStatus(t *testing.T) {
-	srv := echoServer(t)
-	srv.Use(func(next router.Handler) router.Handler {
-		return router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
-			switch req.Method {
-			case "x/limited":
-				return nil, codec.NewError(codec.CodeTooManyRequests, "Too many requests").WithData(codec.Raw(`{"retryAfterMs":1500}`))
-			case "x/forbidden":
-				return nil, codec.NewError(codec.CodeForbidden, "Forbidden")
-			case "x/unauthorized":
-				return nil, codec.NewError(codec.CodeUnauthorized, "Unauthorized")
-			}
-			return next.Handle(ctx, req)
+	onBothServers(t, func(t *testing.T, serveHTTP serveFunc) {
+		srv := echoServer(t)
+		srv.Use(func(next router.Handler) router.Handler {
+			return router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
+				switch req.Method {
+				case "x/limited":
+					return nil, codec.NewError(codec.CodeTooManyRequests, "Too many requests").WithData(codec.Raw(`{"retryAfterMs":1500}`))
+				case "x/forbidden":
+					return nil, codec.NewError(codec.CodeForbidden, "Forbidden")
+				case "x/unauthorized":
+					return nil, codec.NewError(codec.CodeUnauthorized, "Unauthorized")
+				}
+				return next.Handle(ctx, req)
+			})
 		})
-	})
-	for _, m := range []string{"x/limited", "x/forbidden", "x/unauthorized"} {
-		if err := srv.AddMethod(m, router.HandlerFunc(func(context.Context, *router.Request) (any, error) { return "ran", nil }), nil); err != nil {
-			t.Fatal(err)
+		for _, m := range []string{"x/limited", "x/forbidden", "x/unauthorized"} {
+			if err := srv.AddMethod(m, router.HandlerFunc(func(context.Context, *router.Request) (any, error) { return "ran", nil }), nil); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	ts, _ := serveHTTP(t, srv, nil)
-	p := newRawHTTP(t, ts.URL)
-	p.initialize(mcp.LatestVersion)
-	for _, tc := range []struct {
-		method      string
-		status      int
-		code        codec.Code
-		retry, auth string
-	}{
-		{"x/limited", http.StatusTooManyRequests, codec.CodeTooManyRequests, "2", ""},
-		{"x/forbidden", http.StatusForbidden, codec.CodeForbidden, "", ""},
-		{"x/unauthorized", http.StatusUnauthorized, codec.CodeUnauthorized, "", "Bearer"},
-	} {
-		resp := p.post(`{"jsonrpc":"2.0","id":7,"method":"`+tc.method+`"}`, "Accept", "application/json")
-		b, _ := io.ReadAll(resp.Body)
+		ts, _ := serveHTTP(t, srv, nil)
+		p := newRawHTTP(t, ts.URL)
+		p.initialize(mcp.LatestVersion)
+		for _, tc := range []struct {
+			method      string
+			status      int
+			code        codec.Code
+			retry, auth string
+		}{
+			{"x/limited", http.StatusTooManyRequests, codec.CodeTooManyRequests, "2", ""},
+			{"x/forbidden", http.StatusForbidden, codec.CodeForbidden, "", ""},
+			{"x/unauthorized", http.StatusUnauthorized, codec.CodeUnauthorized, "", "Bearer"},
+		} {
+			resp := p.post(`{"jsonrpc":"2.0","id":7,"method":"`+tc.method+`"}`, "Accept", "application/json")
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var msg struct {
+				ID    json.RawMessage `json:"id"`
+				Error *codec.Error    `json:"error"`
+			}
+			if err := json.Unmarshal(b, &msg); err != nil || msg.Error == nil || msg.Error.Code != tc.code || string(msg.ID) != "7" {
+				t.Fatalf("%s: %d %s", tc.method, resp.StatusCode, b)
+			}
+			if resp.StatusCode != tc.status || resp.Header.Get("Retry-After") != tc.retry || resp.Header.Get("WWW-Authenticate") != tc.auth {
+				t.Errorf("%s: %d Retry-After %q WWW-Authenticate %q, want %d %q %q", tc.method, resp.StatusCode,
+					resp.Header.Get("Retry-After"), resp.Header.Get("WWW-Authenticate"), tc.status, tc.retry, tc.auth)
+			}
+		}
+		// A batch, a result: 200.
+		resp := p.post(`{"jsonrpc":"2.0","id":8,"method":"ping"}`, "Accept", "application/json")
 		resp.Body.Close()
-		var msg struct {
-			ID    json.RawMessage `json:"id"`
-			Error *codec.Error    `json:"error"`
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("ping: %d", resp.StatusCode)
 		}
-		if err := json.Unmarshal(b, &msg); err != nil || msg.Error == nil || msg.Error.Code != tc.code || string(msg.ID) != "7" {
-			t.Fatalf("%s: %d %s", tc.method, resp.StatusCode, b)
+		// As an event stream: the status went out first.
+		evs := readEvents(t, p.post(`{"jsonrpc":"2.0","id":9,"method":"x/limited"}`))
+		if len(evs) == 0 || !strings.Contains(evs[len(evs)-1].data, `"code":-32011`) {
+			t.Errorf("stream: %+v", evs)
 		}
-		if resp.StatusCode != tc.status || resp.Header.Get("Retry-After") != tc.retry || resp.Header.Get("WWW-Authenticate") != tc.auth {
-			t.Errorf("%s: %d Retry-After %q WWW-Authenticate %q, want %d %q %q", tc.method, resp.StatusCode,
-				resp.Header.Get("Retry-After"), resp.Header.Get("WWW-Authenticate"), tc.status, tc.retry, tc.auth)
-		}
-	}
-	// A batch, a result: 200.
-	resp := p.post(`{"jsonrpc":"2.0","id":8,"method":"ping"}`, "Accept", "application/json")
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("ping: %d", resp.StatusCode)
-	}
-	// As an event stream: the status went out first.
-	evs := readEvents(t, p.post(`{"jsonrpc":"2.0","id":9,"method":"x/limited"}`))
-	if len(evs) == 0 || !strings.Contains(evs[len(evs)-1].data, `"code":-32011`) {
-		t.Errorf("stream: %+v", evs)
-	}
+	})
 }
 
 // readsExchange sends req on a new connection and returns the answer's

@@ -254,23 +254,56 @@ func (st *sseStream) wrote(n uint64) {
 // sseResponse writes one stream's events to one HTTP response.
 type sseResponse struct {
 	opts *Options // WriteTimeout, RetryInterval
-	w    http.ResponseWriter
-	rc   *http.ResponseController
+	out  sseOut
 	buf  []byte
 }
 
-// startSSE writes the headers of an event stream.
-func (h *Handler) startSSE(w http.ResponseWriter, status int) *sseResponse {
-	return startSSE(w, status, &h.opts)
+// sseOut is where an event stream's bytes go: a net/http response
+// (netSSE), or fasthttp's stream writer (fastSSE).
+type sseOut interface {
+	Write(p []byte) (int, error)
+	// Flush sends what was written to the client.
+	Flush() error
+	// SetWriteDeadline bounds the next writes and flushes; the zero time
+	// lifts the bound.
+	SetWriteDeadline(t time.Time) error
 }
 
+// netSSE is a net/http response as an sseOut.
+type netSSE struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (n netSSE) Flush() error                       { return n.rc.Flush() }
+func (n netSSE) SetWriteDeadline(t time.Time) error { return n.rc.SetWriteDeadline(t) }
+
+// startSSE writes the headers of an event stream on net/http.
 func startSSE(w http.ResponseWriter, status int, opts *Options) *sseResponse {
-	hd := w.Header()
+	setSSEHeaders(w.Header())
+	w.WriteHeader(status)
+	return &sseResponse{opts: opts, out: netSSE{w, http.NewResponseController(w)}}
+}
+
+func setSSEHeaders(hd http.Header) {
 	hd["Content-Type"] = contentTypeStream
 	hd.Set("Cache-Control", "no-cache, no-transform")
 	hd.Set("X-Accel-Buffering", "no") // proxies must not hold events back
-	w.WriteHeader(status)
-	return &sseResponse{opts: opts, w: w, rc: http.NewResponseController(w)}
+}
+
+// stream answers r with an event stream of status, whose events run
+// writes: on net/http at once, on the handler's goroutine, with r's
+// context; served by ServeFastHTTP, once the handler has returned, on
+// fasthttp's stream writer, with a context that also ends when the client
+// goes away (fastStream). run must not use w or r.
+func (h *Handler) stream(w http.ResponseWriter, r *http.Request, status int, run func(ctx context.Context, o *sseResponse)) {
+	if fw := fastWriterOf(w); fw != nil {
+		setSSEHeaders(w.Header())
+		w.WriteHeader(status)
+		fw.stream(r.Context(), &h.opts, run)
+		return
+	}
+	run(r.Context(), startSSE(w, status, &h.opts))
 }
 
 // flush writes what is buffered and flushes it to the client, within
@@ -280,12 +313,12 @@ func (o *sseResponse) flush() error {
 		return nil
 	}
 	if d := o.opts.WriteTimeout; d > 0 {
-		_ = o.rc.SetWriteDeadline(time.Now().Add(d)) // not every writer has deadlines
+		_ = o.out.SetWriteDeadline(time.Now().Add(d)) // not every writer has deadlines
 	}
-	_, err := o.w.Write(o.buf)
+	_, err := o.out.Write(o.buf)
 	o.buf = o.buf[:0]
 	if err == nil {
-		err = o.rc.Flush()
+		err = o.out.Flush()
 	}
 	return err
 }
