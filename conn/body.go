@@ -65,10 +65,18 @@ type BodySink struct {
 // what they send goes to the session's stream. A context derived from
 // another session's request is not followed either.
 func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) error {
-	r := &bodyReply{c: c, fn: sink.Answer, related: sink.Related, done: make(chan struct{})}
+	r := &bodyReply{c: c, fn: sink.Answer, related: sink.Related}
 	c.serveBody(body, r)
+	r.mu.Lock()
+	if r.settled { // answered on this goroutine (inline handlers): no wait
+		r.mu.Unlock()
+		return nil
+	}
+	done := make(chan struct{})
+	r.done = done
+	r.mu.Unlock()
 	select {
-	case <-r.done:
+	case <-done:
 		return nil
 	case <-ctx.Done():
 		r.mu.Lock()
@@ -99,7 +107,8 @@ type bodyReply struct {
 	mu      sync.Mutex
 	fn      func([]byte)  // nil once settled or given up
 	related func([]byte)  // likewise; nil from the start without a sink for them
-	done    chan struct{} // closed once settled; nil: nobody waits on it
+	done    chan struct{} // closed once settled; nil: nobody waits on it (yet)
+	settled bool          // put has run
 
 	// into, if set, is an InProcess call the body holds, which takes the
 	// answer instead of fn. Its handler runs on the goroutine serving the
@@ -120,7 +129,8 @@ func (r *bodyReply) put(msg []byte) {
 		r.fn(msg)
 	}
 	r.fn, r.related, r.into = nil, nil, nil
-	done := r.done // under mu: an InProcess call may set it while it waits
+	r.settled = true
+	done := r.done // under mu: its waiter sets it once serveBody has returned
 	r.mu.Unlock()
 	if done != nil {
 		close(done)
