@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"net"
 	"strconv"
-	"sync"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/mcpwire/mcpwire/internal/pipenet"
 )
 
 // The front door of -http-server fast: fasthttp accepts every connection
@@ -111,44 +112,23 @@ func (c *replayConn) Read(p []byte) (int, error) {
 }
 
 // handoff is the net.Listener of the net/http server behind the front
-// door: it accepts the connections the front hands over. Safe for
-// concurrent use.
+// door: it accepts the connections the front hands over, and has the
+// front door's address. Safe for concurrent use.
 type handoff struct {
-	addr   net.Addr
-	conns  chan net.Conn
-	closed chan struct{}
-	once   sync.Once
+	*pipenet.Listener
+	addr net.Addr
 }
 
 func newHandoff(addr net.Addr) *handoff {
-	return &handoff{addr: addr, conns: make(chan net.Conn), closed: make(chan struct{})}
+	return &handoff{Listener: pipenet.Listen(), addr: addr}
 }
 
 // give hands c to the server's Accept, or closes it once the listener is
 // closed.
 func (l *handoff) give(c net.Conn) {
-	select {
-	case l.conns <- c:
-	case <-l.closed:
+	if l.Give(c) != nil {
 		c.Close()
 	}
-}
-
-// Accept implements net.Listener.
-func (l *handoff) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.closed:
-		return nil, net.ErrClosed
-	}
-}
-
-// Close implements net.Listener: connections handed over from now on are
-// closed.
-func (l *handoff) Close() error {
-	l.once.Do(func() { close(l.closed) })
-	return nil
 }
 
 // Addr implements net.Listener: the front door's address.
