@@ -68,7 +68,7 @@ func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) er
 	r := &bodyReply{c: c, fn: sink.Answer, related: sink.Related}
 	c.serveBody(body, r)
 	r.mu.Lock()
-	if r.settled { // answered on this goroutine (inline handlers): no wait
+	if r.putDone { // settled on this goroutine (inline handlers): no wait
 		r.mu.Unlock()
 		return nil
 	}
@@ -108,7 +108,7 @@ type bodyReply struct {
 	fn      func([]byte)  // nil once settled or given up
 	related func([]byte)  // likewise; nil from the start without a sink for them
 	done    chan struct{} // closed once settled; nil: nobody waits on it (yet)
-	settled bool          // put has run
+	putDone bool          // put has run: the body is settled
 
 	// into, if set, is an InProcess call the body holds, which takes the
 	// answer instead of fn. Its handler runs on the goroutine serving the
@@ -129,7 +129,7 @@ func (r *bodyReply) put(msg []byte) {
 		r.fn(msg)
 	}
 	r.fn, r.related, r.into = nil, nil, nil
-	r.settled = true
+	r.putDone = true
 	done := r.done // under mu: its waiter sets it once serveBody has returned
 	r.mu.Unlock()
 	if done != nil {
