@@ -83,10 +83,18 @@ var ErrDetached = errors.New("conn: body detached before it was settled")
 // what they send goes to the session's stream. A context derived from
 // another session's request is not followed either.
 func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) error {
-	r := &bodyReply{c: c, fn: sink.Answer, related: sink.Related, settled: sink.Settled, done: make(chan struct{})}
+	r := &bodyReply{c: c, fn: sink.Answer, related: sink.Related, settled: sink.Settled}
 	c.serveBody(body, r)
+	r.mu.Lock()
+	if r.putDone { // settled on this goroutine (inline handlers): no wait
+		r.mu.Unlock()
+		return nil
+	}
+	done := make(chan struct{})
+	r.done = done
+	r.mu.Unlock()
 	select {
-	case <-r.done:
+	case <-done:
 		return nil
 	case <-sink.Detach: // a nil Detach never ends the wait
 		return ErrDetached
@@ -125,7 +133,8 @@ type bodyReply struct {
 	fn      func([]byte)  // nil once settled or given up
 	related func([]byte)  // likewise; nil from the start without a sink for them
 	settled func()        // likewise; called once settled (BodySink.Settled)
-	done    chan struct{} // closed once settled; nil: nobody waits on it
+	done    chan struct{} // closed once settled; nil: nobody waits on it (yet)
+	putDone bool          // put has run: the body is settled
 
 	// into, if set, is an InProcess call the body holds, which takes the
 	// answer instead of fn. Its handler runs on the goroutine serving the
@@ -149,7 +158,8 @@ func (r *bodyReply) put(msg []byte) {
 		r.settled()
 	}
 	r.fn, r.related, r.into, r.settled = nil, nil, nil, nil
-	done := r.done // under mu: an InProcess call may set it while it waits
+	r.putDone = true
+	done := r.done // under mu: its waiter sets it once serveBody has returned
 	r.mu.Unlock()
 	if done != nil {
 		close(done)

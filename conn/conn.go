@@ -119,11 +119,12 @@ func newConn(opts *Options) *Conn {
 func (c *Conn) start(s Stream) {
 	c.s = s
 	c.out = newWriter(s, defaultMaxPending, c.opts.WriteTimeout)
-	c.out.lateFlush = func() { c.sent(c.out.flushLater()) }
 	if s == nil {
-		close(c.readDone)
+		c.readDone = closedChan // no reader
 		return
 	}
+	c.out.lateFlush = func() { c.sent(c.out.flushLater()) }
+	c.readDone = make(chan struct{})
 	c.rd = reader{c: c, scan: codec.NewScanner(c.opts.Limits)}
 	go c.rd.loop()
 	if e, ok := s.(*inProcessEnd); ok {

@@ -33,7 +33,7 @@ import (
 type lifecycle struct {
 	stopping     atomic.Bool   // set by stop only
 	readDetached atomic.Bool   // Shutdown could not interrupt the reader
-	readDone     chan struct{} // the read loop has returned
+	readDone     chan struct{} // the read loop has returned; made by start
 	done         chan struct{} // everything has ended
 	idle         chan struct{} // closed once stopping with no task left; made by stop
 	idleOnce     sync.Once     // makes idle: a connection that never stops holds none
@@ -51,9 +51,18 @@ type lifecycle struct {
 const stopBit = 1 << 62
 
 func (l *lifecycle) init() {
-	l.readDone = make(chan struct{})
 	l.done = make(chan struct{})
 }
+
+// closedChan is a closed channel, for readDone and idle when they are
+// closed from the start: a session without a stream has no reader, and
+// one that stops with no task left is idle at once (a session per HTTP
+// POST makes neither channel).
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
 
 // shutdownGrace is how long, past Shutdown's deadline, the answers to
 // abandoned requests get to be written before the stream is closed.
@@ -181,8 +190,20 @@ func (c *Conn) stop() bool {
 		return false // idle is made: see below
 	}
 	// idle exists before stopBit can be seen (taskDone closes it) and
-	// before any stop returns (its callers wait on it).
-	c.idleOnce.Do(func() { c.idle = make(chan struct{}) })
+	// before any stop returns (its callers wait on it). With no task
+	// counted, stopBit is set here and the connection is idle already.
+	first := false
+	c.idleOnce.Do(func() {
+		if c.tasks.CompareAndSwap(0, stopBit) {
+			c.idle, first = closedChan, true
+			return
+		}
+		c.idle = make(chan struct{})
+	})
+	if first {
+		c.stopping.Store(true)
+		return true
+	}
 	old := c.tasks.Or(stopBit)
 	if old&stopBit != 0 {
 		return false // another stop got there first

@@ -61,3 +61,27 @@ func BenchmarkServeBody_loneHeld(b *testing.B) {
 		serveLone(b, opts)
 	}
 }
+
+// serveInlineLone serves one body whose handler runs inline on a session
+// of its own, then shuts the session down, as transport's HTTP handlers
+// serve a POST.
+func serveInlineLone(tb testing.TB, opts *conn.Options) {
+	s := conn.NewStream(nil, opts)
+	var n int
+	if err := s.ServeBody(context.Background(), loneBody, func(msg []byte) { n += len(msg) }); err != nil || n == 0 {
+		tb.Fatalf("ServeBody: %v, %d bytes answered", err, n)
+	}
+	if err := s.Shutdown(context.Background()); err != nil {
+		tb.Fatalf("Shutdown: %v", err)
+	}
+}
+
+// BenchmarkServeBody_loneInline is a session per request whose handler
+// runs inline: what a session per HTTP POST costs beyond its handler.
+func BenchmarkServeBody_loneInline(b *testing.B) {
+	opts := &conn.Options{Router: echoRouter()}
+	b.ReportAllocs()
+	for b.Loop() {
+		serveInlineLone(b, opts)
+	}
+}

@@ -3,6 +3,7 @@ package conn
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -173,8 +174,7 @@ func (o *Options) withDefaults() Options {
 	if c.Framing == nil {
 		c.Framing = codec.Newline
 	}
-	lim := c.Limits.WithDefaults()
-	c.Limits = &lim
+	c.Limits = sharedLimits(c.Limits.WithDefaults())
 	if c.MaxInFlight <= 0 {
 		c.MaxInFlight = DefaultMaxInFlight
 	}
@@ -185,7 +185,7 @@ func (o *Options) withDefaults() Options {
 		c.Context = context.Background()
 	}
 	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
+		c.Logger = discard
 	}
 	if c.Router == nil {
 		c.Router = router.New()
@@ -201,3 +201,23 @@ func (o *Options) retryAfter() time.Duration {
 	}
 	return pool.DefaultRetryAfter
 }
+
+// lastLimits are the limits a session was given last, shared by the
+// sessions given the same ones (a session per HTTP POST copies none).
+// Never modified: a session's Limits are read only.
+var lastLimits atomic.Pointer[codec.Limits]
+
+// sharedLimits returns a pointer to limits l that no caller can modify.
+func sharedLimits(l codec.Limits) *codec.Limits {
+	if p := lastLimits.Load(); p != nil && *p == l {
+		return p
+	}
+	p := new(codec.Limits)
+	*p = l
+	lastLimits.Store(p)
+	return p
+}
+
+// discard is the Logger of sessions given none (shared: a logger is safe
+// for concurrent use).
+var discard = slog.New(slog.DiscardHandler)

@@ -20,6 +20,10 @@ type pendingCalls struct {
 	shards atomic.Pointer[[callShards]callShard]
 	n      atomic.Int32 // calls pending in all shards, for reading without a lock
 	next   atomic.Uint64
+	// ended is set once by failAll, after endErr: every later call
+	// fails with endErr.
+	ended  atomic.Bool
+	endErr error
 
 	// waiting is set while the reader waits for admission, wake then
 	// cancelling its wait (readerWait); both under waitMu.
@@ -80,6 +84,9 @@ func (p *pendingCalls) add() (uint64, *call, error) {
 	id := p.next.Add(1)
 	sh := &loadOrMake(&p.shards)[id%callShards]
 	sh.mu.Lock()
+	if sh.closed == nil && p.ended.Load() {
+		sh.closed = p.endErr // failAll found no shards: see there
+	}
 	if sh.closed != nil {
 		sh.mu.Unlock()
 		return 0, nil, sh.closed
@@ -158,9 +165,17 @@ func (p *pendingCalls) finish(cl *call) (codec.Raw, error) {
 }
 
 // failAll ends every pending call with err, and every later one (which
-// finds the shards, made here if need be, closed).
+// finds its shard closed, or ended set).
 func (p *pendingCalls) failAll(err error) {
-	shards := loadOrMake(&p.shards)
+	// A connection that never called has no shards, and gets none: ended
+	// is set before the shards are looked at, so that an add that makes
+	// them after that look finds it set once it holds its shard's lock.
+	p.endErr = err
+	p.ended.Store(true)
+	shards := p.shards.Load()
+	if shards == nil {
+		return
+	}
 	for i := range shards {
 		sh := &shards[i]
 		sh.mu.Lock()

@@ -47,20 +47,29 @@ type writer struct {
 }
 
 func newWriter(s Stream, maxPending int, timeout time.Duration) *writer {
+	if s == nil {
+		return noStream
+	}
 	w := &writer{s: s, maxPending: maxPending}
 	w.room.L = &w.mu
-	if s == nil {
-		w.err = ErrNoStream
-	}
 	if _, ok := s.(writeDeadliner); ok && timeout > 0 {
 		w.timeout = timeout
 	}
 	return w
 }
 
+// noStream is the writer of every session without a stream (a body
+// session's): it has failed with ErrNoStream from the start and never
+// changes. Its methods return before they would lock mu (w.s == nil), so
+// that the sessions sharing it never contend for it.
+var noStream = &writer{err: ErrNoStream}
+
 // lockRoom locks mu once pending has room (or the writer has failed: then
 // it returns the error unlocked).
 func (w *writer) lockRoom() error {
+	if w.s == nil {
+		return w.err
+	}
 	w.mu.Lock()
 	for w.flushing && len(w.pending) >= w.maxPending && w.err == nil && !w.noWait {
 		w.room.Wait()
@@ -163,6 +172,9 @@ func (w *writer) armLater() {
 // flushLater writes the answers sendLater held back, unless a flush under
 // way will or there are none.
 func (w *writer) flushLater() error {
+	if w.s == nil {
+		return nil // nothing was held back: every send failed
+	}
 	w.mu.Lock()
 	if w.flushing || !w.later {
 		w.mu.Unlock()
@@ -195,6 +207,9 @@ func (w *writer) sendHeld(held []byte) ([]byte, error) {
 // drain writes everything pending, waiting for a flush under way to end,
 // and returns once nothing is left or the writer has failed.
 func (w *writer) drain() error {
+	if w.s == nil {
+		return w.err
+	}
 	w.mu.Lock()
 	for w.err == nil && (w.flushing || len(w.pending) > 0) {
 		if w.flushing {
@@ -310,6 +325,9 @@ func takeSpare(box **codec.Buffer) []byte {
 // stopWaiting makes producers queue without waiting for room from now on:
 // past Shutdown's deadline nobody may block on a peer that does not read.
 func (w *writer) stopWaiting() {
+	if w.s == nil {
+		return // nobody waits: every send fails at once
+	}
 	w.mu.Lock()
 	w.noWait = true
 	w.room.Broadcast()
@@ -318,6 +336,9 @@ func (w *writer) stopWaiting() {
 
 // fail makes every later send fail with err and wakes blocked producers.
 func (w *writer) fail(err error) {
+	if w.s == nil {
+		return // failed for good already
+	}
 	w.mu.Lock()
 	if w.err == nil {
 		w.err = err

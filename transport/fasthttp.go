@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/valyala/fasthttp"
 
@@ -37,10 +38,11 @@ import (
 // away is noticed when its answer is written, not before: the handlers
 // run to the end, or until Shutdown abandons them.
 type FastHTTPHandler struct {
-	b      conn.Binder
-	log    *slog.Logger
-	policy HostPolicy
-	live   bodySessions
+	b       conn.Binder
+	log     *slog.Logger
+	policy  HostPolicy
+	live    bodySessions
+	answers sync.Pool // of *fastAnswer, their reply bound: a POST allocates neither
 }
 
 // NewFastHTTPHandler returns a handler serving each POST as a session
@@ -94,18 +96,36 @@ func (h *FastHTTPHandler) ServeFastHTTP(rc *fasthttp.RequestCtx) {
 	// Not rc as the context: fasthttp ends it as soon as a shutdown
 	// begins, which would drop the answers of requests running then
 	// (Shutdown answers them).
-	if !serveBody(context.Background(), &opts, body, func(msg []byte, st httpStatus) { h.write(rc, msg, st) }, &h.live) {
+	a, _ := h.answers.Get().(*fastAnswer)
+	if a == nil {
+		a = &fastAnswer{h: h}
+		a.reply = a.write
+	}
+	a.rc = rc
+	if !serveBody(context.Background(), &opts, body, a.reply, &h.live) {
 		rc.SetStatusCode(http.StatusNoContent)
 	}
+	// serveBody has returned: reply is not called any more (its context
+	// never ends first).
+	a.rc = nil
+	h.answers.Put(a)
 }
 
-// write sets msg as rc's response (writeFast); once Shutdown began, the
-// connection ends with it.
-func (h *FastHTTPHandler) write(rc *fasthttp.RequestCtx, msg []byte, st httpStatus) {
-	if h.live.stopping.Load() {
-		rc.SetConnectionClose()
+// fastAnswer writes a POST's answer on fasthttp: its reply is bound once,
+// so that serving a body allocates no closure (FastHTTPHandler.answers).
+type fastAnswer struct {
+	h     *FastHTTPHandler
+	rc    *fasthttp.RequestCtx            // the POST's; nil while pooled
+	reply func(msg []byte, st httpStatus) // write, bound once
+}
+
+// write sets msg as the POST's response (writeFast); once Shutdown began,
+// the connection ends with it.
+func (a *fastAnswer) write(msg []byte, st httpStatus) {
+	if a.h.live.stopping.Load() {
+		a.rc.SetConnectionClose()
 	}
-	writeFast(rc, msg, st)
+	writeFast(a.rc, msg, st)
 }
 
 // Shutdown ends the handler gracefully, as HTTPHandler.Shutdown does: new

@@ -13,7 +13,7 @@ import (
 // and test_tool_with_logging, which logs before its result, on an event
 // stream of its own that carries the logs, then the result.
 func TestDemoserver_answersJSONUnlessTheToolStreams(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), fastIdleCleaner)
 	s, err := Start([]string{"-listen", "http://127.0.0.1:0"}, nil)
 	if err != nil {
 		t.Fatal(err)

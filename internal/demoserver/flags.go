@@ -35,6 +35,7 @@ type config struct {
 	forbid      []string      // -forbid
 	rate        float64       // -rate: 0 for no limit
 	fastRPC     string        // -fast-rpc: HOST:PORT, or "" for none
+	httpServer  string        // -http-server: httpServerFast or httpServerNet
 	keepAlive   time.Duration // -keepalive: 0 for no pings
 	cors        []string      // -cors: allowed origins, nil for none
 	maxSessions int           // -max-sessions: 0 for no limit
@@ -42,6 +43,12 @@ type config struct {
 	sessionIdle time.Duration // -session-idle: 0 for never
 	readTimeout time.Duration // -read-timeout
 }
+
+// The values of -http-server.
+const (
+	httpServerFast = "fast" // fasthttp at the front door (front.go)
+	httpServerNet  = "net"  // net/http for every endpoint
+)
 
 // syntaxError is an error of flag.FlagSet.Parse, which the flag set has
 // also written on its output.
@@ -73,6 +80,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	forbid := fs.String("forbid", "", "refuse the comma-separated `METHODS` to every caller with -32010 (HTTP 403)")
 	rateFlag := fs.Float64("rate", 0, "allow each peer `N` calls per second, in bursts of N (a session; over HTTP POST\nan IP address); past it -32011 with data.retryAfterMs (HTTP 429). 0: no limit")
 	fastRPC := fs.String("fast-rpc", "", "with -listen http://…, also serve JSON-RPC over HTTP POST (as /rpc) on fasthttp at\n`ADDR` (HOST:PORT, any path but /mcp; port 0 picks one, logged as fastrpc=URL), and\nStreamable HTTP (as /mcp) at its path /mcp (logged as fastmcp=URL): the same sessions,\nanswers and statuses, with the answers of pipelined requests written together")
+	httpServer := fs.String("http-server", httpServerFast, "with -listen http://…, the server of /rpc: `fast|net`. fast: fasthttp takes the\nconnections and serves /rpc, and hands a connection whose first request is for\nanother endpoint to net/http, which serves it from then on (that first request's\nheader bounded at 8 KiB); net: net/http serves every endpoint")
 	keepAlive := fs.Duration("keepalive", 0, "ping every MCP session's client every `INTERVAL` and close a session whose client\nmisses three in a row (0: no pings)")
 	cors := fs.String("cors", "", "with -listen http://…, let web pages of the comma-separated `ORIGINS` call /mcp and /sse\n(CORS; \"*\" for any origin, without credentials); listed origins pass the Origin check")
 	maxSessions := fs.Int("max-sessions", streamable.DefaultMaxSessions, "with -listen http://…, hold at most `N` MCP sessions (/mcp and /sse together); a new one\npast it is refused with HTTP 503 and -32000, data.limit \"maxSessions\" (0: no limit)")
@@ -118,6 +126,9 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 			err = fmt.Errorf("-fast-rpc %s: want HOST:PORT: %w", *fastRPC, serr)
 		}
 	}
+	if err == nil && *httpServer != httpServerFast && *httpServer != httpServerNet {
+		err = fmt.Errorf("-http-server %s: want %s or %s", *httpServer, httpServerFast, httpServerNet)
+	}
 	if err == nil && (*rateFlag < 0 || math.IsNaN(*rateFlag) || math.IsInf(*rateFlag, 0)) {
 		err = fmt.Errorf("-rate %v: want a number of calls per second, 0 for no limit", *rateFlag)
 	}
@@ -145,7 +156,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	return fs, config{
 		listen: *listen, framing: f, verbose: *verbose, grace: *grace, pageSize: *pageSize, watch: *watch,
 		inline: *inline, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
-		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag, fastRPC: *fastRPC,
+		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag, fastRPC: *fastRPC, httpServer: *httpServer,
 		keepAlive: *keepAlive, cors: splitList(*cors), readTimeout: *readTimeout,
 		maxSessions: *maxSessions, maxPerPeer: *maxPerPeer, sessionIdle: *sessionIdle,
 	}, nil

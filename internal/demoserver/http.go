@@ -70,31 +70,49 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	hs := transport.NewHTTPServer(mux, &transport.HTTPServerOptions{Addr: ln.Addr().String(), EventStreams: true, BodyTimeout: cfg.readTimeout})
 	hs.ReadHeaderTimeout = min(hs.ReadHeaderTimeout, cfg.readTimeout)
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
-	log.Info("listening", "addr", "http://"+ln.Addr().String(), "endpoint", "/mcp", "legacy", "/sse", "rpc", "/rpc", "ws", "/ws")
+	log.Info("listening", "addr", "http://"+ln.Addr().String(), "endpoint", "/mcp", "legacy", "/sse", "rpc", "/rpc", "ws", "/ws", "server", cfg.httpServer)
 
 	fast, err := listenFastRPC(d, mcpH, cfg.fastRPC, cfg.readTimeout, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	// With -http-server fast, a fasthttp server at the front door serves
+	// /rpc and hands every other connection to hs (front.go).
+	door := &fastRPC{served: make(chan error, 1)}
+	var hsln net.Listener = ln
+	if cfg.httpServer == httpServerFast {
+		to := newHandoff(ln.Addr())
+		door.serve(d, mcpH, ln, cfg.readTimeout, log, to)
+		hsln = to
+	}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- hs.Serve(hsln) }()
 	ready("http://" + ln.Addr().String())
 	select {
 	case err := <-served:
 		fast.stop(ctx)
+		door.stop(ctx)
 		return err
 	case err := <-fast.served:
 		hs.Close()
 		<-served
+		door.stop(ctx)
+		return err
+	case err := <-door.served:
+		hs.Close()
+		<-served
+		fast.stop(ctx)
 		return err
 	case <-ctx.Done():
 		log.Info("shutting down", "cause", context.Cause(ctx))
 	}
 	err = shutdown(func(ctx context.Context) error {
 		// /rpc's POSTs still running once the grace is over are answered
-		// -32004 (rpc.Shutdown) before hs.Close cuts their connections.
-		err := errors.Join(mcpH.Shutdown(ctx), legacy.Shutdown(ctx), ws.Shutdown(ctx), rpc.Shutdown(ctx), hs.Shutdown(ctx), fast.stop(ctx))
+		// -32004 (rpc.Shutdown, door.stop) before hs.Close cuts their
+		// connections. The front door stops taking connections before hs
+		// stops taking those it hands over.
+		err := errors.Join(mcpH.Shutdown(ctx), legacy.Shutdown(ctx), ws.Shutdown(ctx), rpc.Shutdown(ctx), door.stop(ctx), hs.Shutdown(ctx), fast.stop(ctx))
 		if ctx.Err() != nil {
 			hs.Close() // past the deadline: cut what is left
 		}
@@ -126,9 +144,10 @@ func orNone[T int | time.Duration](v T) T {
 	return v
 }
 
-// fastRPC is the -fast-rpc server: JSON-RPC over HTTP POST on fasthttp.
+// fastRPC is a fasthttp server of JSON-RPC over HTTP POST: -fast-rpc's,
+// or the front door of -http-server fast.
 type fastRPC struct {
-	srv    *fasthttp.Server // nil without -fast-rpc
+	srv    *fasthttp.Server // nil when not serving
 	h      *transport.FastHTTPHandler
 	served chan error // Serve's error; never sent to without one
 }
@@ -147,6 +166,17 @@ func listenFastRPC(b conn.Binder, mcp *streamable.Handler, addr string, readTime
 	if err != nil {
 		return nil, err
 	}
+	base := "http://" + ln.Addr().String()
+	log.Info("serving JSON-RPC over HTTP POST and Streamable HTTP on fasthttp", "fastrpc", base+"/rpc", "fastmcp", base+"/mcp")
+	f.serve(b, mcp, ln, readTimeout, log, nil)
+	return f, nil
+}
+
+// serve serves b's sessions on ln with transport.FastHTTPHandler, and
+// at /mcp the Streamable HTTP endpoint mcp, a request's header and body
+// read within readTimeout; with to, as the front door instead: POSTs to
+// /rpc served, other connections handed to to.
+func (f *fastRPC) serve(b conn.Binder, mcp *streamable.Handler, ln net.Listener, readTimeout time.Duration, log *slog.Logger, to *handoff) {
 	f.h = transport.NewFastHTTPHandler(b, &transport.HTTPOptions{Logger: log})
 	f.srv = transport.NewFastHTTPServer(func(rc *fasthttp.RequestCtx) {
 		if string(rc.Path()) == "/mcp" {
@@ -155,12 +185,13 @@ func listenFastRPC(b conn.Binder, mcp *streamable.Handler, addr string, readTime
 		}
 		f.h.ServeFastHTTP(rc)
 	})
+	if to != nil {
+		f.srv.Handler = (&front{rpc: f.h.ServeFastHTTP, to: to}).serve
+		f.srv.KeepHijackedConns = true // they are hs's now
+	}
 	f.srv.Logger = fastLogger{log}
 	f.srv.ReadTimeout = readTimeout
-	base := "http://" + ln.Addr().String()
-	log.Info("serving JSON-RPC over HTTP POST and Streamable HTTP on fasthttp", "fastrpc", base+"/rpc", "fastmcp", base+"/mcp")
 	go func() { f.served <- f.srv.Serve(ln) }()
-	return f, nil
 }
 
 // stop shuts the server down by ctx's deadline: requests still running

@@ -80,22 +80,28 @@ func path(ep string) string {
 	return "/rpc"
 }
 
+// httpServers are the values of -http-server the tables run against:
+// every endpoint of the -listen address behind fasthttp's front door
+// (front.go), and on net/http alone.
+var httpServers = []string{httpServerFast, httpServerNet}
+
 // securityServers starts the servers of a test on demand, one of each kind,
 // stopped when the test ends.
 type securityServers struct {
-	t  *testing.T
-	mu sync.Mutex
-	m  map[string]*securityServer
+	t      *testing.T
+	server string // -http-server
+	mu     sync.Mutex
+	m      map[string]*securityServer
 }
 
-func newSecurityServers(t *testing.T) *securityServers {
-	return &securityServers{t: t, m: map[string]*securityServer{}}
+func newSecurityServers(t *testing.T, server string) *securityServers {
+	return &securityServers{t: t, server: server, m: map[string]*securityServer{}}
 }
 
 // securityArgs returns the demo server's arguments for HTTP on loopback
-// with -fast-rpc, then extra.
-func securityArgs(extra ...string) []string {
-	return append([]string{"-listen", "http://127.0.0.1:0", "-fast-rpc", "127.0.0.1:0"}, extra...)
+// with -http-server server and -fast-rpc, then extra.
+func securityArgs(server string, extra ...string) []string {
+	return append([]string{"-listen", "http://127.0.0.1:0", "-http-server", server, "-fast-rpc", "127.0.0.1:0"}, extra...)
 }
 
 // newSecurityServer returns the server whose net/http URL is url and whose
@@ -116,7 +122,7 @@ func (ss *securityServers) get(kind string) *securityServer {
 		return s
 	}
 	t := ss.t
-	_, found, logs := startLogging(t, build(t), []string{"addr", "fastrpc"}, securityArgs(serverArgs[kind]...)...)
+	_, found, logs := startLogging(t, build(t), []string{"addr", "fastrpc"}, securityArgs(ss.server, serverArgs[kind]...)...)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("demoserver %s's stderr:\n%s", kind, logs)
@@ -276,7 +282,14 @@ type securityRow struct {
 // runSecurityRows runs every row against every endpoint, each as a subtest
 // row/endpoint.
 func runSecurityRows(t *testing.T, rows []securityRow) {
-	ss := newSecurityServers(t)
+	for _, server := range httpServers {
+		t.Run("http-server="+server, func(t *testing.T) { runSecurityRowsOn(t, server, rows) })
+	}
+}
+
+// runSecurityRowsOn runs rows against servers with -http-server server.
+func runSecurityRowsOn(t *testing.T, server string, rows []securityRow) {
+	ss := newSecurityServers(t, server)
 	for _, row := range rows {
 		for _, ep := range endpoints {
 			want := row.want[ep]

@@ -40,10 +40,10 @@ const (
 // with -fast-rpc, -read-timeout readsTimeout and args, and returns it, its
 // endpoints' addresses, the request line and header of each endpoint's
 // requests (readsRequests) and its logs.
-func readsServer(t *testing.T, args ...string) (*Server, *securityServer, map[string]rawRequest, *testproc.LockedBuffer) {
+func readsServer(t *testing.T, server string, args ...string) (*Server, *securityServer, map[string]rawRequest, *testproc.LockedBuffer) {
 	t.Helper()
 	logs := new(testproc.LockedBuffer)
-	s, err := Start(securityArgs(append([]string{"-read-timeout", readsTimeout.String()}, args...)...), logs)
+	s, err := Start(securityArgs(server, append([]string{"-read-timeout", readsTimeout.String()}, args...)...), logs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,13 @@ func readsMessage(body string) (string, bool) {
 // every endpoint, and checks that the server's goroutines and descriptors
 // come back to what they were.
 func TestSecurityReads_hostileFramingOnEveryEndpoint(t *testing.T) {
-	_, s, reqs, _ := readsServer(t)
+	for _, server := range httpServers {
+		t.Run("http-server="+server, func(t *testing.T) { hostileFramingOnEveryEndpoint(t, server) })
+	}
+}
+
+func hostileFramingOnEveryEndpoint(t *testing.T, server string) {
+	_, s, reqs, _ := readsServer(t, server)
 	for _, ep := range endpoints { // warm up: what the first request starts is the baseline's
 		r := reqs[ep]
 		r.body = "{}"
@@ -330,7 +336,13 @@ func readsFDs(t *testing.T) int {
 // shutdown's grace is over is answered -32004 (with its id) and status
 // 503, not cut off with the connection.
 func TestSecurityReads_shutdownAnswersRPCWorkCutOff(t *testing.T) {
-	s, ss, _, logs := readsServer(t, "-shutdown-timeout", "300ms", "-metrics", "127.0.0.1:0")
+	for _, server := range httpServers {
+		t.Run("http-server="+server, func(t *testing.T) { shutdownAnswersRPCWorkCutOff(t, server) })
+	}
+}
+
+func shutdownAnswersRPCWorkCutOff(t *testing.T, server string) {
+	s, ss, _, logs := readsServer(t, server, "-shutdown-timeout", "300ms", "-metrics", "127.0.0.1:0")
 	_, metricsURL, _ := strings.Cut(logs.String(), " metrics=")
 	metricsURL, _, _ = strings.Cut(metricsURL, "\n")
 	hc := &http.Client{Transport: &http.Transport{}, Timeout: 20 * time.Second}

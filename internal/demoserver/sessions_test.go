@@ -104,7 +104,7 @@ func refusedPastLimit(t *testing.T, resp *http.Response, body []byte, maxN int) 
 // 503 and an error naming the limit, the first N work on, and a deleted
 // one frees its place.
 func TestDemoserver_maxSessionsRefusesPastTheLimit(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), fastIdleCleaner)
 	s, err := Start([]string{"-listen", "http://127.0.0.1:0", "-max-sessions", "2"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestDemoserver_maxSessionsRefusesPastTheLimit(t *testing.T) {
 // -session-idle D: a session unused for D ends (404 from then on) and
 // frees its place.
 func TestDemoserver_sessionIdleEndsUnusedSessions(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), fastIdleCleaner)
 	s, err := Start([]string{"-listen", "http://127.0.0.1:0", "-max-sessions", "1", "-session-idle", "150ms"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +191,7 @@ func TestStart_sessionFlagsAreChecked(t *testing.T) {
 // -session-idle holds for /sse too: a session whose client sends nothing
 // has its event stream ended.
 func TestDemoserver_sessionIdleEndsLegacySSESessions(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), fastIdleCleaner)
 	s, err := Start([]string{"-listen", "http://127.0.0.1:0", "-session-idle", "150ms"}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -63,9 +63,10 @@ func (s *Server) URL() string { return s.url }
 // Close shuts the server down as SIGTERM would (requests in flight finish
 // within -shutdown-timeout) and waits for it; it returns what serving
 // returned. Calling it again returns the same. Every goroutine of the
-// server has ended when it returns but one: with -fast-rpc, fasthttp's
-// idle-worker cleaner notices its server stopped only when its sleep of up
-// to 10 s ends (a goleak check ignores
+// server has ended when it returns but one: with fasthttp (over HTTP with
+// -http-server fast, the default, or -fast-rpc), its idle-worker cleaner
+// notices its server stopped only when its sleep of up to 10 s ends (a
+// goleak check ignores
 // "github.com/valyala/fasthttp.(*workerPool).Start.func2", as transport's
 // tests do).
 func (s *Server) Close() error {

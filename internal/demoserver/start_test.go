@@ -20,11 +20,16 @@ const (
 	subtractAnswer = `{"jsonrpc":"2.0","id":1,"result":19}`
 )
 
+// fastIdleCleaner ignores the goroutine of fasthttp's that outlives a
+// server (the front door of -http-server fast, the default, and
+// -fast-rpc's) for up to 10 s: its idle-worker cleaner (see Server.Close).
+var fastIdleCleaner = goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*workerPool).Start.func2")
+
 // TestStart_servesTCPUntilClose: Start returns once the server listens on
 // the port it picked, which answers a call; Close shuts it down cleanly
 // and leaves no goroutine behind.
 func TestStart_servesTCPUntilClose(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), fastIdleCleaner)
 	var logs testproc.LockedBuffer
 	s, err := Start([]string{"-listen", "tcp://127.0.0.1:0"}, &logs)
 	if err != nil {
@@ -67,7 +72,7 @@ func TestStart_servesTCPUntilClose(t *testing.T) {
 // the base URL, /rpc answers under it, and -metrics serves at the URL it
 // logs.
 func TestStart_servesHTTPAndMetrics(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), fastIdleCleaner)
 	var logs testproc.LockedBuffer
 	s, err := Start([]string{"-listen", "http://127.0.0.1:0", "-metrics", "127.0.0.1:0"}, &logs)
 	if err != nil {
@@ -116,7 +121,7 @@ func TestStart_servesHTTPAndMetrics(t *testing.T) {
 // stdio; a usage error, or an address it cannot bind, is an error and no
 // server runs.
 func TestStart_refusesStdioAndUsageErrors(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), fastIdleCleaner)
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +158,7 @@ func TestStart_refusesStdioAndUsageErrors(t *testing.T) {
 // With -cors, a listed origin's preflight to /mcp is answered for the
 // browser; any other origin is still refused 403.
 func TestStart_corsLetsTheListedOriginsIn(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), fastIdleCleaner)
 	s, err := Start([]string{"-listen", "http://127.0.0.1:0", "-cors", "http://app.test, http://other.test"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +193,7 @@ func TestStart_corsLetsTheListedOriginsIn(t *testing.T) {
 // session; once the client falls silent it is disconnected after the
 // misses allowed.
 func TestStart_keepalivePingsTheClient(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), fastIdleCleaner)
 	s, err := Start([]string{"-listen", "tcp://127.0.0.1:0", "-keepalive", "20ms"}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,8 @@
 // connections are net.Pipe pairs. A server and its clients on it can run
 // in a testing/synctest bubble, where real sockets cannot (their waits
 // are not durably blocking), so that timing in the test is virtual and
-// exact however loaded the machine.
+// exact however loaded the machine. Its Listener also serves a server
+// the connections another one hands over (Give).
 package pipenet
 
 import (
@@ -63,6 +64,18 @@ func (l *Listener) Dial(ctx context.Context, _, _ string) (net.Conn, error) {
 		client.Close()
 		server.Close()
 		return nil, ctx.Err()
+	}
+}
+
+// Give waits until Accept takes c, a connection made elsewhere (one a
+// front server hands over, say). It fails with net.ErrClosed once the
+// listener is closed, leaving c to the caller.
+func (l *Listener) Give(c net.Conn) error {
+	select {
+	case l.conns <- c:
+		return nil
+	case <-l.done:
+		return net.ErrClosed
 	}
 }
 

@@ -51,3 +51,28 @@ func TestListener_dialMeetsAcceptAndCloseEndsBoth(t *testing.T) {
 		t.Fatalf("Addr %v %v", a.Network(), a)
 	}
 }
+
+// TestListener_giveHandsOverUntilClosed: a connection made elsewhere is
+// accepted as it is; once the listener is closed Give fails and leaves it
+// to the caller.
+func TestListener_giveHandsOverUntilClosed(t *testing.T) {
+	l := pipenet.Listen()
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := l.Accept()
+		accepted <- c
+	}()
+	if err := l.Give(a); err != nil {
+		t.Fatal(err)
+	}
+	if c := <-accepted; c != a {
+		t.Fatalf("accepted %v, want the connection given", c)
+	}
+	l.Close()
+	if err := l.Give(b); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Give after Close: %v, want net.ErrClosed", err)
+	}
+}

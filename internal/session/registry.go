@@ -70,10 +70,16 @@ func (r *Registry[K, S]) quota() *Quota {
 // it is added (AddReserved): a session that must not be found before it
 // is ready, but must be refused early past a limit. It fails with
 // ErrClosed once Shutdown or Close has begun, or a *LimitError. The caller
-// releases the slot if the session is not added after all.
+// releases the slot if the session is not added after all. A registry
+// with neither limits nor a shared Quota counts nothing: its slot is nil
+// (releasing it does nothing), so that adding a session takes one lock
+// and no allocation.
 func (r *Registry[K, S]) Reserve(group any) (*Slot, error) {
 	if r.Closed() {
 		return nil, ErrClosed
+	}
+	if r.Quota == nil && r.Max <= 0 && r.MaxPerGroup <= 0 {
+		return nil, nil
 	}
 	return r.quota().Acquire(group, r.Max, r.MaxPerGroup)
 }
