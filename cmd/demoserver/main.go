@@ -16,9 +16,9 @@
 //	demoserver -listen tcp://127.0.0.1:7000
 //	demoserver -listen unix:///tmp/demo.sock
 //	demoserver -listen http://127.0.0.1:8080    # MCP Streamable HTTP at /mcp, HTTP+SSE (2024-11-05) at /sse,
-//	                                            # JSON-RPC over HTTP POST at /rpc (on fasthttp), WebSocket at /ws
+//	                                            # JSON-RPC over HTTP POST at /rpc (/mcp and /rpc on fasthttp), WebSocket at /ws
 //	demoserver -listen http://127.0.0.1:8080 -http-server net
-//	                                            # the same, /rpc on net/http too
+//	                                            # the same, every endpoint on net/http
 //	demoserver -listen http://127.0.0.1:8080 -fast-rpc 127.0.0.1:8081
 //	                                            # and JSON-RPC over HTTP POST on fasthttp at :8081
 //	demoserver -page-size 3                     # lists in pages of 3 (to test pagination)

@@ -11,25 +11,30 @@ import (
 )
 
 // The front door of -http-server fast: fasthttp accepts every connection
-// of the -listen address and serves POSTs to /rpc itself
-// (transport.FastHTTPHandler); the first request for anything else moves
-// its connection, that request first, to the net/http server of the other
-// endpoints (/mcp, /sse, /ws, and /rpc too for a connection handed over),
-// which serves it from then on. So /rpc gets fasthttp's speed, and every
-// other endpoint is served by the same handlers as with -http-server net:
-// the same host/origin checks, limits and streams.
+// of the -listen address and serves /rpc (transport.FastHTTPHandler) and
+// /mcp (streamable.Handler.ServeFastHTTP, the same handler net/http
+// serves) itself; the first request for anything else moves its
+// connection, that request first, to the net/http server of the other
+// endpoints (/sse, /ws, and /rpc and /mcp too for a connection handed
+// over), which serves it from then on. So /rpc and /mcp get fasthttp's
+// speed, and every endpoint is served by the same handlers as with
+// -http-server net: the same host/origin checks, limits and streams.
 //
 // What differs on a connection's first request, read by fasthttp: its
 // header is bounded by fasthttp's read buffer (transport.NewFastHTTPServer:
 // 8 KiB, against net/http's 64 KiB), and its whole body is read before it
 // is handed over, within the same -read-timeout and body bound.
 
-// rpcPath is the path the front door serves itself.
-const rpcPath = "/rpc"
+// The paths the front door serves itself.
+const (
+	rpcPath = "/rpc"
+	mcpPath = "/mcp"
+)
 
 // front routes the requests of the fasthttp server at the -listen address.
 type front struct {
 	rpc fasthttp.RequestHandler // POST /rpc and every other request to it
+	mcp fasthttp.RequestHandler // every request to /mcp
 	to  *handoff                // where other connections go
 }
 
@@ -39,11 +44,14 @@ func (f *front) serve(rc *fasthttp.RequestCtx) {
 	if i := bytes.IndexByte(uri, '?'); i >= 0 {
 		uri = uri[:i]
 	}
-	if string(uri) == rpcPath {
+	switch string(uri) {
+	case rpcPath:
 		f.rpc(rc)
-		return
+	case mcpPath:
+		f.mcp(rc)
+	default:
+		f.handOver(rc)
 	}
-	f.handOver(rc)
 }
 
 // handOver gives rc's connection to the net/http server, with rc's

@@ -56,10 +56,10 @@ func TestReplay(t *testing.T) {
 }
 
 // TestFront_oneConnectionCrossesOver: with -http-server fast, one
-// keep-alive connection posts to /rpc (fasthttp), then to /mcp (handed
-// over to net/http, with the request pipelined behind it), then to /rpc
-// again (served by net/http now); each is answered as it would be alone,
-// in order.
+// keep-alive connection posts to /rpc and /mcp (fasthttp), then to /sse
+// (the legacy endpoint: handed over to net/http, with the request
+// pipelined behind it), then to /rpc again (served by net/http now);
+// each is answered as it would be alone, in order.
 func TestFront_oneConnectionCrossesOver(t *testing.T) {
 	url := startHTTP(t, "-http-server", "fast")
 	c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
@@ -88,8 +88,12 @@ func TestFront_oneConnectionCrossesOver(t *testing.T) {
 	}
 	io.WriteString(c, post("/rpc", "1"))
 	read(http.StatusOK, `{"jsonrpc":"2.0","id":1,"result":["x"]}`)
-	// /mcp wants a session: its own 400 says net/http's handler read it.
-	io.WriteString(c, post("/mcp", "2")+post("/rpc", "3"))
+	// /mcp wants a session: its 400 is the same on fasthttp.
+	io.WriteString(c, post("/mcp", "2"))
 	read(http.StatusBadRequest, "Mcp-Session-Id")
+	// /sse is net/http's only: the connection crosses over, and /rpc
+	// after it is served there.
+	io.WriteString(c, post("/sse", "4")+post("/rpc", "3"))
+	read(http.StatusBadRequest, "sessionId")
 	read(http.StatusOK, `{"jsonrpc":"2.0","id":3,"result":["x"]}`)
 }

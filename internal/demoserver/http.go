@@ -174,19 +174,19 @@ func listenFastRPC(b conn.Binder, mcp *streamable.Handler, addr string, readTime
 
 // serve serves b's sessions on ln with transport.FastHTTPHandler, and
 // at /mcp the Streamable HTTP endpoint mcp, a request's header and body
-// read within readTimeout; with to, as the front door instead: POSTs to
-// /rpc served, other connections handed to to.
+// read within readTimeout; with to, as the front door instead: /rpc and
+// /mcp served, other connections handed to to.
 func (f *fastRPC) serve(b conn.Binder, mcp *streamable.Handler, ln net.Listener, readTimeout time.Duration, log *slog.Logger, to *handoff) {
 	f.h = transport.NewFastHTTPHandler(b, &transport.HTTPOptions{Logger: log})
 	f.srv = transport.NewFastHTTPServer(func(rc *fasthttp.RequestCtx) {
-		if string(rc.Path()) == "/mcp" {
+		if string(rc.Path()) == mcpPath {
 			mcp.ServeFastHTTP(rc)
 			return
 		}
 		f.h.ServeFastHTTP(rc)
 	})
 	if to != nil {
-		f.srv.Handler = (&front{rpc: f.h.ServeFastHTTP, to: to}).serve
+		f.srv.Handler = (&front{rpc: f.h.ServeFastHTTP, mcp: mcp.ServeFastHTTP, to: to}).serve
 		f.srv.KeepHijackedConns = true // they are hs's now
 	}
 	f.srv.Logger = fastLogger{log}
