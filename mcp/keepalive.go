@@ -37,9 +37,13 @@ type KeepAlive struct {
 	// Timeout is how long a ping waits for its answer (default Interval).
 	Timeout time.Duration
 	// MaxMissed is how many pings in a row may go unanswered before the
-	// session is closed (default 1: the first missed ping closes it).
+	// session is closed (default DefaultMaxMissedPings: the first missed
+	// ping closes it).
 	MaxMissed int
 }
+
+// DefaultMaxMissedPings is KeepAlive.MaxMissed's default.
+const DefaultMaxMissedPings = 1
 
 // ErrPingTimeout is what Wait returns for a session closed because its
 // peer stopped answering keep-alive pings (KeepAlive).
@@ -50,7 +54,7 @@ func (k KeepAlive) withDefaults() KeepAlive {
 		k.Timeout = k.Interval
 	}
 	if k.MaxMissed <= 0 {
-		k.MaxMissed = 1
+		k.MaxMissed = DefaultMaxMissedPings
 	}
 	return k
 }

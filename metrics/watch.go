@@ -1,6 +1,10 @@
 package metrics
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"math"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // What a Collector reads from other parts of a server when it is scraped:
 // gauges and counters computed from a snapshot by a function, so that the
@@ -17,7 +21,7 @@ type Queue interface {
 // They must be safe for concurrent use.
 type Workers interface {
 	Busy() int // workers running tasks
-	Cap() int  // the most that may run at once
+	Cap() int  // the most that may run at once; negative: no bound
 }
 
 // Cache is a response cache's running totals and present size (package
@@ -37,12 +41,18 @@ func (c *Collector) WatchQueue(q Queue) error {
 }
 
 // WatchWorkers adds mcpwire_workers_busy and mcpwire_workers, read from w
-// on each scrape. It fails if the registry refuses them (one pool per
-// Collector).
+// on each scrape; mcpwire_workers is +Inf for a pool without a bound
+// (pool.Unbounded, whose Cap is negative). It fails if the registry
+// refuses them (one pool per Collector).
 func (c *Collector) WatchWorkers(w Workers) error {
 	return register(c.reg,
 		c.gauge("mcpwire_workers_busy", "Workers of the pool running tasks.", w.Busy),
-		c.gauge("mcpwire_workers", "Workers the pool may run at once.", w.Cap))
+		c.gaugeFloat("mcpwire_workers", "Workers the pool may run at once (+Inf: no bound).", func() float64 {
+			if n := w.Cap(); n >= 0 {
+				return float64(n)
+			}
+			return math.Inf(1)
+		}))
 }
 
 // WatchLimit adds mcpwire_concurrency_limit and mcpwire_concurrency_in_use,

@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"maps"
+	"math"
 	"sync/atomic"
 	"testing"
 
@@ -127,5 +128,26 @@ func TestCollector_watchesThePoolPackage(t *testing.T) {
 		if got[name] != v {
 			t.Errorf("%s = %v, want %v", name, got[name], v)
 		}
+	}
+}
+
+// A pool without a bound on workers has Cap -1; its gauge says +Inf, not
+// a negative number of workers.
+func TestCollector_unboundedPoolHasNoWorkerBound(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	col, err := metrics.New(reg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pool.New(&pool.Options{Workers: pool.Unbounded})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(t.Context())
+	if err := col.WatchWorkers(p); err != nil {
+		t.Fatal(err)
+	}
+	if got := scrape(t, reg)["mcpwire_workers"]; !math.IsInf(got, 1) {
+		t.Errorf("mcpwire_workers = %v for an unbounded pool, want +Inf", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ func readReport(path string) (*Report, error) {
 // writeCompare prints two runs side by side (-compare A.json B.json),
 // with the ratio B/A of each measure that has one: above 1 is more in B
 // (better for throughput, worse for latency and errors). The ratio is
-// "–" where A measured 0.
+// "–" where A measured 0 or either run had no answer to time.
 func writeCompare(w io.Writer, a, b *Report, nameA, nameB string) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 2, 8, 2, ' ', 0)
@@ -92,11 +93,11 @@ var comparedMeasures = []measure{
 	{"throughput", func(r *Report) float64 { return r.ThroughputRPS }, func(v float64) string {
 		return thousands(int64(v+0.5)) + " answers/s"
 	}},
-	{"latency p50", func(r *Report) float64 { return r.LatencyUS.P50 }, latencyText},
-	{"latency p90", func(r *Report) float64 { return r.LatencyUS.P90 }, latencyText},
-	{"latency p99", func(r *Report) float64 { return r.LatencyUS.P99 }, latencyText},
-	{"latency p99.9", func(r *Report) float64 { return r.LatencyUS.P999 }, latencyText},
-	{"latency max", func(r *Report) float64 { return r.LatencyUS.Max }, latencyText},
+	{"latency p50", latencyOf(func(l Latency) float64 { return l.P50 }), measuredText(latencyText)},
+	{"latency p90", latencyOf(func(l Latency) float64 { return l.P90 }), measuredText(latencyText)},
+	{"latency p99", latencyOf(func(l Latency) float64 { return l.P99 }), measuredText(latencyText)},
+	{"latency p99.9", latencyOf(func(l Latency) float64 { return l.P999 }), measuredText(latencyText)},
+	{"latency max", latencyOf(func(l Latency) float64 { return l.Max }), measuredText(latencyText)},
 	{"requests", func(r *Report) float64 { return float64(r.Requests) }, countText},
 	{"errors", func(r *Report) float64 { return float64(r.Errors) }, countText},
 	{"lost", func(r *Report) float64 { return float64(r.Lost) }, countText},
@@ -109,14 +110,36 @@ var comparedMeasures = []measure{
 	{"loadgen CPU per call", func(r *Report) float64 { return r.CPU.PerCallUS }, latencyText},
 }
 
+// latencyOf reads one figure of a report's latency, or NaN when the run
+// had no answer to measure one from (its zeros are no latency).
+func latencyOf(f func(Latency) float64) func(*Report) float64 {
+	return func(r *Report) float64 {
+		if r.Responses == 0 {
+			return math.NaN()
+		}
+		return f(r.LatencyUS)
+	}
+}
+
+// measuredText is text, or "– (no answers)" for a figure not measured
+// (NaN).
+func measuredText(text func(float64) string) func(float64) string {
+	return func(v float64) string {
+		if math.IsNaN(v) {
+			return "– (no answers)"
+		}
+		return text(v)
+	}
+}
+
 // countText writes a count held in a float64 with its thousands
 // separated.
 func countText(v float64) string { return thousands(int64(v)) }
 
 // ratioText writes b/a as "2.31×", or "–" when a is 0 (no ratio to a
-// run that had none).
+// run that had none) or either was not measured (NaN).
 func ratioText(a, b float64) string {
-	if a == 0 {
+	if a == 0 || math.IsNaN(a) || math.IsNaN(b) {
 		return "–"
 	}
 	return strconv.FormatFloat(b/a, 'f', 2, 64) + "×"

@@ -17,7 +17,7 @@ func comparedPair() (a, b *Report) {
 		Target: "tcp://127.0.0.1:9000", Mode: "closed", Conns: 4, Depth: 8, Call: "echo", DurationS: 10,
 		ThroughputRPS: 10_000,
 		LatencyUS:     Latency{P50: 1_000, P90: 2_000, P99: 0, P999: 4_000, Max: 8_000},
-		Requests:      100_000, Errors: 0, Lost: 10, Duplicates: 0,
+		Requests:      100_000, Responses: 99_990, Errors: 0, Lost: 10, Duplicates: 0,
 		BytesSent: 1_000_000, BytesReceived: 2_000_000,
 		CPU: CPU{Cores: 1, Machine: 2},
 	}
@@ -25,7 +25,7 @@ func comparedPair() (a, b *Report) {
 		Target: "tcp://127.0.0.1:9001", Mode: "open", Rate: "25000", Conns: 4, Call: "echo", DurationS: 10,
 		ThroughputRPS: 23_100,
 		LatencyUS:     Latency{P50: 500, P90: 3_000, P99: 7_000, P999: 10_000, Max: 2_000},
-		Requests:      231_000, Errors: 5, Lost: 20, Duplicates: 0,
+		Requests:      231_000, Responses: 230_980, Errors: 5, Lost: 20, Duplicates: 0,
 		BytesSent: 3_000_000, BytesReceived: 1_000_000,
 		CPU: CPU{Cores: 1.5, Machine: 2},
 	}
@@ -84,6 +84,25 @@ func TestWriteCompare_ratios(t *testing.T) {
 	for _, s := range []string{"10,000 answers/s", "23,100 answers/s", "closed loop, 4 conns × depth 8", "open loop at 25,000 calls/s, 4 conns", "3.0 MB", "1.50 cores"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("no %q", s)
+		}
+	}
+}
+
+// A run with no answer has no latency: its lines say so instead of
+// 0.0µs, and have no ratio.
+func TestWriteCompare_noAnswers(t *testing.T) {
+	a, b := comparedPair()
+	b.Responses, b.ThroughputRPS, b.LatencyUS = 0, 0, Latency{}
+	var out bytes.Buffer
+	if err := writeCompare(&out, a, b, "a.json", "b.json"); err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(out.String()) {
+		if !strings.HasPrefix(line, "latency") {
+			continue
+		}
+		if !strings.Contains(line, "– (no answers)") || !strings.HasSuffix(strings.TrimSpace(line), "–") {
+			t.Errorf("%q: want no latency and no ratio for a run without answers", line)
 		}
 	}
 }

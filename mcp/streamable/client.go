@@ -37,8 +37,9 @@ type ClientOptions struct {
 	//     for one to end, while notifications and responses go on.
 	transport.HTTPClientOptions
 	// MaxRetries bounds the attempts in a row to resume a broken event
-	// stream that bring nothing (default 5); the delay between them is
-	// the server's retry field (else 1s), doubled each time up to 30s.
+	// stream that bring nothing (default DefaultMaxRetries); the delay
+	// between them is the server's retry field (else 1s), doubled each
+	// time up to 30s.
 	MaxRetries int
 	// DisableSSEFallback makes Connect speak Streamable HTTP only. By
 	// default, a server that refuses the initialize POST with 400, 404 or
@@ -48,6 +49,9 @@ type ClientOptions struct {
 	DisableSSEFallback bool
 }
 
+// DefaultMaxRetries is ClientOptions.MaxRetries' default.
+const DefaultMaxRetries = 5
+
 // withDefaults returns the options with their defaults, and whether the
 // http.Client is the transport's own.
 func (o *ClientOptions) withDefaults() (ClientOptions, bool) {
@@ -56,7 +60,7 @@ func (o *ClientOptions) withDefaults() (ClientOptions, bool) {
 		c = *o
 	}
 	if c.MaxRetries <= 0 {
-		c.MaxRetries = 5
+		c.MaxRetries = DefaultMaxRetries
 	}
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = transport.DefaultMaxConcurrentPosts
