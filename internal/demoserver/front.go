@@ -31,11 +31,13 @@ const (
 	mcpPath = "/mcp"
 )
 
-// front routes the requests of the fasthttp server at the -listen address.
+// front routes the requests of a fasthttp server: the front door at the
+// -listen address, or, with no hand-off, the -fast-rpc server, which
+// serves every path but /mcp as /rpc.
 type front struct {
 	rpc fasthttp.RequestHandler // POST /rpc and every other request to it
 	mcp fasthttp.RequestHandler // every request to /mcp
-	to  *handoff                // where other connections go
+	to  *handoff                // where other connections go; nil: to rpc
 }
 
 // serve is the front server's fasthttp.RequestHandler.
@@ -50,6 +52,10 @@ func (f *front) serve(rc *fasthttp.RequestCtx) {
 	case mcpPath:
 		f.mcp(rc)
 	default:
+		if f.to == nil {
+			f.rpc(rc)
+			return
+		}
 		f.handOver(rc)
 	}
 }

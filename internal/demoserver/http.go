@@ -178,17 +178,8 @@ func listenFastRPC(b conn.Binder, mcp *streamable.Handler, addr string, readTime
 // /mcp served, other connections handed to to.
 func (f *fastRPC) serve(b conn.Binder, mcp *streamable.Handler, ln net.Listener, readTimeout time.Duration, log *slog.Logger, to *handoff) {
 	f.h = transport.NewFastHTTPHandler(b, &transport.HTTPOptions{Logger: log})
-	f.srv = transport.NewFastHTTPServer(func(rc *fasthttp.RequestCtx) {
-		if string(rc.Path()) == mcpPath {
-			mcp.ServeFastHTTP(rc)
-			return
-		}
-		f.h.ServeFastHTTP(rc)
-	})
-	if to != nil {
-		f.srv.Handler = (&front{rpc: f.h.ServeFastHTTP, mcp: mcp.ServeFastHTTP, to: to}).serve
-		f.srv.KeepHijackedConns = true // they are hs's now
-	}
+	f.srv = transport.NewFastHTTPServer((&front{rpc: f.h.ServeFastHTTP, mcp: mcp.ServeFastHTTP, to: to}).serve)
+	f.srv.KeepHijackedConns = to != nil // they are hs's now
 	f.srv.Logger = fastLogger{log}
 	f.srv.ReadTimeout = readTimeout
 	go func() { f.served <- f.srv.Serve(ln) }()
