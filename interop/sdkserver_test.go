@@ -184,6 +184,24 @@ func text(t *testing.T, what string, r *mcp.CallToolResult) string {
 	return tc.Text
 }
 
+// callText calls tool with args and returns the text of the result's
+// only content block, or fails.
+func callText(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tool string, args any) string {
+	t.Helper()
+	r, err := cs.CallTool(ctx, tool, args)
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return text(t, tool, r)
+}
+
+// recorded returns a copy of what f's handlers recorded in list so far.
+func recorded[T any](f *sdkFixture, list *[]T) []T {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(*list)
+}
+
 // jsonEqual reports whether a and b are the same JSON value.
 func jsonEqual(a, b []byte) bool {
 	var x, y any
@@ -300,9 +318,7 @@ func (f *sdkFixture) checkTools(t *testing.T, ctx context.Context, cs *mcp.Clien
 	if got := text(t, "countdown", r); got != "counted 3" {
 		t.Errorf("countdown: %q", got)
 	}
-	f.mu.Lock()
-	progress := slices.Clone(f.progress)
-	f.mu.Unlock()
+	progress := recorded(f, &f.progress)
 	// The notifications came before the result, on the same stream.
 	if len(progress) != 3 {
 		t.Fatalf("%d progress notifications, want 3", len(progress))
@@ -313,33 +329,21 @@ func (f *sdkFixture) checkTools(t *testing.T, ctx context.Context, cs *mcp.Clien
 		}
 	}
 
-	r, err = cs.CallTool(ctx, "ask", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	action, content, _ := strings.Cut(text(t, "ask", r), " ")
+	action, content, _ := strings.Cut(callText(t, ctx, cs, "ask", nil), " ")
 	if action != "accept" || !jsonEqual([]byte(content), []byte(`{"name":"Ada","color":"blue"}`)) {
 		t.Errorf("ask: the server received %s %s, want accept with the color's default", action, content)
 	}
-	f.mu.Lock()
-	elicited := slices.Clone(f.elicited)
-	f.mu.Unlock()
+	elicited := recorded(f, &f.elicited)
 	if len(elicited) != 1 || elicited[0].Message != "Who are you?" || elicited[0].Mode != "" && elicited[0].Mode != mcp.ElicitModeForm {
 		t.Errorf("elicitation requests %+v", elicited)
 	} else if schema, _ := json.Marshal(elicited[0].RequestedSchema); !jsonEqual(schema, []byte(`{"type":"object","properties":{"name":{"type":"string"},"color":{"type":"string","default":"blue"}},"required":["name"]}`)) {
 		t.Errorf("elicitation schema %s", schema)
 	}
 
-	r, err = cs.CallTool(ctx, "sample", map[string]string{"prompt": "Say hi."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := text(t, "sample", r); got != "test-model: echo of Say hi." {
+	if got := callText(t, ctx, cs, "sample", map[string]string{"prompt": "Say hi."}); got != "test-model: echo of Say hi." {
 		t.Errorf("sample: %q", got)
 	}
-	f.mu.Lock()
-	sampled := slices.Clone(f.sampled)
-	f.mu.Unlock()
+	sampled := recorded(f, &f.sampled)
 	if len(sampled) != 1 || sampled[0].MaxTokens != 50 || len(sampled[0].Messages) != 1 || sampled[0].Messages[0].Role != mcp.RoleUser {
 		t.Errorf("sampling requests %+v", sampled)
 	}
@@ -347,16 +351,10 @@ func (f *sdkFixture) checkTools(t *testing.T, ctx context.Context, cs *mcp.Clien
 	if err := cs.SetLoggingLevel(ctx, "info"); err != nil {
 		t.Fatal(err)
 	}
-	r, err = cs.CallTool(ctx, "log", map[string]string{"message": "something happened"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := text(t, "log", r); got != "logged" {
+	if got := callText(t, ctx, cs, "log", map[string]string{"message": "something happened"}); got != "logged" {
 		t.Errorf("log: %q", got)
 	}
-	f.mu.Lock()
-	logs := slices.Clone(f.logs)
-	f.mu.Unlock()
+	logs := recorded(f, &f.logs)
 	if len(logs) != 1 || logs[0].Level != "info" || logs[0].Logger != "sdkserver" || logs[0].Data != "something happened" {
 		for _, l := range logs {
 			t.Errorf("log message %+v", *l)

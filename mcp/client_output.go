@@ -122,22 +122,23 @@ func (o *toolOutputs) lookup(name string) *outputSchema {
 // schemaBytes returns a listed tool's schema as JSON, or nil when there is
 // none (absent or null).
 func schemaBytes(s any) []byte {
-	var raw []byte
-	switch v := s.(type) {
-	case nil:
-		return nil
-	case json.RawMessage:
-		raw = v
-	default:
-		var err error
-		if raw, err = codec.AppendValue(nil, v); err != nil {
-			return nil
-		}
-	}
-	if codec.KindOf(raw) == codec.ValueNull {
+	raw, err := valueJSON(s)
+	if err != nil || len(raw) == 0 || codec.KindOf(raw) == codec.ValueNull {
 		return nil
 	}
 	return raw
+}
+
+// valueJSON returns v as JSON: v itself when it is raw JSON (as a decoded
+// tool or result holds it), else encoded; nil for nil.
+func valueJSON(v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return v, nil
+	}
+	return codec.AppendValue(nil, v)
 }
 
 // check returns a *ToolOutputError when r, the result of a call of tool,
@@ -165,17 +166,12 @@ func (s *outputSchema) check(tool string, r *CallToolResult) error {
 // validateOutput checks a result's structured content: raw JSON as
 // decoded, or any value that encodes to JSON.
 func (c *compiledSchema) validateOutput(sc any) error {
-	var raw []byte
-	switch v := sc.(type) {
-	case nil:
+	if sc == nil {
 		return ErrNoStructuredContent
-	case json.RawMessage:
-		raw = v
-	default:
-		var err error
-		if raw, err = codec.AppendValue(nil, v); err != nil {
-			return err
-		}
+	}
+	raw, err := valueJSON(sc)
+	if err != nil {
+		return err
 	}
 	return c.validate(raw)
 }
