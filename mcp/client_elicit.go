@@ -84,9 +84,12 @@ func (c *Client) elicit(ctx context.Context, s *ClientSession, p *ElicitParams) 
 
 // withFormDefaults returns r, an accepted form, with the defaults of the
 // form's schema filled in where its content lacks an optional property
-// (SEP-1034), as go-sdk and the TypeScript SDK do: the user saw the form
-// filled in with them. The handler's result is not modified. A schema
-// that does not compile leaves the content as it is.
+// (SEP-1034), as go-sdk does (the TypeScript SDK does it for a client
+// that declares elicitation.form.applyDefaults, a member the
+// specification's schema lacks): the user saw the form filled in with
+// them. A required property is left to the handler. The handler's result
+// is not modified. A schema that does not compile leaves the content as
+// it is.
 func (c *Client) withFormDefaults(schema any, r *ElicitResult) *ElicitResult {
 	content, err := formDefaults(schema, r.Content)
 	if err != nil {
