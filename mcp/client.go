@@ -60,7 +60,9 @@ type ClientOptions struct {
 	ResourceUpdatedHandler func(ctx context.Context, s *ClientSession, p *ResourceUpdatedParams)
 	// ToolListChangedHandler, ResourceListChangedHandler and
 	// PromptListChangedHandler receive the server's list_changed
-	// notifications.
+	// notifications. (The session forgets the output schemas of the
+	// tools it listed on notifications/tools/list_changed, with or
+	// without a handler.)
 	ToolListChangedHandler     func(ctx context.Context, s *ClientSession)
 	ResourceListChangedHandler func(ctx context.Context, s *ClientSession)
 	PromptListChangedHandler   func(ctx context.Context, s *ClientSession)
@@ -223,7 +225,13 @@ func (c *Client) registerHandlers() {
 			}), true)
 		}
 	}
-	note("notifications/tools/list_changed", o.ToolListChangedHandler)
+	toolsChanged := o.ToolListChangedHandler
+	note("notifications/tools/list_changed", func(ctx context.Context, s *ClientSession) {
+		s.outputs.changed()
+		if toolsChanged != nil {
+			toolsChanged(ctx, s)
+		}
+	})
 	note("notifications/resources/list_changed", o.ResourceListChangedHandler)
 	note("notifications/prompts/list_changed", o.PromptListChangedHandler)
 	if h := o.LoggingMessageHandler; h != nil {

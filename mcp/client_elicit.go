@@ -8,7 +8,8 @@ import (
 
 // Elicitation as the client serves it: elicitation/create dispatched by
 // mode to ClientOptions.ElicitationHandler (form) or
-// URLElicitationHandler (URL), and notifications/elicitation/complete
+// URLElicitationHandler (URL), an accepted form completed with its
+// schema's defaults, and notifications/elicitation/complete
 // passed to ElicitationCompleteHandler for the URL mode elicitations the
 // session knows of and has not seen complete: those the user accepted,
 // and those of -32042 errors its calls received. The specification has
@@ -70,12 +71,34 @@ func (c *Client) elicit(ctx context.Context, s *ClientSession, p *ElicitParams) 
 	if p.Mode == ElicitModeURL && r.Action == ElicitAccept && s.elicits.expect(p.ElicitationID) {
 		c.elicitationComplete(ctx, s, p.ElicitationID)
 	}
+	if p.Mode != ElicitModeURL && r.Action == ElicitAccept && p.RequestedSchema != nil {
+		r = c.withFormDefaults(p.RequestedSchema, r)
+	}
 	if id := relatedTaskID(p.Meta); id != "" {
 		q := *r
 		q.Meta = relatedTaskMeta(r.Meta, id)
 		r = &q
 	}
 	return r, nil
+}
+
+// withFormDefaults returns r, an accepted form, with the defaults of the
+// form's schema filled in where its content lacks an optional property
+// (SEP-1034), as go-sdk does (the TypeScript SDK does it for a client
+// that declares elicitation.form.applyDefaults, a member the
+// specification's schema lacks): the user saw the form filled in with
+// them. A required property is left to the handler. The handler's result
+// is not modified. A schema that does not compile leaves the content as
+// it is.
+func (c *Client) withFormDefaults(schema any, r *ElicitResult) *ElicitResult {
+	content, err := formDefaults(schema, r.Content)
+	if err != nil {
+		c.log.Debug("mcp: elicitation defaults not applied", "err", err)
+		return r
+	}
+	q := *r
+	q.Content = content
+	return &q
 }
 
 // elicitationComplete passes the completion of elicitation id to

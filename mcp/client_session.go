@@ -21,6 +21,7 @@ type ClientSession struct {
 	init   InitializeResult // set by the handshake, read-only afterwards
 
 	elicits pendingElicitations // URL mode elicitations not yet complete
+	outputs toolOutputs         // output schemas of the listed tools
 	// failure, if set before the connection is closed, is what Wait
 	// returns (ErrPingTimeout).
 	failure atomic.Pointer[error]
@@ -102,12 +103,18 @@ type ownedDecoder interface{ decodeOwned(data []byte) error }
 // Ping checks that the server answers.
 func (s *ClientSession) Ping(ctx context.Context) error { return s.call(ctx, "ping", nil, nil) }
 
-// ListTools returns one page of the server's tools (p may be nil).
+// ListTools returns one page of the server's tools (p may be nil). The
+// session keeps the output schemas listed, to check the results of
+// CallTool and CallToolWith: a page without a cursor replaces those kept,
+// a page with one adds to them.
 func (s *ClientSession) ListTools(ctx context.Context, p *ListToolsParams) (*ListToolsResult, error) {
+	p = orEmpty(p)
+	gen := s.outputs.generation()
 	var r ListToolsResult
-	if err := s.call(ctx, "tools/list", orEmpty(p), &r); err != nil {
+	if err := s.call(ctx, "tools/list", p, &r); err != nil {
 		return nil, err
 	}
+	s.outputs.listed(gen, p.Cursor == "", r.Tools)
 	return &r, nil
 }
 
@@ -125,12 +132,24 @@ func (s *ClientSession) Tools(ctx context.Context) iter.Seq2[*Tool, error] {
 // CallTool calls a tool with args (any value that encodes to a JSON
 // object; nil for none). A tool's own failure is a result with IsError
 // set; err is for protocol failures.
+//
+// When the session's latest listing of tools (ListTools, Tools) gave the
+// tool an output schema, and no notifications/tools/list_changed came
+// since, a result that is not an error result must have structuredContent
+// that matches the schema: else the call returns a *ToolOutputError (the
+// result in it). A tool not listed so is not checked: the session does
+// not list tools on its own.
 func (s *ClientSession) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
 	c := &toolCall{args: callToolArgs{name, args}}
 	err := s.call(ctx, "tools/call", &c.args, &c.r)
 	c.args = callToolArgs{} // the result keeps c alive: not the caller's args
 	if err != nil {
 		return nil, err
+	}
+	if o := s.outputs.lookup(name); o != nil {
+		if err := o.check(name, &c.r); err != nil {
+			return nil, err
+		}
 	}
 	return &c.r, nil
 }
@@ -150,11 +169,17 @@ type toolCall struct {
 }
 
 // CallToolWith calls a tool with raw params (a progress token in Meta,
-// say).
+// say). Its result is checked against the tool's output schema as
+// CallTool's is.
 func (s *ClientSession) CallToolWith(ctx context.Context, p *CallToolParams) (*CallToolResult, error) {
 	var r CallToolResult
 	if err := s.call(ctx, "tools/call", p, &r); err != nil {
 		return nil, err
+	}
+	if o := s.outputs.lookup(p.Name); o != nil && p.Task == nil {
+		if err := o.check(p.Name, &r); err != nil {
+			return nil, err
+		}
 	}
 	return &r, nil
 }
@@ -319,7 +344,8 @@ func (s *ClientSession) GetTask(ctx context.Context, taskID string) (*Task, erro
 
 // TaskResult waits for a tool call's task to end and returns what the
 // call would have returned (tasks/result): its result, or its protocol
-// error.
+// error. The result is not checked against the tool's output schema (the
+// task does not say which tool it ran).
 func (s *ClientSession) TaskResult(ctx context.Context, taskID string) (*CallToolResult, error) {
 	var r CallToolResult
 	if err := s.call(ctx, "tasks/result", &TaskIDParams{TaskID: taskID}, &r); err != nil {

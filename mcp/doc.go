@@ -135,7 +135,16 @@
 // ElicitationHandler, URL to URLElicitationHandler; a mode the client did
 // not declare is -32602 — and ElicitationCompleteHandler hears once of
 // each URL mode elicitation the session knows (accepted, or named by a
-// -32042 error, which URLElicitations reads).
+// -32042 error, which URLElicitations reads). An accepted form is sent
+// with its schema's defaults filled in where the handler's content lacks
+// an optional property (SEP-1034).
+//
+// The output schemas of the tools a session listed (ListTools, Tools) are
+// kept until notifications/tools/list_changed or a new first page, and
+// compiled once each: a result of CallTool or CallToolWith that is not an
+// error result must have structuredContent matching its tool's schema,
+// else the call fails with a *ToolOutputError. A tool the session has not
+// listed is not checked; the session does not list tools on its own.
 //
 // # Design
 //

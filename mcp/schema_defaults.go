@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -132,4 +133,24 @@ func (c *compiledSchema) withDefaults(args []byte) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(exact)
+}
+
+// formDefaults returns a copy of content, the values of an accepted
+// elicitation form, with the defaults of the form's schema (any value
+// that encodes to one) set where it lacks an optional property; content
+// itself when the schema has no defaults. A nil content is a form
+// accepted with nothing entered.
+func formDefaults(schema any, content map[string]any) (map[string]any, error) {
+	cs, err := schemaOf(schema)
+	if err != nil || !cs.defaults {
+		return content, err
+	}
+	out := maps.Clone(content)
+	if out == nil {
+		out = map[string]any{}
+	}
+	if err := cs.resolved.ApplyDefaults(&out); err != nil {
+		return content, err
+	}
+	return out, nil
 }
