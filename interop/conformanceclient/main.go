@@ -33,16 +33,26 @@ func main() {
 		os.Exit(2)
 	}
 	name := os.Getenv("MCP_CONFORMANCE_SCENARIO")
-	run, ok := scenarios[name]
+	sc, ok := scenarios[name]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "conformanceclient: unknown scenario %q\n", name)
 		os.Exit(2)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	env := &env{url: os.Args[len(os.Args)-1], version: os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION")}
-	if err := run(ctx, env); err != nil {
+	if err := run(sc, os.Args[len(os.Args)-1], os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION")); err != nil {
 		fmt.Fprintf(os.Stderr, "conformanceclient: %s: %v\n", name, err)
 		os.Exit(1)
 	}
+}
+
+// run opens a session with the server at url and runs sc in it, within
+// timeout; the session is closed at the end.
+func run(sc scenario, url, version string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	s, err := connect(ctx, url, version, sc.opts)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return sc.run(ctx, s)
 }
