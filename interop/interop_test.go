@@ -24,7 +24,7 @@ func TestInterop_typescriptSDKOverStreamableHTTP(t *testing.T) {
 // demoBin is the demo server, built for these tests.
 var demoBin = testproc.NewBinary("github.com/mcpwire/mcpwire/cmd/demoserver")
 
-func TestMain(m *testing.M) { testproc.Main(m, demoBin.Remove) }
+func TestMain(m *testing.M) { testproc.Main(m, demoBin.Remove, conformanceClient.Remove) }
 
 // runNodeTests runs file with Node's test runner, DEMOSERVER naming the
 // built demo server: it fails unless node ran at least one test and none

@@ -41,6 +41,9 @@ var allowed = map[string][]string{
 	// interop/ holds the interop tests with software nobody here wrote
 	// (Node's, driving the built demo server): no Go code of its own.
 	"interop": {},
+	// interop/conformanceclient is the official conformance suite's
+	// "everything client": mcpwire's client through its public API alone.
+	"interop/conformanceclient": {"mcp", "mcp/streamable"},
 }
 
 // forbiddenStd lists standard library packages a project package must

@@ -5,6 +5,7 @@ package nodetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -16,7 +17,8 @@ import (
 
 // Node returns the Node to run the TypeScript SDK installed in dir (the
 // interop folder) with, after making sure the pinned packages are
-// installed there (npm ci when they are not): the pinned Node 22 when it
+// installed there (npm ci when one of the dependencies of its
+// package.json is not): the pinned Node 22 when it
 // runs here, else node on PATH. Without them the test skips, or fails
 // when MCPWIRE_INTEROP=required (scripts/test sets it).
 func Node(t testing.TB, dir string) string {
@@ -28,7 +30,7 @@ func Node(t testing.TB, dir string) string {
 		}
 		t.Skipf("%s: skipping the TypeScript SDK tests (run npm ci --prefix interop; MCPWIRE_INTEROP=required makes this a failure)", why)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules/@modelcontextprotocol/sdk/package.json")); errors.Is(err, os.ErrNotExist) {
+	if missing(dir) {
 		npm, err := exec.LookPath("npm")
 		if err != nil {
 			unavailable(dir + "/node_modules is missing and npm is not installed")
@@ -50,6 +52,27 @@ func Node(t testing.TB, dir string) string {
 		unavailable("neither the pinned Node 22 nor a node on PATH runs here")
 	}
 	return node
+}
+
+// missing reports whether a dependency that dir's package.json names is
+// not installed in dir/node_modules (or package.json cannot be read).
+func missing(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return true
+	}
+	var p struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	if json.Unmarshal(b, &p) != nil || len(p.Dependencies) == 0 {
+		return true
+	}
+	for name := range p.Dependencies {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", name, "package.json")); errors.Is(err, os.ErrNotExist) {
+			return true
+		}
+	}
+	return false
 }
 
 var (

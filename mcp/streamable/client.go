@@ -81,9 +81,13 @@ func (o *ClientOptions) withDefaults() (ClientOptions, bool) {
 // stream, together with what the server sends while serving it (progress,
 // logs, sampling and elicitation requests). After the handshake the
 // session holds a GET stream open for what the server sends outside of
-// any request, if the server offers one. A stream that breaks before its
-// answer came is resumed with GET and Last-Event-ID. Closing the session
-// ends it at the server too (DELETE).
+// any request, if the server offers one. Connect returns once the server
+// has answered that GET (opened the stream or refused it), ctx ended, or
+// maxListenWait (1s) passed: what the server sends there right after the
+// handshake is not missed, and the GET reaches the server before the
+// session's first request. A stream that breaks before its answer came is
+// resumed with GET and Last-Event-ID. Closing the session ends it at the
+// server too (DELETE).
 //
 // Requests go out concurrently, each in its own POST; notifications and
 // responses are sent one at a time, each once the server accepted the one
@@ -91,8 +95,12 @@ func (o *ClientOptions) withDefaults() (ClientOptions, bool) {
 func Connect(ctx context.Context, c *mcp.Client, endpoint string, opts *ClientOptions) (*mcp.ClientSession, error) {
 	t := newHTTPClientStream(endpoint, opts)
 	cs, err := c.ConnectTransport(ctx, t, t)
-	if err == nil || (opts != nil && opts.DisableSSEFallback) {
-		return cs, err
+	if err == nil {
+		t.awaitListening(ctx)
+		return cs, nil
+	}
+	if opts != nil && opts.DisableSSEFallback {
+		return nil, err
 	}
 	switch t.refused.Load() {
 	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
@@ -140,6 +148,9 @@ type httpClientStream struct {
 	scan     *codec.Scanner // Write's
 	scanners sync.Pool      // the event readers'
 	calls    sync.Map       // id (as sent) → *atomic.Bool, set once the client cancels it
+
+	listening chan struct{} // closed once the server answered listen's first GET
+	listened  func()        // closes listening, once
 }
 
 func newHTTPClientStream(endpoint string, o *ClientOptions) *httpClientStream {
@@ -156,6 +167,8 @@ func newHTTPClientStream(endpoint string, o *ClientOptions) *httpClientStream {
 		scan:   codec.NewScanner(nil),
 	}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
+	t.listening = make(chan struct{})
+	t.listened = sync.OnceFunc(func() { close(t.listening) })
 	return t
 }
 
@@ -352,7 +365,7 @@ func (t *httpClientStream) resume(last string, retry time.Duration, id []byte) b
 		if !t.sleep(backoff(retry, misses)) {
 			return false
 		}
-		switch out, got := t.getStream(&last, &retry, id); {
+		switch out, got := t.getStream(&last, &retry, id, nil); {
 		case out == streamGone:
 			return false
 		case got:
@@ -377,9 +390,14 @@ const (
 
 // getStream GETs the event stream from *last on and reads it to its end,
 // or until the answer to id (if set) comes, which got reports. It moves
-// *last and *retry on as the server's events say.
-func (t *httpClientStream) getStream(last *string, retry *time.Duration, id []byte) (out streamOutcome, got bool) {
+// *last and *retry on as the server's events say. answered, if not nil,
+// is called once the GET has its answer (or failed), before the events
+// are read.
+func (t *httpClientStream) getStream(last *string, retry *time.Duration, id []byte, answered func()) (out streamOutcome, got bool) {
 	resp, err := t.do(http.MethodGet, nil, *last)
+	if answered != nil {
+		answered()
+	}
 	switch {
 	case err != nil && t.ctx.Err() != nil:
 		return streamGone, false
@@ -443,12 +461,13 @@ func (t *httpClientStream) sleep(d time.Duration) bool {
 // it breaks, until the stream ends, the server says it offers none (405),
 // or MaxRetries attempts in a row fail.
 func (t *httpClientStream) listen() {
+	defer t.listened()
 	last, retry := "", time.Duration(0)
 	for misses := 0; misses < t.retry; {
 		if misses > 0 && !t.sleep(backoff(retry, misses-1)) {
 			return
 		}
-		out, _ := t.getStream(&last, &retry, nil)
+		out, _ := t.getStream(&last, &retry, nil, t.listened)
 		switch out {
 		case streamGone:
 			return
@@ -456,6 +475,24 @@ func (t *httpClientStream) listen() {
 			misses = 0
 		}
 		misses++ // a stream that ended is resumed after the retry delay
+	}
+}
+
+// maxListenWait bounds how long Connect waits for the server to answer
+// the session's GET: a server may hold the answer's headers back until it
+// has an event to send.
+const maxListenWait = time.Second
+
+// awaitListening waits until the server answered listen's first GET,
+// ctx ends, the stream ends, or maxListenWait passed.
+func (t *httpClientStream) awaitListening(ctx context.Context) {
+	tm := time.NewTimer(maxListenWait)
+	defer tm.Stop()
+	select {
+	case <-t.listening:
+	case <-ctx.Done():
+	case <-t.ctx.Done():
+	case <-tm.C:
 	}
 }
 
