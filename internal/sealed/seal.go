@@ -92,5 +92,5 @@ func (r *Ring) Open(token string, b Binding) ([]byte, error) {
 	if subtle.ConstantTimeCompare(plain[expiryLen:payloadStart], b[:]) != 1 {
 		return nil, ErrWrongBinding
 	}
-	return plain[payloadStart:], nil
+	return plain[payloadStart:len(plain):len(plain)], nil
 }
