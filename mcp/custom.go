@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/router"
 )
 
@@ -24,17 +23,12 @@ func (s *Server) AddMethod(name string, h router.Handler, opts *router.MethodOpt
 		return ErrReservedMethod
 	}
 	return s.router.Register(name, router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
-		ss := SessionFromContext(ctx)
-		switch {
-		case ss == nil:
-			return nil, errNoSession
-		case !ss.initialized():
-			return nil, errNotInitialized
+		ctx, ss, err := sessionOf(ctx, afterInit|stateless, req)
+		if err != nil {
+			return nil, err
 		}
-		if ss.c.Load() == nil {
-			ss.setConn(conn.FromContext(ctx))
-		}
-		return h.Handle(ctx, req)
+		res, err := h.Handle(ctx, req)
+		return ss.result(afterInit, res, err)
 	}), opts)
 }
 

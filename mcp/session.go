@@ -60,6 +60,11 @@ type ServerSession struct {
 	transport SessionTransport
 
 	tasks *sessionTasks // nil when the server has no tasks
+
+	// home, if set, is the session of the connection a request of a
+	// stateless version came on, and this session serves that request
+	// alone (see statelessSession).
+	home *ServerSession
 }
 
 // SessionTransport is the hook of a transport that serves a session
@@ -126,6 +131,9 @@ func (ss *ServerSession) Shutdown(ctx context.Context) error {
 // Wait blocks until the session has ended and the server has forgotten it
 // (its subscriptions gone), and returns why it ended (nil: a clean end).
 func (ss *ServerSession) Wait() error {
+	if ss.home != nil {
+		return ss.home.Wait()
+	}
 	<-ss.done
 	return ss.err
 }
@@ -186,6 +194,9 @@ func (ss *ServerSession) call(ctx context.Context, method string, params, result
 	if c == nil {
 		return ErrNotConnected
 	}
+	if ss.stateless() {
+		return errStatelessCall
+	}
 	if ss.tasks != nil && method != "ping" {
 		if tc := taskOf(ctx, ss); tc != nil {
 			params = withRelatedTask(params, tc.id)
@@ -222,7 +233,7 @@ func (ss *ServerSession) Ping(ctx context.Context) error {
 // ErrNotSupported when the client did not declare roots.
 func (ss *ServerSession) ListRoots(ctx context.Context) (*ListRootsResult, error) {
 	if cc := ss.ClientCapabilities(); cc == nil || cc.Roots == nil {
-		return nil, ErrNotSupported
+		return nil, ss.lacks(&ClientCapabilities{Roots: &RootsCapability{}}, ErrNotSupported)
 	}
 	var r ListRootsResult
 	if err := ss.call(ctx, "roots/list", nil, &r); err != nil {
