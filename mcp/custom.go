@@ -12,8 +12,9 @@ var ErrReservedMethod = errors.New("mcp: the method is defined by the protocol")
 
 // AddMethod serves a method (or a notification) of the user's own beside
 // the protocol's, on every session once it is initialised (before, it is
-// refused like any other request). h finds its session with
-// SessionFromContext. opts may be nil. The names of the protocol's own
+// refused like any other request), and to requests of a stateless
+// version, whose results get the members that version adds (see the
+// package documentation). h finds its session with SessionFromContext. opts may be nil. The names of the protocol's own
 // methods are refused with ErrReservedMethod.
 func (s *Server) AddMethod(name string, h router.Handler, opts *router.MethodOptions) error {
 	if h == nil {

@@ -21,8 +21,8 @@ type DiscoverResult struct {
 
 // discover serves server/discover, a method of the stateless versions
 // alone: ss serves this one request.
-func (s *Server) discover(_ context.Context, ss *ServerSession, _ *router.Request, _ *struct{}) (any, error) {
-	caps := ss.caps
+func (s *Server) discover(_ context.Context, _ *ServerSession, _ *router.Request, _ *struct{}) (any, error) {
+	caps := s.statelessCapabilities()
 	return &DiscoverResult{
 		SupportedVersions: allVersions,
 		Capabilities:      &caps,

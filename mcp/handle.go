@@ -175,7 +175,8 @@ func (s *Server) register(name string, h router.Handler, inline bool) {
 
 // registerProtocol registers every method of the protocol the server
 // serves. Cheap ones that never block run inline on the reader: ping,
-// initialize (so the session's state is set before the next message is
+// server/discover, initialize (so the session's state is set before the
+// next message is
 // read), logging/setLevel and the cancellation notification (which must
 // get through even while every worker is busy with what it cancels).
 func (s *Server) registerProtocol() {

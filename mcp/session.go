@@ -26,7 +26,9 @@ const (
 // protocol version, the client's identity and capabilities, its log level
 // and subscriptions, and the connection it runs on. Everything about a
 // session is kept here, never in globals, so a server serves sessions of
-// different versions side by side. Safe for concurrent use.
+// different versions side by side. A request of a stateless version
+// (2026-07-28) has a ServerSession of its own, made from its _meta (see
+// the package documentation). Safe for concurrent use.
 type ServerSession struct {
 	srv   *Server
 	c     atomic.Pointer[conn.Conn]
@@ -148,7 +150,8 @@ func (ss *ServerSession) Initialized() bool { return ss.initialized() }
 // initialized reports whether initialize has been answered.
 func (ss *ServerSession) initialized() bool { return ss.state.Load() >= stateInitializing }
 
-// ProtocolVersion returns the version negotiated at initialize ("" before).
+// ProtocolVersion returns the version negotiated at initialize ("" before),
+// or for a request of a stateless version the one its _meta names.
 func (ss *ServerSession) ProtocolVersion() string {
 	if !ss.initialized() {
 		return ""
@@ -156,7 +159,9 @@ func (ss *ServerSession) ProtocolVersion() string {
 	return ss.version
 }
 
-// ClientInfo returns the client's clientInfo (nil before initialize).
+// ClientInfo returns the client's clientInfo (nil before initialize), or
+// for a request of a stateless version its _meta's (empty when it gave
+// none).
 func (ss *ServerSession) ClientInfo() *Implementation {
 	if !ss.initialized() {
 		return nil
@@ -166,7 +171,8 @@ func (ss *ServerSession) ClientInfo() *Implementation {
 }
 
 // ClientCapabilities returns what the client declared (nil before
-// initialize). The result is shared: do not modify it.
+// initialize), or for a request of a stateless version what its _meta
+// declares. The result is shared: do not modify it.
 func (ss *ServerSession) ClientCapabilities() *ClientCapabilities {
 	if !ss.initialized() {
 		return nil

@@ -38,15 +38,48 @@ const (
 var statelessKey = []byte(`"io.modelcontextprotocol/`)
 
 // requestMeta is what the params of a request may carry in _meta under a
-// stateless version; each member is left raw, to be judged apart.
+// stateless version: each member a raw view into the params, judged
+// apart.
 type requestMeta struct {
-	Meta struct {
-		Version  codec.Raw `json:"io.modelcontextprotocol/protocolVersion"`
-		Caps     codec.Raw `json:"io.modelcontextprotocol/clientCapabilities"`
-		Info     codec.Raw `json:"io.modelcontextprotocol/clientInfo"`
-		LogLevel codec.Raw `json:"io.modelcontextprotocol/logLevel"`
-	} `json:"_meta"`
+	Version, Caps, Info, LogLevel []byte
 }
+
+// read finds the members of _meta in params (an object). It reports
+// false when params or their _meta are not objects. A member given twice
+// is refused before (codec.DuplicateName), so the last one is the one.
+func (m *requestMeta) read(params []byte) bool {
+	var top, meta codec.Members
+	top.Reset(params)
+	for top.Next() {
+		if top.KeyEscaped() || string(top.Key()) != `"_meta"` {
+			continue
+		}
+		v := top.Value()
+		if codec.KindOf(v) != codec.ValueObject {
+			return false
+		}
+		meta.Reset(v)
+		for meta.Next() {
+			switch string(meta.Name(nil)) {
+			case MetaProtocolVersion:
+				m.Version = meta.Value()
+			case MetaClientCapabilities:
+				m.Caps = meta.Value()
+			case MetaClientInfo:
+				m.Info = meta.Value()
+			case MetaLogLevel:
+				m.LogLevel = meta.Value()
+			}
+		}
+		if meta.Err() != nil {
+			return false
+		}
+	}
+	return top.Err() == nil
+}
+
+// quotedStateless is Version20260728 as a JSON string.
+const quotedStateless = `"` + Version20260728 + `"`
 
 // Errors of stateless requests. Shared and read-only.
 var (
@@ -71,14 +104,16 @@ var (
 // version, or lacks what the version requires, is refused with the
 // specification's error.
 func (s *Server) statelessSession(home *ServerSession, g gate, method string, params []byte) (*ServerSession, error) {
-	var m requestMeta
+	var mm requestMeta
 	if len(params) > 0 && bytes.Contains(params, statelessKey) {
-		if codec.UnmarshalExact(params, &m) != nil {
+		if at := codec.DuplicateName(params); at >= 0 {
+			return nil, codec.DuplicateNameError(params, at)
+		}
+		if !mm.read(params) {
 			return nil, errBadMeta
 		}
 	}
-	mm := &m.Meta
-	var version string
+	version := Version20260728
 	switch {
 	case len(mm.Version) == 0 && len(mm.Caps) == 0:
 		if g&onlyStateless != 0 {
@@ -87,7 +122,7 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 		return nil, nil
 	case len(mm.Version) == 0:
 		return nil, errNoVersion
-	case codec.UnmarshalExact(mm.Version, &version) != nil:
+	case string(mm.Version) != quotedStateless && codec.UnmarshalExact(mm.Version, &version) != nil:
 		return nil, invalidParams("Invalid params: " + MetaProtocolVersion + " must be a string")
 	case IsSupportedVersion(version):
 		// A version of initialize's: the key is not this request's to
@@ -108,7 +143,8 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 	}
 	rs := &ServerSession{srv: s, home: home, done: home.done, transport: home.transport,
 		version: version, vlevel: levelOf(version)}
-	if codec.KindOf(mm.Caps) != codec.ValueObject || codec.UnmarshalExact(mm.Caps, &rs.clientCaps) != nil {
+	if codec.KindOf(mm.Caps) != codec.ValueObject ||
+		(string(mm.Caps) != "{}" && codec.UnmarshalExact(mm.Caps, &rs.clientCaps) != nil) {
 		return nil, invalidParams("Invalid params: " + MetaClientCapabilities + " must be a ClientCapabilities object")
 	}
 	if len(mm.Info) > 0 && string(mm.Info) != "null" {
@@ -125,7 +161,6 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 		}
 		rs.level.Store(l.severity())
 	}
-	rs.caps = s.statelessCapabilities()
 	rs.c.Store(home.c.Load())
 	rs.state.Store(stateInitialized)
 	return rs, nil

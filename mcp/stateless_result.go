@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"slices"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -25,79 +24,91 @@ func (r *statelessResult) AppendJSON(b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	obj := bytes.Clone(b[n:])
-	return appendStateless(b[:n], obj, r.info, r.cacheable), nil
+	return completeResult(b, n, r.info, r.cacheable), nil
 }
 
-// appendStateless appends obj, a result object, with the members a
-// stateless version requires that it lacks: resultType "complete",
-// _meta's serverInfo (info), and when cacheable ttlMs and cacheScope.
-// Members obj has are kept as they are; what is not an object is
-// appended unchanged.
-func appendStateless(dst, obj, info []byte, cacheable bool) []byte {
-	obj = bytes.TrimSpace(obj)
+// Members a stateless result may lack, as they are inserted.
+var (
+	memberResultType = []byte(`"resultType":"complete",`)
+	memberCache      = []byte(`"ttlMs":0,"cacheScope":"private",`)
+	memberTTL        = []byte(`"ttlMs":0,`)
+	memberScope      = []byte(`"cacheScope":"private",`)
+	memberMeta       = []byte(`"_meta":{"` + MetaServerInfo + `":`)
+	memberInfo       = []byte(`"` + MetaServerInfo + `":`)
+	closeComma       = []byte(`},`)
+)
+
+// completeResult adds to the result object b[at:] the members a stateless
+// version requires that it lacks — resultType "complete", the server's
+// identity (info) in _meta, and when cacheable ttlMs and cacheScope — in
+// place, and returns b. Members the result has are kept as they are; what
+// is not an object is left unchanged.
+func completeResult(b []byte, at int, info []byte, cacheable bool) []byte {
+	for at < len(b) && (b[at] == ' ' || b[at] == '\t' || b[at] == '\n' || b[at] == '\r') {
+		at++
+	}
 	var m codec.Members
-	m.Reset(obj)
-	var has struct{ resultType, ttl, scope, meta bool }
-	metaAt, metaEmpty, metaInfo := -1, true, false
+	m.Reset(b[at:])
+	var hasType, hasTTL, hasScope, hasMeta, hasInfo bool
+	metaAt, metaEmpty := -1, true
 	for m.Next() {
 		switch string(m.Name(nil)) {
 		case "resultType":
-			has.resultType = true
+			hasType = true
 		case "ttlMs":
-			has.ttl = true
+			hasTTL = true
 		case "cacheScope":
-			has.scope = true
+			hasScope = true
 		case "_meta":
-			has.meta = true
+			hasMeta = true
 			if v := m.Value(); codec.KindOf(v) == codec.ValueObject {
-				metaAt = m.Offset()
+				metaAt = at + m.Offset()
 				var mm codec.Members
 				mm.Reset(v)
 				for mm.Next() {
 					metaEmpty = false
-					metaInfo = metaInfo || string(mm.Name(nil)) == MetaServerInfo
+					hasInfo = hasInfo || string(mm.Name(nil)) == MetaServerInfo
 				}
 			}
 		}
 	}
 	if m.Err() != nil {
-		return append(dst, obj...)
+		return b
 	}
-	var add [][]byte
-	if !has.resultType {
-		add = append(add, []byte(`"resultType":"complete"`))
+	empty := m.Index() < 0
+	if empty {
+		b = append(b[:at+1], '}') // white space inside dropped
 	}
-	if cacheable && !has.ttl {
-		add = append(add, []byte(`"ttlMs":0`))
-	}
-	if cacheable && !has.scope {
-		add = append(add, []byte(`"cacheScope":"private"`))
-	}
-	if !has.meta {
-		add = append(add, slices.Concat([]byte(`{"`+MetaServerInfo+`":`), info, []byte(`}`)))
-		add[len(add)-1] = slices.Concat([]byte(`"_meta":`), add[len(add)-1])
-	}
-	dst = append(dst, '{')
-	for i, a := range add {
-		if i > 0 {
-			dst = append(dst, ',')
+	// Into the result's own _meta first, the later place: the earlier
+	// insertion then leaves its offset alone.
+	if metaAt >= 0 && !hasInfo {
+		i := metaAt + 1
+		if !metaEmpty {
+			b = slices.Insert(b, i, ',')
 		}
-		dst = append(dst, a...)
+		b = slices.Insert(b, i, info...)
+		b = slices.Insert(b, i, memberInfo...)
 	}
-	rest := obj[1:]
-	if len(add) > 0 && len(bytes.TrimSpace(rest)) > 1 { // more members follow
-		dst = append(dst, ',')
+	i := at + 1
+	if !hasMeta {
+		b = slices.Insert(b, i, closeComma...)
+		b = slices.Insert(b, i, info...)
+		b = slices.Insert(b, i, memberMeta...)
 	}
-	if metaAt < 0 || metaInfo {
-		return append(dst, rest...)
+	switch {
+	case !cacheable:
+	case !hasTTL && !hasScope:
+		b = slices.Insert(b, i, memberCache...)
+	case !hasTTL:
+		b = slices.Insert(b, i, memberTTL...)
+	case !hasScope:
+		b = slices.Insert(b, i, memberScope...)
 	}
-	// Into the result's own _meta object, first.
-	dst = append(dst, obj[1:metaAt+1]...)
-	dst = append(dst, `"`+MetaServerInfo+`":`...)
-	dst = append(dst, info...)
-	if !metaEmpty {
-		dst = append(dst, ',')
+	if !hasType {
+		b = slices.Insert(b, i, memberResultType...)
 	}
-	return append(dst, obj[metaAt+1:]...)
+	if empty { // what was inserted ends with a comma, before the brace
+		b = slices.Delete(b, len(b)-2, len(b)-1)
+	}
+	return b
 }

@@ -331,6 +331,10 @@ func TestStateless_resultMembers(t *testing.T) {
 		{"own _meta", `{"_meta":{"k":1},"x":2}`,
 			`{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"1.0"},"k":1},"x":2}`},
 		{"empty _meta", `{"_meta":{}}`, `{"resultType":"complete",` + serverInfoMeta + `}`},
+		{"white space", ` { "_meta" : { } , "x" : { } } `, `{"resultType":"complete",` + serverInfoMeta + `,"x":{}}`},
+		{"empty, white space", `{ }`, `{"resultType":"complete",` + serverInfoMeta + `}`},
+		{"not an object", `[1]`, `[1]`},
+		{"own ttlMs", `{"ttlMs":5}`, `{"resultType":"complete",` + serverInfoMeta + `,"ttlMs":5}`},
 		{"own serverInfo and resultType", `{"resultType":"input_required","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"other","version":"0"}}}`,
 			`{"resultType":"input_required","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"other","version":"0"}}}`},
 	} {
