@@ -45,7 +45,7 @@ type requestMeta struct {
 }
 
 // read finds the members of _meta in params (an object). It reports
-// false when params or their _meta are not objects. A member given twice
+// false when _meta is not an object. A member given twice
 // is refused before (codec.DuplicateName), so the last one is the one.
 func (m *requestMeta) read(params []byte) bool {
 	var top, meta codec.Members
@@ -87,7 +87,7 @@ var (
 		" (a protocol version without initialize, such as " + Version20260728 + ")")
 	errNoCaps = invalidParams("Invalid params: _meta must carry " + MetaClientCapabilities +
 		" under protocol version " + Version20260728 + " ({} declares none)")
-	errBadMeta = invalidParams("Invalid params: params and their _meta must be objects")
+	errBadMeta = invalidParams("Invalid params: _meta must be an object")
 	// errStatelessCall is what a request to the client fails with from a
 	// handler of a stateless request: the version has no server-to-client
 	// requests.
@@ -105,7 +105,7 @@ var (
 // specification's error.
 func (s *Server) statelessSession(home *ServerSession, g gate, method string, params []byte) (*ServerSession, error) {
 	var mm requestMeta
-	if len(params) > 0 && bytes.Contains(params, statelessKey) {
+	if codec.KindOf(params) == codec.ValueObject && bytes.Contains(params, statelessKey) {
 		if at := codec.DuplicateName(params); at >= 0 {
 			return nil, codec.DuplicateNameError(params, at)
 		}

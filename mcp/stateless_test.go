@@ -50,6 +50,14 @@ func statelessServer(t *testing.T) *mcp.Server {
 		}
 		return textResult("sampled"), nil
 	}))
+	must(t, srv.AddTool(&mcp.Tool{Name: "elicit_url"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		_, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "go", URL: "https://example.com/x", ElicitationID: "e1"})
+		return nil, err
+	}))
+	must(t, srv.AddTool(&mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		_, err := req.Session.ListRoots(ctx)
+		return nil, err
+	}))
 	must(t, srv.AddTool(&mcp.Tool{Name: "log"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		must(t, req.Log(ctx, mcp.LevelInfo, "l", "hello"))
 		return textResult("logged"), nil
@@ -186,7 +194,7 @@ func TestStateless_requests(t *testing.T) {
 			`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}`,
 			`{"code":-32602,"message":"Invalid params: io.modelcontextprotocol/clientCapabilities must be a ClientCapabilities object","data":null}`},
 		{"_meta not an object", "tools/list", `{"_meta":"io.modelcontextprotocol/protocolVersion"}`,
-			`{"code":-32602,"message":"Invalid params: params and their _meta must be objects","data":null}`},
+			`{"code":-32602,"message":"Invalid params: _meta must be an object","data":null}`},
 		{"bad logLevel", "tools/list", `{"_meta":` + modernMeta(`{}`, `"io.modelcontextprotocol/logLevel":"loud"`) + `}`,
 			`{"code":-32602,"message":"Invalid params: io.modelcontextprotocol/logLevel must be a logging level","data":{"level":"\"loud\""}}`},
 		{"unknown version", "server/discover",
@@ -204,7 +212,8 @@ func TestStateless_requests(t *testing.T) {
 		{"unknown method", "unknown/method", `{"_meta":` + meta + `}`, `{"code":-32601,"message":"Method not found","data":{"method":"unknown/method"}}`},
 		{"tools/list", "tools/list", `{"_meta":` + meta + `}`,
 			`{"resultType":"complete","ttlMs":0,"cacheScope":"private",` + serverInfoMeta + `,"tools":[` +
-				`{"name":"log","inputSchema":{"type":"object"}},{"name":"sample","inputSchema":{"type":"object"}},` +
+				`{"name":"elicit_url","inputSchema":{"type":"object"}},{"name":"log","inputSchema":{"type":"object"}},` +
+				`{"name":"roots","inputSchema":{"type":"object"}},{"name":"sample","inputSchema":{"type":"object"}},` +
 				`{"name":"whoami","inputSchema":{"type":"object"}}]}`},
 		{"tools/call sees the request's client", "tools/call", `{"name":"whoami","_meta":` + modernMeta(`{"sampling":{}}`) + `}`,
 			`{"resultType":"complete",` + serverInfoMeta + `,"content":[{"type":"text","text":"2026-07-28 modern sampling=true"}]}`},
@@ -215,11 +224,15 @@ func TestStateless_requests(t *testing.T) {
 			`{"resultType":"complete",` + serverInfoMeta + `,"content":[{"type":"text","text":"2026-07-28 modern sampling=false"}]}`},
 		{"missing capability", "tools/call", `{"name":"sample","_meta":` + meta + `}`,
 			`{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"sampling":{}}}}`},
+		{"missing capability: URL elicitation", "tools/call", `{"name":"elicit_url","_meta":` + modernMeta(`{"elicitation":{}}`) + `}`,
+			`{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"elicitation":{"url":{}}}}}`},
+		{"missing capability: roots", "tools/call", `{"name":"roots","_meta":` + meta + `}`,
+			`{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"roots":{}}}}`},
 		{"capability declared, no input requests yet", "tools/call", `{"name":"sample","_meta":` + modernMeta(`{"sampling":{}}`) + `}`,
 			`{"resultType":"complete",` + serverInfoMeta + `,"isError":true,"content":[{"type":"text","text":"mcp: the client does not support this request: ` +
 				`a request of protocol version 2026-07-28 cannot send requests to the client (multi round-trip input requests are not supported yet)"}]}`},
 		{"unknown tool", "tools/call", `{"name":"nope","_meta":` + meta + `}`,
-			`{"code":-32602,"message":"Unknown tool: nope","data":{"name":"nope","available":["log","sample","whoami"]}}`},
+			`{"code":-32602,"message":"Unknown tool: nope","data":{"name":"nope","available":["elicit_url","log","roots","sample","whoami"]}}`},
 		{"resources/list", "resources/list", `{"_meta":` + meta + `}`,
 			`{"resultType":"complete","ttlMs":0,"cacheScope":"private",` + serverInfoMeta + `,"resources":[{"uri":"file:///a","name":"a"}]}`},
 		{"resources/templates/list", "resources/templates/list", `{"_meta":` + meta + `}`,
@@ -313,6 +326,7 @@ func TestStateless_besideASession(t *testing.T) {
 				{"ping", ``, `{}`},
 				{"logging/setLevel", `{"level":"debug"}`, `{}`},
 				{"my/method", ``, `{"version":"2025-11-25"}`},
+				{"my/method", `["io.modelcontextprotocol/protocolVersion","2026-07-28"]`, `{"version":"2025-11-25"}`},
 				{"server/discover", `{}`, `{"code":-32602,"message":"Invalid params: _meta must carry io.modelcontextprotocol/protocolVersion (a protocol version without initialize, such as 2026-07-28)","data":null}`},
 			} {
 				if got, want := p.call(c.method, c.params), canon(t, c.want); got != want {
@@ -346,6 +360,50 @@ func TestStateless_resultMembers(t *testing.T) {
 			p := newStatelessPeer(t, srv, "inprocess")
 			if got, want := p.call("raw", `{"_meta":`+modernMeta(`{}`)+`}`), canon(t, tc.want); got != want {
 				t.Fatalf("got %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+// TestStateless_besideTheGoClient checks a session of the Go client
+// (2025-11-25) and stateless requests on its connection, in process and
+// over stdio: each is answered in its own era.
+func TestStateless_besideTheGoClient(t *testing.T) {
+	for _, transport := range []string{"stdio", "inprocess"} {
+		t.Run(transport, func(t *testing.T) {
+			srv := statelessServer(t)
+			c := mcp.NewClient(&mcp.Implementation{Name: "goclient", Version: "3"}, nil)
+			var cs *mcp.ClientSession
+			if transport == "inprocess" {
+				cs = connectInProcess(t, srv, c)
+			} else {
+				a, b := net.Pipe()
+				done := make(chan error, 1)
+				go func() { done <- srv.Run(context.Background(), a) }()
+				var err error
+				cs, err = c.ConnectIO(context.Background(), b)
+				must(t, err)
+				t.Cleanup(func() {
+					cs.Close()
+					<-done
+				})
+			}
+			ctx := context.Background()
+			for range 2 {
+				res, err := cs.CallTool(ctx, "whoami", nil)
+				must(t, err)
+				if got := res.Content[0].(*mcp.TextContent).Text; got != "2025-11-25 goclient sampling=false" {
+					t.Fatalf("session call: %s", got)
+				}
+				raw, err := cs.Conn().CallRaw(ctx, "tools/call", codec.Raw(`{"name":"whoami","_meta":`+modernMeta(`{"sampling":{}}`)+`}`))
+				must(t, err)
+				if got, want := canon(t, string(raw)), canon(t, `{"resultType":"complete",`+serverInfoMeta+
+					`,"content":[{"type":"text","text":"2026-07-28 modern sampling=true"}]}`); got != want {
+					t.Fatalf("stateless call: got %s, want %s", got, want)
+				}
+			}
+			if n := len(srv.Sessions()); n != 1 {
+				t.Fatalf("%d sessions, want the Go client's alone", n)
 			}
 		})
 	}
