@@ -22,7 +22,14 @@ const (
 // over codes taught elsewhere).
 const (
 	CodeResourceNotFound       Code = -32002 // MCP up to 2025-11-25
-	CodeURLElicitationRequired Code = -32042 // MCP URL elicitation
+	CodeURLElicitationRequired Code = -32042 // MCP URL elicitation (2025-11-25)
+)
+
+// Codes of MCP 2026-07-28, which reserves -32020…-32099 for its own.
+const (
+	CodeHeaderMismatch                  Code = -32020 // an HTTP header disagrees with the body
+	CodeMissingRequiredClientCapability Code = -32021 // data.requiredCapabilities
+	CodeUnsupportedProtocolVersion      Code = -32022 // data.supported, data.requested
 )
 
 // mcpwire's own server errors, in -32000…-32019.
@@ -53,6 +60,10 @@ var codeText = map[Code]string{
 	CodeForbidden:              "Forbidden",
 	CodeTooManyRequests:        "Too many requests",
 	CodeRequestTimeout:         "Request timeout",
+
+	CodeHeaderMismatch:                  "Header mismatch",
+	CodeMissingRequiredClientCapability: "Missing required client capability",
+	CodeUnsupportedProtocolVersion:      "Unsupported protocol version",
 }
 
 // String returns the standard message for c, or "error <n>" for a code

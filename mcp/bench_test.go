@@ -1,9 +1,11 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
+	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/mcp"
 )
 
@@ -40,6 +42,26 @@ func BenchmarkToolsList(b *testing.B) {
 	for b.Loop() {
 		if _, err := cs.Conn().CallRaw(ctx, "tools/list", nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkToolsCall_stateless calls the echo tool as BenchmarkToolsCall
+// does, as a 2026-07-28 request (its version and client in _meta, the
+// result with resultType and serverInfo).
+func BenchmarkToolsCall_stateless(b *testing.B) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	if err := addEcho(srv); err != nil {
+		b.Fatal(err)
+	}
+	c := connectB(b, srv).Conn()
+	ctx := context.Background()
+	params := codec.Raw(`{"name":"echo","arguments":{"message":"hello"},"_meta":` + modernMeta(`{}`) + `}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := c.CallRaw(ctx, "tools/call", params)
+		if err != nil || !bytes.Contains(res, []byte(`"resultType":"complete"`)) {
+			b.Fatal(string(res), err)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/router"
 )
 
@@ -13,8 +12,9 @@ var ErrReservedMethod = errors.New("mcp: the method is defined by the protocol")
 
 // AddMethod serves a method (or a notification) of the user's own beside
 // the protocol's, on every session once it is initialised (before, it is
-// refused like any other request). h finds its session with
-// SessionFromContext. opts may be nil. The names of the protocol's own
+// refused like any other request), and to requests of a stateless
+// version, whose results get the members that version adds (see the
+// package documentation). h finds its session with SessionFromContext. opts may be nil. The names of the protocol's own
 // methods are refused with ErrReservedMethod.
 func (s *Server) AddMethod(name string, h router.Handler, opts *router.MethodOptions) error {
 	if h == nil {
@@ -24,17 +24,12 @@ func (s *Server) AddMethod(name string, h router.Handler, opts *router.MethodOpt
 		return ErrReservedMethod
 	}
 	return s.router.Register(name, router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
-		ss := SessionFromContext(ctx)
-		switch {
-		case ss == nil:
-			return nil, errNoSession
-		case !ss.initialized():
-			return nil, errNotInitialized
+		ctx, ss, err := sessionOf(ctx, afterInit|stateless, req)
+		if err != nil {
+			return nil, err
 		}
-		if ss.c.Load() == nil {
-			ss.setConn(conn.FromContext(ctx))
-		}
-		return h.Handle(ctx, req)
+		res, err := h.Handle(ctx, req)
+		return ss.result(afterInit, res, err)
 	}), opts)
 }
 

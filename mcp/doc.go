@@ -24,7 +24,8 @@
 //     tools, resources (with subscribe), prompts (each with listChanged)
 //     and completions when the server has them, plus
 //     ServerOptions.Capabilities.
-//   - Before initialize only ping is served: another request is -32600
+//   - Before initialize only ping is served (and requests of a stateless
+//     version, below): another request is -32600
 //     and a notification is ignored; a second initialize is -32600.
 //     Methods of the user's own (AddMethod) are served once the session is
 //     initialised; plain JSON-RPC methods (AddPlainMethod) at any time.
@@ -38,8 +39,8 @@
 //   - An unknown tool or prompt, a prompt missing a required argument and
 //     a list cursor the server did not make are -32602 (data names the
 //     tool and those available, or the argument); a resource URI nothing
-//     serves is -32002 with the URI in data. A handler's *codec.Error is
-//     sent as it is.
+//     serves is -32002 with the URI in data (-32602 under 2026-07-28). A
+//     handler's *codec.Error is sent as it is.
 //   - notifications/cancelled cancels the handler's context, and no
 //     response is sent for that request.
 //   - Keep-alive (ServerOptions.KeepAlive, ClientOptions.KeepAlive) pings
@@ -47,6 +48,37 @@
 //     many pings in a row (Wait returns ErrPingTimeout); over a
 //     SessionTransport a ping goes where its PingSink says, and none is
 //     sent while it has nowhere to go.
+//
+// # Stateless requests (2026-07-28)
+//
+// The same server, on the same connection, serves requests of
+// [Version20260728], which has no initialize: a request whose params
+// _meta names a version of [StatelessVersions] ([MetaProtocolVersion])
+// is served on its own, whatever the connection served before, while
+// initialize still starts a session of an older version beside it. Its
+// handler sees the API of the older versions — a ServerSession
+// (req.Session, SessionFromContext) whose ProtocolVersion, ClientInfo and
+// ClientCapabilities are the request's _meta's ([MetaClientInfo],
+// [MetaClientCapabilities]), and whose Log sends only at or above the
+// request's [MetaLogLevel] (without it, nothing). That session serves
+// the one request: it is not in Sessions, sends no request to the
+// client (CreateMessage, Elicit and ListRoots fail with an error
+// wrapping ErrNotSupported; returned by the handler, one for a
+// capability the request did not declare is -32021 naming it in
+// requiredCapabilities), and its Close closes the connection.
+//
+// server/discover answers [DiscoverResult]. A _meta lacking the version
+// or the client capabilities is -32602; a version the server does not
+// speak is -32022 (data: supported, requested); a method 2026-07-28
+// removed (initialize, ping, logging/setLevel, resources/subscribe and
+// unsubscribe, tasks/*) is -32601. Every result carries resultType
+// "complete" and the server's Implementation in _meta
+// ([MetaServerInfo]); list and read results, and discover's, ttlMs 0 and
+// cacheScope "private". A _meta naming a version of initialize's is
+// ignored, as it was before: the session's negotiation governs. Not yet
+// served under 2026-07-28: input requests (input_required),
+// subscriptions/listen, caching hints set by the server, the tasks
+// extension.
 //
 // # Tools
 //

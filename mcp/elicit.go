@@ -99,7 +99,11 @@ func checkElicitParams(p *ElicitParams) error {
 func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
 	cc := ss.ClientCapabilities()
 	if cc == nil || cc.Elicitation == nil {
-		return nil, ErrNotSupported
+		need := &ElicitationCapability{}
+		if p.Mode == ElicitModeURL {
+			need.URL = map[string]any{}
+		}
+		return nil, ss.lacks(&ClientCapabilities{Elicitation: need}, ErrNotSupported)
 	}
 	if err := checkElicitParams(p); err != nil {
 		return nil, err
@@ -113,10 +117,12 @@ func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitRe
 			return nil, fmt.Errorf("%w: URL mode elicitation is not part of protocol version %s", ErrNotSupported, ss.version)
 		}
 		if !ec.SupportsURL() {
-			return nil, fmt.Errorf("%w: the client did not declare URL mode elicitation (elicitation.url)", ErrNotSupported)
+			return nil, ss.lacks(&ClientCapabilities{Elicitation: &ElicitationCapability{URL: map[string]any{}}},
+				fmt.Errorf("%w: the client did not declare URL mode elicitation (elicitation.url)", ErrNotSupported))
 		}
 	} else if !ec.SupportsForm() {
-		return nil, fmt.Errorf("%w: the client did not declare form mode elicitation (elicitation.form)", ErrNotSupported)
+		return nil, ss.lacks(&ClientCapabilities{Elicitation: &ElicitationCapability{Form: map[string]any{}}},
+			fmt.Errorf("%w: the client did not declare form mode elicitation (elicitation.form)", ErrNotSupported))
 	}
 	p = p.at(ss.vlevel)
 	var r ElicitResult
@@ -148,8 +154,11 @@ func (p *ElicitParams) at(l level) *ElicitParams {
 // waited for it. Send it on the session that asked for the elicitation,
 // whether by Elicit or by a URLElicitationRequired error. It fails with
 // an error wrapping ErrNotSupported when the client did not declare URL
-// mode elicitation.
+// mode elicitation, or under 2026-07-28, which has no such notification.
 func (ss *ServerSession) NotifyElicitationComplete(ctx context.Context, elicitationID string) error {
+	if ss.stateless() {
+		return fmt.Errorf("%w: notifications/elicitation/complete is not part of protocol version %s", ErrNotSupported, ss.version)
+	}
 	cc := ss.ClientCapabilities()
 	if cc == nil || !cc.Elicitation.SupportsURL() || ss.vlevel < level20251125 {
 		return fmt.Errorf("%w: the client did not declare URL mode elicitation (elicitation.url)", ErrNotSupported)

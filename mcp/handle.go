@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -18,12 +19,25 @@ var (
 	errNoSession = codec.NewError(codec.CodeInternalError, "Internal error: no MCP session")
 )
 
-// gate says when a method may be used.
+// gate says when a method may be used: a set of these bits.
 type gate uint8
 
 const (
-	afterInit gate = iota // only once initialize has been answered
-	anyTime               // also before (initialize, ping)
+	// afterInit: in a session of the older versions, only once
+	// initialize has been answered.
+	afterInit gate = 0
+	// anyTime: in a session of the older versions, also before
+	// (initialize, ping).
+	anyTime gate = 1 << iota
+	// stateless: served to a request of a stateless version too; a
+	// method without it is -32601 there.
+	stateless
+	// onlyStateless: served to requests of a stateless version alone
+	// (server/discover).
+	onlyStateless
+	// cacheable: under a stateless version, its result carries ttlMs and
+	// cacheScope.
+	cacheable
 )
 
 // methodFunc serves one MCP method with its params decoded.
@@ -35,11 +49,12 @@ type methodFunc[P any] func(ctx context.Context, ss *ServerSession, req *router.
 func method[P any](g gate, f methodFunc[P]) router.Handler {
 	return router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
 		p := new(P)
-		ss, err := prepare(ctx, g, req.Params, p)
+		ctx, ss, err := prepare(ctx, g, req, p)
 		if err != nil {
 			return nil, err
 		}
-		return f(ctx, ss, req, p)
+		res, err := f(ctx, ss, req, p)
+		return ss.result(g, res, err)
 	})
 }
 
@@ -52,13 +67,14 @@ type requestFunc[P any] func(ctx context.Context, r *ServerRequest[*P]) (any, er
 func withRequest[P any](g gate, f requestFunc[P]) router.Handler {
 	return router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
 		c := new(requestWith[P])
-		ss, err := prepare(ctx, g, req.Params, &c.p)
+		ctx, ss, err := prepare(ctx, g, req, &c.p)
 		if err != nil {
 			return nil, err
 		}
 		c.r.Params = &c.p
 		c.r.init(ss, req)
-		return f(ctx, &c.r)
+		res, err := f(ctx, &c.r)
+		return ss.result(g, res, err)
 	})
 }
 
@@ -69,33 +85,65 @@ type requestWith[P any] struct {
 }
 
 // prepare finds the handler's session, applies the gate and decodes
-// params into p (a pointer).
-func prepare(ctx context.Context, g gate, params []byte, p any) (*ServerSession, error) {
-	ss := SessionFromContext(ctx)
-	switch {
-	case ss == nil:
-		return nil, errNoSession
-	case g == afterInit && !ss.initialized():
-		return nil, errNotInitialized
+// params into p (a pointer). A request of a stateless version gets a
+// session of its own, in the context returned too.
+func prepare(ctx context.Context, g gate, req *router.Request, p any) (context.Context, *ServerSession, error) {
+	ctx, ss, err := sessionOf(ctx, g, req)
+	if err != nil {
+		return ctx, nil, err
 	}
-	if ss.c.Load() == nil { // a session from Bind learns its connection here
-		ss.setConn(conn.FromContext(ctx))
-	}
+	params := req.Params
 	if params == nil {
-		return ss, nil
+		return ctx, ss, nil
 	}
 	// A name given twice in one object is refused before anything decodes
 	// params: the schema validator and the decoder could each take a
 	// different one of the two values.
 	if at := codec.DuplicateName(params); at >= 0 {
-		return nil, codec.DuplicateNameError(params, at)
+		return ctx, nil, codec.DuplicateNameError(params, at)
 	}
 	if !decodedCommon(p, params) {
 		if err := codec.UnmarshalExact(params, p); err != nil {
-			return nil, invalidParams("Invalid params: " + err.Error())
+			return ctx, nil, invalidParams("Invalid params: " + err.Error())
 		}
 	}
-	return ss, nil
+	return ctx, ss, nil
+}
+
+// sessionOf returns the session that serves req under gate g: the
+// connection's, or for a request of a stateless version one of its own
+// (see statelessSession), which the context returned carries.
+func sessionOf(ctx context.Context, g gate, req *router.Request) (context.Context, *ServerSession, error) {
+	ss := SessionFromContext(ctx)
+	if ss == nil {
+		return ctx, nil, errNoSession
+	}
+	if ss.c.Load() == nil { // a session from Bind learns its connection here
+		ss.setConn(conn.FromContext(ctx))
+	}
+	if g&onlyStateless != 0 || bytes.Contains(req.Params, statelessKey) {
+		rs, err := ss.srv.statelessSession(ss, g, req.Method, req.Params)
+		if err != nil {
+			return ctx, nil, err
+		}
+		if rs != nil {
+			return context.WithValue(ctx, sessionKey{}, rs), rs, nil
+		}
+	}
+	if g&anyTime == 0 && !ss.initialized() {
+		return ctx, nil, errNotInitialized
+	}
+	return ctx, ss, nil
+}
+
+// result is what a method served to ss answers: under a stateless
+// version, a result carries what the version adds to every one (see
+// statelessResult); otherwise res and err go out as they are.
+func (ss *ServerSession) result(g gate, res any, err error) (any, error) {
+	if err != nil || res == nil || !ss.stateless() {
+		return res, err
+	}
+	return &statelessResult{v: res, info: ss.srv.info, cacheable: g&cacheable != 0}, nil
 }
 
 // commonDecoder is a params type that decodes its common form itself, in
@@ -127,30 +175,32 @@ func (s *Server) register(name string, h router.Handler, inline bool) {
 
 // registerProtocol registers every method of the protocol the server
 // serves. Cheap ones that never block run inline on the reader: ping,
-// initialize (so the session's state is set before the next message is
+// server/discover, initialize (so the session's state is set before the
+// next message is
 // read), logging/setLevel and the cancellation notification (which must
 // get through even while every worker is busy with what it cancels).
 func (s *Server) registerProtocol() {
+	s.register("server/discover", method(onlyStateless|stateless|cacheable, s.discover), true)
 	s.register("initialize", method(anyTime, s.initialize), true)
 	s.register("ping", method(anyTime, func(context.Context, *ServerSession, *router.Request, *struct{}) (any, error) {
 		return Empty{}, nil
 	}), true)
 	s.register("notifications/initialized", method(anyTime, s.initializedNote), false)
-	s.register("notifications/cancelled", method(anyTime, cancelled), true)
-	s.register("notifications/progress", method(anyTime, ignoreNote), true)
+	s.register("notifications/cancelled", method(anyTime|stateless, cancelled), true)
+	s.register("notifications/progress", method(anyTime|stateless, ignoreNote), true)
 	s.register("notifications/roots/list_changed", method(afterInit, s.rootsChanged), false)
 	s.register("logging/setLevel", method(afterInit, setLevel), true)
 
-	s.register("tools/list", method(afterInit, s.listTools), false)
-	s.register("tools/call", withRequest(afterInit, s.callTool), false)
-	s.register("resources/list", method(afterInit, s.listResources), false)
-	s.register("resources/templates/list", method(afterInit, s.listTemplates), false)
-	s.register("resources/read", withRequest(afterInit, s.readResource), false)
+	s.register("tools/list", method(afterInit|stateless|cacheable, s.listTools), false)
+	s.register("tools/call", withRequest(afterInit|stateless, s.callTool), false)
+	s.register("resources/list", method(afterInit|stateless|cacheable, s.listResources), false)
+	s.register("resources/templates/list", method(afterInit|stateless|cacheable, s.listTemplates), false)
+	s.register("resources/read", withRequest(afterInit|stateless|cacheable, s.readResource), false)
 	s.register("resources/subscribe", withRequest(afterInit, s.subscribe), false)
 	s.register("resources/unsubscribe", withRequest(afterInit, s.unsubscribe), false)
-	s.register("prompts/list", method(afterInit, s.listPrompts), false)
-	s.register("prompts/get", withRequest(afterInit, s.getPrompt), false)
-	s.register("completion/complete", withRequest(afterInit, s.complete), false)
+	s.register("prompts/list", method(afterInit|stateless|cacheable, s.listPrompts), false)
+	s.register("prompts/get", withRequest(afterInit|stateless, s.getPrompt), false)
+	s.register("completion/complete", withRequest(afterInit|stateless, s.complete), false)
 	s.register("tasks/get", method(afterInit, s.getTask), false)
 	s.register("tasks/result", method(afterInit, s.taskResult), false)
 	s.register("tasks/list", method(afterInit, s.listTasks), false)

@@ -93,9 +93,14 @@ func (s *Server) listTemplates(_ context.Context, ss *ServerSession, _ *router.R
 	return s.templates.page("resourceTemplates", p.Cursor, s.opts.PageSize, ss.vlevel)
 }
 
-// resourceNotFound is the -32002 answer for uri.
-func resourceNotFound(uri string) *codec.Error {
-	return codec.NewError(codec.CodeResourceNotFound, "Resource not found").
+// resourceNotFound is the answer to ss for uri: -32002 under the older
+// versions, -32602 under the stateless ones (2026-07-28 gave up -32002).
+func resourceNotFound(ss *ServerSession, uri string) *codec.Error {
+	code := codec.CodeResourceNotFound
+	if ss.stateless() {
+		code = codec.CodeInvalidParams
+	}
+	return codec.NewError(code, "Resource not found").
 		WithData(map[string]string{"uri": uri})
 }
 
@@ -130,12 +135,12 @@ func (s *Server) readResource(ctx context.Context, req *ServerRequest[*ReadResou
 	}
 	h, vars, ok := s.findResource(p.URI)
 	if !ok {
-		return nil, resourceNotFound(p.URI)
+		return nil, resourceNotFound(ss, p.URI)
 	}
 	p.Vars = vars
 	res, err := h(ctx, req)
 	if errors.Is(err, ErrResourceNotFound) || (err == nil && res == nil) {
-		return nil, resourceNotFound(p.URI)
+		return nil, resourceNotFound(ss, p.URI)
 	}
 	if err != nil {
 		return nil, err

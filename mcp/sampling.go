@@ -18,14 +18,15 @@ import (
 func (ss *ServerSession) CreateMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
 	cc := ss.ClientCapabilities()
 	if cc == nil || cc.Sampling == nil {
-		return nil, ErrNotSupported
+		return nil, ss.lacks(&ClientCapabilities{Sampling: &SamplingCapability{}}, ErrNotSupported)
 	}
 	if len(p.Tools) > 0 || p.ToolChoice != nil {
 		if ss.vlevel < level20251125 {
 			return nil, fmt.Errorf("%w: tool use in sampling is not part of protocol version %s", ErrNotSupported, ss.version)
 		}
 		if cc.Sampling.Tools == nil {
-			return nil, fmt.Errorf("%w: the client did not declare tool use in sampling (sampling.tools)", ErrNotSupported)
+			return nil, ss.lacks(&ClientCapabilities{Sampling: &SamplingCapability{Tools: map[string]any{}}},
+				fmt.Errorf("%w: the client did not declare tool use in sampling (sampling.tools)", ErrNotSupported))
 		}
 	}
 	p, err := p.at(ss.vlevel)

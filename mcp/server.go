@@ -75,6 +75,7 @@ type ServerOptions struct {
 // Safe for concurrent use.
 type Server struct {
 	impl   Implementation
+	info   []byte // impl encoded: the serverInfo of stateless results
 	opts   ServerOptions
 	conn   conn.Options // base options of each session
 	log    *slog.Logger
@@ -110,6 +111,11 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	if opts != nil {
 		s.opts = *opts
+	}
+	if b, err := codec.AppendValue(nil, &s.impl); err == nil {
+		s.info = b
+	} else { // a value sonic cannot encode: invalid UTF-8 in a name, say
+		s.info = []byte(`{"name":"","version":""}`)
 	}
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = DefaultPageSize

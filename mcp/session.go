@@ -26,7 +26,9 @@ const (
 // protocol version, the client's identity and capabilities, its log level
 // and subscriptions, and the connection it runs on. Everything about a
 // session is kept here, never in globals, so a server serves sessions of
-// different versions side by side. Safe for concurrent use.
+// different versions side by side. A request of a stateless version
+// (2026-07-28) has a ServerSession of its own, made from its _meta (see
+// the package documentation). Safe for concurrent use.
 type ServerSession struct {
 	srv   *Server
 	c     atomic.Pointer[conn.Conn]
@@ -60,6 +62,11 @@ type ServerSession struct {
 	transport SessionTransport
 
 	tasks *sessionTasks // nil when the server has no tasks
+
+	// home, if set, is the session of the connection a request of a
+	// stateless version came on, and this session serves that request
+	// alone (see statelessSession).
+	home *ServerSession
 }
 
 // SessionTransport is the hook of a transport that serves a session
@@ -126,6 +133,9 @@ func (ss *ServerSession) Shutdown(ctx context.Context) error {
 // Wait blocks until the session has ended and the server has forgotten it
 // (its subscriptions gone), and returns why it ended (nil: a clean end).
 func (ss *ServerSession) Wait() error {
+	if ss.home != nil {
+		return ss.home.Wait()
+	}
 	<-ss.done
 	return ss.err
 }
@@ -140,7 +150,8 @@ func (ss *ServerSession) Initialized() bool { return ss.initialized() }
 // initialized reports whether initialize has been answered.
 func (ss *ServerSession) initialized() bool { return ss.state.Load() >= stateInitializing }
 
-// ProtocolVersion returns the version negotiated at initialize ("" before).
+// ProtocolVersion returns the version negotiated at initialize ("" before),
+// or for a request of a stateless version the one its _meta names.
 func (ss *ServerSession) ProtocolVersion() string {
 	if !ss.initialized() {
 		return ""
@@ -148,7 +159,9 @@ func (ss *ServerSession) ProtocolVersion() string {
 	return ss.version
 }
 
-// ClientInfo returns the client's clientInfo (nil before initialize).
+// ClientInfo returns the client's clientInfo (nil before initialize), or
+// for a request of a stateless version its _meta's (empty when it gave
+// none).
 func (ss *ServerSession) ClientInfo() *Implementation {
 	if !ss.initialized() {
 		return nil
@@ -158,7 +171,8 @@ func (ss *ServerSession) ClientInfo() *Implementation {
 }
 
 // ClientCapabilities returns what the client declared (nil before
-// initialize). The result is shared: do not modify it.
+// initialize), or for a request of a stateless version what its _meta
+// declares. The result is shared: do not modify it.
 func (ss *ServerSession) ClientCapabilities() *ClientCapabilities {
 	if !ss.initialized() {
 		return nil
@@ -185,6 +199,9 @@ func (ss *ServerSession) call(ctx context.Context, method string, params, result
 	c := ss.c.Load()
 	if c == nil {
 		return ErrNotConnected
+	}
+	if ss.stateless() {
+		return errStatelessCall
 	}
 	if ss.tasks != nil && method != "ping" {
 		if tc := taskOf(ctx, ss); tc != nil {
@@ -222,7 +239,7 @@ func (ss *ServerSession) Ping(ctx context.Context) error {
 // ErrNotSupported when the client did not declare roots.
 func (ss *ServerSession) ListRoots(ctx context.Context) (*ListRootsResult, error) {
 	if cc := ss.ClientCapabilities(); cc == nil || cc.Roots == nil {
-		return nil, ErrNotSupported
+		return nil, ss.lacks(&ClientCapabilities{Roots: &RootsCapability{}}, ErrNotSupported)
 	}
 	var r ListRootsResult
 	if err := ss.call(ctx, "roots/list", nil, &r); err != nil {

@@ -4,13 +4,18 @@ import "slices"
 
 // Protocol versions this package speaks, newest first.
 const (
+	// Version20260728 is stateless: it has no initialize, and each
+	// request carries its version and the client's capabilities in
+	// _meta (see StatelessVersions).
+	Version20260728 = "2026-07-28"
 	Version20251125 = "2025-11-25"
 	Version20250618 = "2025-06-18"
 	Version20250326 = "2025-03-26"
 	Version20241105 = "2024-11-05"
 
-	// LatestVersion is the version a server answers with when it does not
-	// support the one the client asked for.
+	// LatestVersion is the version initialize answers with when it does
+	// not support the one the client asked for: the newest version that
+	// has initialize.
 	LatestVersion = Version20251125
 )
 
@@ -18,8 +23,17 @@ const (
 // first.
 var supportedVersions = []string{Version20251125, Version20250618, Version20250326, Version20241105}
 
-// SupportedVersions returns the protocol versions this package negotiates,
-// newest first.
+// statelessVersions lists the versions served request by request, newest
+// first: a request whose _meta names one of them needs no initialize.
+var statelessVersions = []string{Version20260728}
+
+// allVersions lists every version the server speaks, newest first: what
+// server/discover and -32022 answer with.
+var allVersions = slices.Concat(statelessVersions, supportedVersions)
+
+// SupportedVersions returns the protocol versions this package negotiates
+// at initialize, newest first. The stateless versions, which have no
+// initialize, are apart (StatelessVersions).
 func SupportedVersions() []string { return slices.Clone(supportedVersions) }
 
 // negotiate returns the version to answer a client that asked for v: v
@@ -39,3 +53,12 @@ func IsSupportedVersion(v string) bool { return slices.Contains(supportedVersion
 func AllowsBatches(v string) bool { return allowsBatches(v) }
 
 func allowsBatches(v string) bool { return v == Version20250326 }
+
+// StatelessVersions returns the protocol versions a server serves
+// request by request, without initialize (2026-07-28 and later), newest
+// first. A request names its version in _meta
+// (io.modelcontextprotocol/protocolVersion).
+func StatelessVersions() []string { return slices.Clone(statelessVersions) }
+
+// IsStatelessVersion reports whether v is one of StatelessVersions.
+func IsStatelessVersion(v string) bool { return slices.Contains(statelessVersions, v) }

@@ -1,0 +1,226 @@
+package mcp
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// Keys of _meta that carry, under a stateless protocol version
+// (StatelessVersions), what initialize negotiated under the older ones.
+const (
+	// MetaProtocolVersion names the request's protocol version (required).
+	MetaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+	// MetaClientCapabilities holds the client's capabilities for the
+	// request (required; {} declares none).
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	// MetaClientInfo names the client (optional).
+	MetaClientInfo = "io.modelcontextprotocol/clientInfo"
+	// MetaLogLevel is the least severe level of the log messages the
+	// request wants (optional: without it, none are sent).
+	MetaLogLevel = "io.modelcontextprotocol/logLevel"
+	// MetaServerInfo names the server in the _meta of every result.
+	MetaServerInfo = "io.modelcontextprotocol/serverInfo"
+)
+
+// A stateless request is served by a ServerSession of its own, made from
+// its _meta by statelessSession: the version, the client's capabilities
+// and identity and the log level are the request's, the connection and
+// the end (Done, Wait) are those of the session of the connection it came
+// on (home). It is never tracked, subscribed or given tasks, and it
+// sends no request to the client.
+
+// statelessKey is the common prefix of the keys above, as it stands in
+// JSON: a request whose params lack it is not a stateless one, and is
+// told apart at the cost of one bytes.Index.
+var statelessKey = []byte(`"io.modelcontextprotocol/`)
+
+// requestMeta is what the params of a request may carry in _meta under a
+// stateless version: each member a raw view into the params, judged
+// apart.
+type requestMeta struct {
+	Version, Caps, Info, LogLevel []byte
+}
+
+// read finds the members of _meta in params (an object). It reports
+// false when _meta is not an object. A member given twice
+// is refused before (codec.DuplicateName), so the last one is the one.
+func (m *requestMeta) read(params []byte) bool {
+	var top, meta codec.Members
+	top.Reset(params)
+	for top.Next() {
+		if top.KeyEscaped() || string(top.Key()) != `"_meta"` {
+			continue
+		}
+		v := top.Value()
+		if codec.KindOf(v) != codec.ValueObject {
+			return false
+		}
+		meta.Reset(v)
+		for meta.Next() {
+			switch string(meta.Name(nil)) {
+			case MetaProtocolVersion:
+				m.Version = meta.Value()
+			case MetaClientCapabilities:
+				m.Caps = meta.Value()
+			case MetaClientInfo:
+				m.Info = meta.Value()
+			case MetaLogLevel:
+				m.LogLevel = meta.Value()
+			}
+		}
+		if meta.Err() != nil {
+			return false
+		}
+	}
+	return top.Err() == nil
+}
+
+// quotedStateless is Version20260728 as a JSON string.
+const quotedStateless = `"` + Version20260728 + `"`
+
+// Errors of stateless requests. Shared and read-only.
+var (
+	errNoVersion = invalidParams("Invalid params: _meta must carry " + MetaProtocolVersion +
+		" (a protocol version without initialize, such as " + Version20260728 + ")")
+	errNoCaps = invalidParams("Invalid params: _meta must carry " + MetaClientCapabilities +
+		" under protocol version " + Version20260728 + " ({} declares none)")
+	errBadMeta = invalidParams("Invalid params: _meta must be an object")
+	// errStatelessCall is what a request to the client fails with from a
+	// handler of a stateless request: the version has no server-to-client
+	// requests.
+	errStatelessCall = fmt.Errorf("%w: a request of protocol version %s cannot send requests to the client "+
+		"(multi round-trip input requests are not supported yet)", ErrNotSupported, Version20260728)
+)
+
+// statelessSession returns the session that serves a request of home's
+// connection with these params when they name a stateless version in
+// _meta; nil (and no error) for a request of the older versions, which
+// home serves. A method of the older versions only (!g&stateless) is
+// -32601 under a stateless version; one of the stateless versions only
+// (g&onlyStateless) is -32602 without one. A _meta that names another
+// version, or lacks what the version requires, is refused with the
+// specification's error.
+func (s *Server) statelessSession(home *ServerSession, g gate, method string, params []byte) (*ServerSession, error) {
+	var mm requestMeta
+	if codec.KindOf(params) == codec.ValueObject && bytes.Contains(params, statelessKey) {
+		if at := codec.DuplicateName(params); at >= 0 {
+			return nil, codec.DuplicateNameError(params, at)
+		}
+		if !mm.read(params) {
+			return nil, errBadMeta
+		}
+	}
+	version := Version20260728
+	switch {
+	case len(mm.Version) == 0 && len(mm.Caps) == 0:
+		if g&onlyStateless != 0 {
+			return nil, errNoVersion
+		}
+		return nil, nil
+	case len(mm.Version) == 0:
+		return nil, errNoVersion
+	case string(mm.Version) != quotedStateless && codec.UnmarshalExact(mm.Version, &version) != nil:
+		return nil, invalidParams("Invalid params: " + MetaProtocolVersion + " must be a string")
+	case IsSupportedVersion(version):
+		// A version of initialize's: the key is not this request's to
+		// choose; the session's negotiation governs.
+		if g&onlyStateless != 0 {
+			return nil, invalidParams("Invalid params: " + method + " is a method of protocol version " +
+				Version20260728 + ", not of " + version)
+		}
+		return nil, nil
+	case !IsStatelessVersion(version):
+		return nil, codec.NewError(codec.CodeUnsupportedProtocolVersion, "Unsupported protocol version").
+			WithData(&unsupportedVersionData{Supported: allVersions, Requested: version})
+	case g&stateless == 0:
+		return nil, codec.NewError(codec.CodeMethodNotFound, "Method not found: "+method+
+			" is not part of protocol version "+version).WithData(map[string]string{"method": method})
+	case len(mm.Caps) == 0 || string(mm.Caps) == "null":
+		return nil, errNoCaps
+	}
+	rs := &ServerSession{srv: s, home: home, done: home.done, transport: home.transport,
+		version: version, vlevel: levelOf(version)}
+	if codec.KindOf(mm.Caps) != codec.ValueObject ||
+		(string(mm.Caps) != "{}" && codec.UnmarshalExact(mm.Caps, &rs.clientCaps) != nil) {
+		return nil, invalidParams("Invalid params: " + MetaClientCapabilities + " must be a ClientCapabilities object")
+	}
+	if len(mm.Info) > 0 && string(mm.Info) != "null" {
+		if codec.KindOf(mm.Info) != codec.ValueObject || codec.UnmarshalExact(mm.Info, &rs.clientInfo) != nil {
+			return nil, invalidParams("Invalid params: " + MetaClientInfo + " must be an Implementation object")
+		}
+	}
+	rs.level.Store(math.MaxInt32) // no log message unless asked for
+	if len(mm.LogLevel) > 0 && string(mm.LogLevel) != "null" {
+		var l LoggingLevel
+		if codec.UnmarshalExact(mm.LogLevel, &l) != nil || !l.Valid() {
+			return nil, invalidParams("Invalid params: " + MetaLogLevel + " must be a logging level").
+				WithData(map[string]string{"level": string(mm.LogLevel)})
+		}
+		rs.level.Store(l.severity())
+	}
+	rs.c.Store(home.c.Load())
+	rs.state.Store(stateInitialized)
+	return rs, nil
+}
+
+// unsupportedVersionData is the data of a -32022 error.
+type unsupportedVersionData struct {
+	Supported []string `json:"supported"`
+	Requested string   `json:"requested"`
+}
+
+// stateless reports whether the session serves one request of a
+// stateless version (see statelessSession).
+func (ss *ServerSession) stateless() bool { return ss.home != nil }
+
+// statelessCapabilities returns what the server declares under a
+// stateless version: what it declares at initialize, less what that
+// version serves otherwise or not yet (list changes and resource
+// subscriptions come through subscriptions/listen there, tasks through
+// an extension).
+func (s *Server) statelessCapabilities() ServerCapabilities {
+	c := s.capabilities()
+	c.Tasks = nil
+	if c.Tools != nil && c.Tools.ListChanged {
+		c.Tools = &ToolsCapability{}
+	}
+	if c.Prompts != nil && c.Prompts.ListChanged {
+		c.Prompts = &PromptsCapability{}
+	}
+	if c.Resources != nil && (c.Resources.ListChanged || c.Resources.Subscribe) {
+		c.Resources = &ResourcesCapability{}
+	}
+	return c
+}
+
+// lacks returns the error of a request to the client that needs a
+// capability the client did not declare: why itself for a session of
+// the older versions (an error wrapping ErrNotSupported); under a
+// stateless version, an error that also holds the -32021 a handler
+// answers with when it returns it, naming need.
+func (ss *ServerSession) lacks(need *ClientCapabilities, why error) error {
+	if !ss.stateless() {
+		return why
+	}
+	return &capabilityError{why: why, rpc: codec.NewError(codec.CodeMissingRequiredClientCapability,
+		"Missing required client capability").WithData(&requiredCapabilities{need})}
+}
+
+// requiredCapabilities is the data of a -32021 error.
+type requiredCapabilities struct {
+	Required *ClientCapabilities `json:"requiredCapabilities"`
+}
+
+// capabilityError is a lacking client capability under a stateless
+// version: errors.Is(err, ErrNotSupported) holds, and errors.As finds the
+// -32021 *codec.Error that a handler returning it is answered with.
+type capabilityError struct {
+	why error
+	rpc *codec.Error
+}
+
+func (e *capabilityError) Error() string   { return e.why.Error() }
+func (e *capabilityError) Unwrap() []error { return []error{e.why, e.rpc} }
