@@ -7,12 +7,12 @@
 #   OutsideRPC           JSON-RPC over HTTP POST, CONNS connections:
 #                        mcpwire (cmd/demoserver's /rpc, echo), its
 #                        -fast-rpc (fasthttp), geth (go-ethereum's HTTP
-#                        server, cmd/httpecho)
+#                        server, cmd/httpecho), floor
 #   OutsideToolsCall     Streamable HTTP tools/call of echo, CONNS
 #                        connections sharing one session: mcpwire
 #                        (cmd/demoserver's /mcp), mcpwire-fasthttp (its
 #                        -fast-rpc server's /mcp), mcpwire-json, go-sdk,
-#                        go-sdk-json, mcp-go (cmd/httpecho)
+#                        go-sdk-json, mcp-go (cmd/httpecho), floor
 #   OutsideToolsCallRoundTrip  the same over one connection, one call at
 #                        a time (calls/s is 1/latency)
 #
@@ -24,7 +24,11 @@
 # time, user and system, per call answered), appended to FILE with -out
 # (../run.sh feeds them to cmd/report), then a table of medians and each
 # row's ratios to the best peer. Rows named mcpwire… are mcpwire's;
-# "default" marks what a user of each library's defaults gets.
+# "default" marks what a user of each library's defaults gets. floor
+# (cmd/httpecho -impl floor) is a baseline, not a peer: fasthttp with
+# demoserver's options answering check.lua's calls by byte search, what
+# the HTTP stack and the kernel cost per call; the rows of mcpwire and
+# floor are never the best peer.
 #
 # Exits 0 with a message when wrk is missing (1 with MCPWIRE_WRK=required); 1 if any answer was wrong.
 # Kills only the servers it started; every wrk run is bounded by timeout.
@@ -129,20 +133,23 @@ rows=$tmp/rows
 	echo "OutsideRPC mcpwire yes $conns $demopid $demo/rpc rpc-array echo"
 	echo "OutsideRPC mcpwire-fasthttp no $conns $demopid $fast rpc-array echo"
 }>"$rows"
-for impl in geth mcpwire-json go-sdk go-sdk-json mcp-go; do
+for impl in geth mcpwire-json go-sdk go-sdk-json mcp-go floor; do
 	start "$impl" "$tmp/httpecho" -impl "$impl"
 	v=$(echo "$impl" | tr - _)
 	eval "url_$v=\$url pid_$v=\$pid"
 done
-echo "OutsideRPC geth yes $conns $pid_geth $url_geth/ rpc test_echo" >>"$rows"
-for impl in mcpwire mcpwire-fasthttp mcpwire-json go-sdk go-sdk-json mcp-go; do
+{
+	echo "OutsideRPC geth yes $conns $pid_geth $url_geth/ rpc test_echo"
+	echo "OutsideRPC floor no $conns $pid_floor $url_floor/rpc rpc-array echo"
+}>>"$rows"
+for impl in mcpwire mcpwire-fasthttp mcpwire-json go-sdk go-sdk-json mcp-go floor; do
 	v=$(echo "$impl" | tr - _)
 	case $impl in
 	mcpwire) u=$demo/mcp; p=$demopid; def=yes ;;
 	mcpwire-fasthttp) u=${fast%/rpc}/mcp; p=$demopid; def=no ;;
 	*) eval "u=\$url_$v/mcp p=\$pid_$v"; def=yes ;;
 	esac
-	case $impl in *-json) def=no ;; esac
+	case $impl in *-json | floor) def=no ;; esac
 	sid=$(session "$u")
 	echo "OutsideToolsCall $impl $def $conns $p $u mcp $sid" >>"$rows"
 	echo "OutsideToolsCallRoundTrip $impl $def 1 $p $u mcp $sid" >>"$rows"
@@ -191,6 +198,7 @@ done
 echo
 echo "wrk -t $threads -c $conns (round trip: -c 1) -d $duration, $rounds rounds, medians. vs best: the row's calls/s over the best peer's;"
 echo "server µs/call: the server's CPU time per call (wrk and the server share the cores); vs best: the best peer's over the row's"
+echo "floor: a baseline, not a peer (fasthttp answering by byte search): what the HTTP stack and the kernel cost per call"
 awk -v rowsfile="$rows" '
 BEGIN { while ((getline l < rowsfile) > 0) { split(l, f, " "); def[f[1] "/" f[2]] = f[3] } }
 {
@@ -207,7 +215,7 @@ function median(v, k,   i, j, t, m, a) {
 END {
 	for (i = 1; i <= nk; i++) {
 		k = order[i]; med[k] = median(rate, k); mcpu[k] = median(cpu, k); split(k, p, "/")
-		if (p[2] !~ /^mcpwire/ && med[k] > best[p[1]]) { best[p[1]] = med[k]; bestName[p[1]] = p[2] }
+		if (p[2] !~ /^mcpwire/ && p[2] != "floor" && med[k] > best[p[1]]) { best[p[1]] = med[k]; bestName[p[1]] = p[2] }
 	}
 	printf "%-26s %-17s %-8s %10s %8s %14s %8s\n", "workload", "impl", "default", "calls/s", "vs best", "server µs/call", "vs best"
 	for (w = 1; w <= nw; w++) {

@@ -14,7 +14,12 @@
 //     answers unless the handler sends notifications), the echo tool;
 //   - mcpwire-json: mcpwire's streamable.Handler with JSONResponse, the
 //     echo tool (mcpwire's defaults are cmd/demoserver's, in the root
-//     module).
+//     module);
+//   - floor: a baseline, not a server anyone should use: fasthttp with
+//     cmd/demoserver's options answering check.lua's calls by byte
+//     search (POST /, /rpc and /mcp; see floor.go), which shows what the
+//     HTTP stack and the kernel cost per call: no server on fasthttp
+//     answers faster.
 //
 // It serves until SIGINT or SIGTERM.
 package main
@@ -33,13 +38,16 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/mcpwire/mcpwire/bench/echo"
 	"github.com/mcpwire/mcpwire/bench/echotool"
 	"github.com/mcpwire/mcpwire/mcp/streamable"
+	"github.com/mcpwire/mcpwire/transport"
 )
 
 // impls are the names -impl takes, in the order usage lists them.
-var impls = []string{"geth", "go-sdk", "go-sdk-json", "mcp-go", "mcpwire-json"}
+var impls = []string{"geth", "go-sdk", "go-sdk-json", "mcp-go", "mcpwire-json", "floor"}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -59,7 +67,7 @@ func run(ctx context.Context, args []string, errw io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	h, stopHandler, err := handler(*name)
+	srv, stopHandler, err := server(*name)
 	if err != nil {
 		return err
 	}
@@ -68,9 +76,8 @@ func run(ctx context.Context, args []string, errw io.Writer) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(errw, "listening on http://%s\n", ln.Addr())
 	select {
 	case err := <-served:
@@ -79,14 +86,37 @@ func run(ctx context.Context, args []string, errw io.Writer) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err = hs.Shutdown(sctx)
-	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+	err = srv.Shutdown(sctx)
+	if serr := <-served; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}
 	return err
 }
 
-// handler builds the server called name and how to stop it.
+// httpServer is what run needs of a server: *http.Server, or fastServer.
+type httpServer interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
+}
+
+// fastServer gives a fasthttp.Server the Shutdown of httpServer.
+type fastServer struct{ *fasthttp.Server }
+
+func (s fastServer) Shutdown(ctx context.Context) error { return s.ShutdownWithContext(ctx) }
+
+// server builds the server called name and how to stop what it serves.
+func server(name string) (httpServer, func(), error) {
+	if name == "floor" {
+		return fastServer{transport.NewFastHTTPServer(floor)}, func() {}, nil
+	}
+	h, stop, err := handler(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, stop, nil
+}
+
+// handler builds the net/http server called name and how to stop it.
 func handler(name string) (http.Handler, func(), error) {
 	switch name {
 	case "geth":

@@ -72,14 +72,7 @@ func panel(wl workload, e entry) (*plot.Plot, error) {
 	for i, impl := range impls {
 		at := n - 1 - i
 		names[at] = impl
-		g := "peer"
-		switch {
-		case impl == "mcpwire":
-			g = "mcpwire"
-		case baselines[impl]:
-			g = "base"
-		}
-		groups[g][at] = e.Impls[impl]
+		groups[barGroup(impl)][at] = e.Impls[impl]
 	}
 	for _, g := range []struct {
 		name string
@@ -110,6 +103,18 @@ func panel(wl workload, e entry) (*plot.Plot, error) {
 		return ticks
 	})
 	return p, nil
+}
+
+// barGroup is the group, and so the colour, of impl's bar: "mcpwire",
+// "base" for a baseline, or "peer".
+func barGroup(impl string) string {
+	switch {
+	case impl == "mcpwire":
+		return "mcpwire"
+	case baselines[impl]:
+		return "base"
+	}
+	return "peer"
 }
 
 func allZero(v plotter.Values) bool {

@@ -33,7 +33,7 @@ func TestRun(t *testing.T) {
 	if err := json.Unmarshal(top["workloads"], &wls); err != nil {
 		t.Fatal(err)
 	}
-	if keys := sortedKeys(wls); !slices.Equal(keys, []string{"W1", "W2", "W5", "W6", "W6-memory", "W7-allocs", "W8-outside", "W8-outside-cpu", "W9"}) {
+	if keys := sortedKeys(wls); !slices.Equal(keys, []string{"W1", "W2", "W5", "W6", "W6-memory", "W7-allocs", "W8-outside", "W8-outside-cpu", "W9", "W9-outside", "W9-outside-cpu"}) {
 		t.Fatalf("workloads %v", keys)
 	}
 	for k, w := range wls {
@@ -75,6 +75,13 @@ func TestRun(t *testing.T) {
 		"| W9 | JSON-RPC over HTTP POST, 64 callers pipelined on 2 connections, in process | ns/op (lower is better) | 10.00 µs | jrpc2 15.00 µs | 1.50× (vs jrpc2); 2.00× (vs geth) | — | — |",
 		"| mcpwire-fasthttp | 5.00 µs | 0.50× | no |",
 		"| W8-outside-cpu |", "| 20.5 µs | mcp-go 41.0 µs | 2.00× |",
+		// floor, faster than any peer, is a baseline: never the best
+		// peer, never what a user of the defaults gets.
+		"| floor (baseline) | 96,000 calls/s | 0.31× | no |",
+		"| floor (baseline) | 9.4 µs | 0.46× | no |",
+		"| W9-outside | wrk: JSON-RPC over HTTP POST, 16 connections | calls/s (higher is better) | 80,000 calls/s | geth 40,000 calls/s | 2.00× | ≥ 3× vs geth | no |",
+		"| W9-outside-cpu |", "| 12.5 µs | geth 30.0 µs | 2.40× |",
+		"baselines (naive-stdjson, naive-sonic, indexbyte, idle, floor) are shown but are not peers. floor, in the outside workloads, is fasthttp",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("RESULTS.md lacks %q", want)
@@ -83,6 +90,16 @@ func TestRun(t *testing.T) {
 	png, err := os.ReadFile(filepath.Join(out, "results.png"))
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Errorf("results.png: %v, %.8q", err, png)
+	}
+}
+
+// The chart colours mcpwire, the peers and the baselines (floor among
+// them) apart.
+func TestBarGroup(t *testing.T) {
+	for impl, want := range map[string]string{"mcpwire": "mcpwire", "mcp-go": "peer", "floor": "base", "naive-sonic": "base"} {
+		if got := barGroup(impl); got != want {
+			t.Errorf("barGroup(%q) = %q, want %q", impl, got, want)
+		}
 	}
 }
 

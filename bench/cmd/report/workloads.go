@@ -38,11 +38,11 @@ var workloads = []workload{
 }
 
 // isDefault reports whether impl, a row of a workload with modes, is
-// what a user of the library's defaults gets: not a JSON response mode
-// (…-json) nor mcpwire's fasthttp server (…-fasthttp, demoserver's
-// -fast-rpc).
+// what a user of the library's defaults gets: not a baseline, a JSON
+// response mode (…-json) nor mcpwire's fasthttp server (…-fasthttp,
+// demoserver's -fast-rpc).
 func isDefault(impl string) bool {
-	return !strings.HasSuffix(impl, "-json") && !strings.HasSuffix(impl, "-fasthttp")
+	return !baselines[impl] && !strings.HasSuffix(impl, "-json") && !strings.HasSuffix(impl, "-fasthttp")
 }
 
 // isMcpwire reports whether impl is one of mcpwire's rows (mcpwire, or
@@ -50,8 +50,10 @@ func isDefault(impl string) bool {
 func isMcpwire(impl string) bool { return impl == "mcpwire" || strings.HasPrefix(impl, "mcpwire-") }
 
 // baselines are shown but are not peers: the naive loops, the newline
-// scan, and the idle process of W7.
-var baselines = map[string]bool{"naive-stdjson": true, "naive-sonic": true, "indexbyte": true, "idle": true}
+// scan, the idle process of W7, and the floor of the outside workloads
+// (cmd/httpecho -impl floor: fasthttp answering wrk's calls by byte
+// search, what the HTTP stack and the kernel cost per call).
+var baselines = map[string]bool{"naive-stdjson": true, "naive-sonic": true, "indexbyte": true, "idle": true, "floor": true}
 
 // peerModules are the peers' Go modules, for their versions.
 var peerModules = []struct{ name, path string }{
@@ -68,4 +70,4 @@ var peerModules = []struct{ name, path string }{
 // implOrder is the order of rows in a workload's table; others follow by
 // name.
 var implOrder = []string{"mcpwire", "mcpwire-json", "mcpwire-fasthttp", "go-sdk", "go-sdk-json", "mcp-go", "jrpc2", "sourcegraph", "x-exp-jsonrpc2", "geth",
-	"encoding-json", "sonic", "fastjson", "naive-stdjson", "naive-sonic", "indexbyte", "idle"}
+	"encoding-json", "sonic", "fastjson", "naive-stdjson", "naive-sonic", "indexbyte", "idle", "floor"}
