@@ -40,6 +40,9 @@ type lifecycle struct {
 	closeOnce    sync.Once
 	err          error // why it ended; written before done is closed
 
+	stoppedMu sync.Mutex
+	stopped   chan struct{} // closed once stopping; made by Stopping (nil: nobody asked)
+
 	// tasks changes with every pooled request: it is kept apart from the
 	// fields before it, and is the last of Conn (no padding after it: an
 	// idle connection's size counts, and what follows is another object).
@@ -202,6 +205,7 @@ func (c *Conn) stop() bool {
 	})
 	if first {
 		c.stopping.Store(true)
+		c.closeStopped()
 		return true
 	}
 	old := c.tasks.Or(stopBit)
@@ -209,10 +213,42 @@ func (c *Conn) stop() bool {
 		return false // another stop got there first
 	}
 	c.stopping.Store(true)
+	c.closeStopped()
 	if old == 0 {
 		close(c.idle)
 	}
 	return true
+}
+
+// Stopping returns a channel closed once the connection stops starting
+// work: Shutdown or Close has begun, or the peer has ended its stream. A
+// handler that runs until it is told to end — a subscription that streams
+// notifications — ends gracefully on it, answering its request, rather
+// than holding Shutdown until its deadline.
+func (c *Conn) Stopping() <-chan struct{} {
+	c.stoppedMu.Lock()
+	defer c.stoppedMu.Unlock()
+	if c.stopped == nil {
+		c.stopped = make(chan struct{})
+		if c.stopping.Load() {
+			close(c.stopped)
+		}
+	}
+	return c.stopped
+}
+
+// closeStopped closes the channel Stopping returns, if one was made; stop
+// calls it once stopping is set.
+func (c *Conn) closeStopped() {
+	c.stoppedMu.Lock()
+	defer c.stoppedMu.Unlock()
+	if c.stopped != nil {
+		select {
+		case <-c.stopped: // Stopping saw stopping set first, and closed it
+		default:
+			close(c.stopped)
+		}
+	}
 }
 
 // admit counts one more task for the pool unless the connection is

@@ -75,9 +75,14 @@
 // "complete" and the server's Implementation in _meta
 // ([MetaServerInfo]); list and read results, and discover's, ttlMs 0 and
 // cacheScope "private". A _meta naming a version of initialize's is
-// ignored, as it was before: the session's negotiation governs. Not yet
-// served under 2026-07-28: input requests (input_required),
-// subscriptions/listen, caching hints set by the server, the tasks
+// ignored, as it was before: the session's negotiation governs.
+// subscriptions/listen opens a stream of the list changes and resource
+// updates ([Server.ResourceUpdated]) its [SubscriptionFilter] asks for,
+// each tagged with the request's id ([MetaSubscriptionID]) after an
+// acknowledgement of what the server honours; it ends unanswered when
+// the client cancels it, and answered when the server's connection stops
+// (listen.go). Not yet served under 2026-07-28: input requests
+// (input_required), caching hints set by the server, the tasks
 // extension.
 //
 // # Tools

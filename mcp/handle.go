@@ -181,6 +181,7 @@ func (s *Server) register(name string, h router.Handler, inline bool) {
 // get through even while every worker is busy with what it cancels).
 func (s *Server) registerProtocol() {
 	s.register("server/discover", method(onlyStateless|stateless|cacheable, s.discover), true)
+	s.register("subscriptions/listen", method(onlyStateless|stateless, s.listen), false)
 	s.register("initialize", method(anyTime, s.initialize), true)
 	s.register("ping", method(anyTime, func(context.Context, *ServerSession, *router.Request, *struct{}) (any, error) {
 		return Empty{}, nil

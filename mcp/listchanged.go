@@ -19,7 +19,8 @@ var changedMethods = [...]struct {
 }
 
 // listChanged tells every initialised session that declared listChanged
-// for the feature that its list changed. It never blocks the caller on a
+// for the feature that its list changed, and every subscription that asked
+// for it (subscriptions/listen). It never blocks the caller on a
 // slow client: each session sends from a goroutine of its own, started
 // only while there is something to send, and changes that pile up
 // meanwhile are announced once.
@@ -29,6 +30,11 @@ func (s *Server) listChanged(bit uint32) {
 			ss.queueNote(bit)
 		}
 	}
+	s.eachListener(func(l *listener) {
+		if l.wants(bit) {
+			l.queue(bit)
+		}
+	})
 }
 
 // announces reports whether the session was promised list_changed

@@ -92,8 +92,9 @@ type Server struct {
 
 	sessions session.Registry[*ServerSession, *ServerSession] // initialised and open
 
-	mu   sync.Mutex
-	subs map[string]map[*ServerSession]struct{} // resource URI → subscribers
+	mu        sync.Mutex
+	subs      map[string]map[*ServerSession]struct{} // resource URI → subscribers
+	listeners map[*listener]struct{}                 // open subscriptions/listen requests, under mu
 
 	bounded session.Quota // sessions of the transports that bound them (SessionQuota)
 }

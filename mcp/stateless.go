@@ -177,22 +177,13 @@ type unsupportedVersionData struct {
 func (ss *ServerSession) stateless() bool { return ss.home != nil }
 
 // statelessCapabilities returns what the server declares under a
-// stateless version: what it declares at initialize, less what that
-// version serves otherwise or not yet (list changes and resource
-// subscriptions come through subscriptions/listen there, tasks through
-// an extension).
+// stateless version: what it declares at initialize (its list changes and
+// resource subscriptions come through subscriptions/listen there), less
+// what that version serves otherwise or not yet (tasks, through an
+// extension).
 func (s *Server) statelessCapabilities() ServerCapabilities {
 	c := s.capabilities()
 	c.Tasks = nil
-	if c.Tools != nil && c.Tools.ListChanged {
-		c.Tools = &ToolsCapability{}
-	}
-	if c.Prompts != nil && c.Prompts.ListChanged {
-		c.Prompts = &PromptsCapability{}
-	}
-	if c.Resources != nil && (c.Resources.ListChanged || c.Resources.Subscribe) {
-		c.Resources = &ResourcesCapability{}
-	}
 	return c
 }
 

@@ -174,12 +174,12 @@ func TestStateless_requests(t *testing.T) {
 		{"discover", "server/discover", `{"_meta":` + meta + `}`,
 			`{"resultType":"complete","ttlMs":0,"cacheScope":"private",` + serverInfoMeta + `,` +
 				`"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],` +
-				`"capabilities":{"logging":{},"completions":{},"prompts":{},"resources":{},"tools":{}},"instructions":"be kind"}`},
+				`"capabilities":{"logging":{},"completions":{},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"tools":{"listChanged":true}},"instructions":"be kind"}`},
 		{"discover without clientInfo", "server/discover",
 			`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`,
 			`{"resultType":"complete","ttlMs":0,"cacheScope":"private",` + serverInfoMeta + `,` +
 				`"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],` +
-				`"capabilities":{"logging":{},"completions":{},"prompts":{},"resources":{},"tools":{}},"instructions":"be kind"}`},
+				`"capabilities":{"logging":{},"completions":{},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"tools":{"listChanged":true}},"instructions":"be kind"}`},
 		{"discover without _meta", "server/discover", `{}`,
 			`{"code":-32602,"message":"Invalid params: _meta must carry io.modelcontextprotocol/protocolVersion (a protocol version without initialize, such as 2026-07-28)","data":null}`},
 		{"discover without params", "server/discover", ``,

@@ -67,8 +67,9 @@ func (s *Server) unsubscribeLocked(ss *ServerSession, uri string) {
 }
 
 // ResourceUpdated tells every session subscribed to uri that the resource
-// changed (notifications/resources/updated). It returns the errors of the
-// sessions it could not tell.
+// changed (notifications/resources/updated), and every subscription
+// naming it (subscriptions/listen, which sends it on its own stream: not
+// waited for). It returns the errors of the sessions it could not tell.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 	s.mu.Lock()
 	subs := make([]*ServerSession, 0, len(s.subs[uri]))
@@ -83,6 +84,7 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 			errs = append(errs, err)
 		}
 	}
+	s.eachListener(func(l *listener) { l.queueUpdate(uri) })
 	return errors.Join(errs...)
 }
 
