@@ -73,12 +73,14 @@
 // removed (initialize, ping, logging/setLevel, resources/subscribe and
 // unsubscribe, tasks/*) is -32601. Every result carries resultType
 // "complete" and the server's Implementation in _meta
-// ([MetaServerInfo]); list and read results, and discover's, ttlMs 0 and
-// cacheScope "private". A _meta naming a version of initialize's is
-// ignored, as it was before: the session's negotiation governs. Not yet
-// served under 2026-07-28: input requests (input_required),
-// subscriptions/listen, caching hints set by the server, the tasks
-// extension.
+// ([MetaServerInfo]); list and read results, and discover's, the cache
+// hints ttlMs and cacheScope of ServerOptions.Caching (without it, 0 and
+// "private"), or those a ResourceHandler set on its ReadResourceResult.
+// Over Streamable HTTP those results also carry Cache-Control and a
+// strong ETag (see package streamable). A _meta naming a version of
+// initialize's is ignored, as it was before: the session's negotiation
+// governs. Not yet served under 2026-07-28: input requests
+// (input_required), subscriptions/listen, the tasks extension.
 //
 // # Tools
 //

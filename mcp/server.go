@@ -56,6 +56,11 @@ type ServerOptions struct {
 	// it has sent notifications/initialized, and closes the session when
 	// the client stops answering. The zero value sends no pings.
 	KeepAlive KeepAlive
+	// Caching sets the cache hints (ttlMs, cacheScope) of the results of
+	// protocol version 2026-07-28 that a client may cache: lists, reads
+	// and server/discover. Nil: every one is fresh for no time and
+	// private.
+	Caching *CachingOptions
 	// Conn is the base of every session's connection options (pool,
 	// limits, timeouts, logger, parent context, close callback); nil: the
 	// conn defaults. The server sets the router, the cancellation policy
@@ -76,6 +81,7 @@ type ServerOptions struct {
 type Server struct {
 	impl   Implementation
 	info   []byte // impl encoded: the serverInfo of stateless results
+	hints  hints  // the cache hints of stateless results (Caching)
 	opts   ServerOptions
 	conn   conn.Options // base options of each session
 	log    *slog.Logger
@@ -117,6 +123,7 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	} else { // a value sonic cannot encode: invalid UTF-8 in a name, say
 		s.info = []byte(`{"name":"","version":""}`)
 	}
+	s.hints = newHints(s.opts.Caching)
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = DefaultPageSize
 	}

@@ -25,7 +25,11 @@ func TestCompleteResult_members(t *testing.T) {
 	} {
 		prefix := []byte("head:")
 		b := append(prefix, tc.in...)
-		got := string(completeResult(b, len(prefix), info, tc.cacheable))
+		var hint *cacheHint
+		if tc.cacheable {
+			hint = noHint
+		}
+		got := string(completeResult(b, len(prefix), info, hint))
 		if got != "head:"+tc.want {
 			t.Errorf("%s (cacheable %t):\n got %s\nwant head:%s", tc.in, tc.cacheable, got, tc.want)
 		}
