@@ -82,6 +82,25 @@
 // governs. Not yet served under 2026-07-28: input requests
 // (input_required), subscriptions/listen, the tasks extension.
 //
+// # Caching
+//
+// Under 2026-07-28 the results of server/discover, tools/list,
+// prompts/list, resources/list, resources/templates/list and
+// resources/read carry ttlMs and cacheScope: ServerOptions.Caching gives
+// them per method (with a default), a ResourceHandler per read
+// (ReadResourceResult.TTLMs, CacheScope). Every page of a list gets its
+// list's hint. Results of the older versions carry none.
+//
+// ServerOptions.ResponseCache (package cache) lets the server itself
+// honour them: a result whose hint is public and fresh for a positive
+// ttl is kept for that ttl, keyed by method and params (the request's
+// _meta included), and identical requests are answered from it; a
+// private one is never kept, since the server cannot tell authorization
+// contexts apart. Results of the older versions, and of requests
+// carrying requestState or inputResponses, are never kept. Adding or
+// removing a tool, prompt, resource or template drops the cached pages
+// of its list (and, for resources and templates, the cached reads).
+//
 // # Tools
 //
 // AddTool registers a typed tool, or returns an error and registers

@@ -53,6 +53,9 @@ func method[P any](g gate, f methodFunc[P]) router.Handler {
 		if err != nil {
 			return nil, err
 		}
+		if ss.cachesResult(g, req) {
+			return ss.cachedResult(ctx, g, req, func() (any, error) { return f(ctx, ss, req, p) })
+		}
 		res, err := f(ctx, ss, req, p)
 		return ss.result(g, req.Method, res, err)
 	})
@@ -73,6 +76,9 @@ func withRequest[P any](g gate, f requestFunc[P]) router.Handler {
 		}
 		c.r.Params = &c.p
 		c.r.init(ss, req)
+		if ss.cachesResult(g, req) {
+			return ss.cachedResult(ctx, g, req, func() (any, error) { return f(ctx, &c.r) })
+		}
 		res, err := f(ctx, &c.r)
 		return ss.result(g, req.Method, res, err)
 	})
