@@ -62,7 +62,9 @@ func TestHTTP_cacheableResultsCarryCacheControlAndETag(t *testing.T) {
 				srv := mcp.NewServer(&mcp.Implementation{Name: "srv", Version: "1"}, &mcp.ServerOptions{Caching: &mcp.CachingOptions{
 					Tools: &mcp.CacheHint{TTL: 90*time.Second + 999*time.Millisecond, Scope: mcp.CachePublic},
 				}})
-				echo := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil }
+				echo := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{}, nil
+				}
 				must(t, srv.AddTool(&mcp.Tool{Name: "echo"}, echo))
 				must(t, srv.AddResource(&mcp.Resource{URI: "file:///a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: "A"}}}, nil
