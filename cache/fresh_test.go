@@ -19,6 +19,20 @@ func fillFor(runs *atomic.Int64, result string, ttl time.Duration) func() ([]byt
 	}
 }
 
+// expiresAfter sleeps (under synctest) until ttl has passed, checking
+// that method's entry is answered until the last moment and not at ttl.
+func expiresAfter(t *testing.T, m *cache.Method, method string, ttl time.Duration) {
+	t.Helper()
+	time.Sleep(ttl - time.Millisecond)
+	if _, ok := m.Lookup(method, nil); !ok {
+		t.Fatalf("%s: expired before its TTL", method)
+	}
+	time.Sleep(time.Millisecond)
+	if _, ok := m.Lookup(method, nil); ok {
+		t.Fatalf("%s: still answered at its TTL", method)
+	}
+}
+
 // DoFor's entries live as long as their fill said, whatever the Method's
 // time to live; a result fresh for no time is answered and not stored.
 func TestCache_doForEntriesLiveTheTTLTheirFillGave(t *testing.T) {
@@ -37,14 +51,7 @@ func TestCache_doForEntriesLiveTheTTLTheirFillGave(t *testing.T) {
 				t.Fatalf("a result fresh for %v was stored", ttl)
 			}
 		}
-		time.Sleep(1499 * time.Millisecond)
-		if _, ok := m.Lookup("a", nil); !ok {
-			t.Fatal("a: expired before its TTL")
-		}
-		time.Sleep(time.Millisecond)
-		if _, ok := m.Lookup("a", nil); ok {
-			t.Fatal("a: still answered at its TTL")
-		}
+		expiresAfter(t, m, "a", 1500*time.Millisecond)
 		if _, ok := m.Lookup("b", nil); !ok {
 			t.Fatal("b: expired with a's TTL")
 		}

@@ -68,16 +68,7 @@ func TestMatchesTag(t *testing.T) {
 // cacheable list of each size (its ETag hashed).
 func BenchmarkCacheHeaders(b *testing.B) {
 	call := []byte(`{"jsonrpc":"2.0","id":12345,"result":{"content":[{"type":"text","text":"hello"}]}}`)
-	b.Run("answer=toolsCall", func(b *testing.B) {
-		hd := http.Header{}
-		b.ReportAllocs()
-		b.SetBytes(int64(len(call)))
-		for b.Loop() {
-			if cacheHeaders(hd, call, nil) {
-				b.Fatal("304")
-			}
-		}
-	})
+	b.Run("answer=toolsCall", func(b *testing.B) { benchCacheHeaders(b, call) })
 	for _, size := range []struct {
 		name  string
 		tools int
@@ -90,15 +81,17 @@ func BenchmarkCacheHeaders(b *testing.B) {
 			msg = append(msg, `{"name":"tool","description":"a tool of the benchmark","inputSchema":{"type":"object"}}`...)
 		}
 		msg = append(msg, "]}}"...)
-		b.Run("answer=toolsList/size="+size.name, func(b *testing.B) {
-			hd := http.Header{}
-			b.ReportAllocs()
-			b.SetBytes(int64(len(msg)))
-			for b.Loop() {
-				if cacheHeaders(hd, msg, nil) {
-					b.Fatal("304")
-				}
-			}
-		})
+		b.Run("answer=toolsList/size="+size.name, func(b *testing.B) { benchCacheHeaders(b, msg) })
+	}
+}
+
+func benchCacheHeaders(b *testing.B, msg []byte) {
+	hd := http.Header{}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if cacheHeaders(hd, msg, nil) {
+			b.Fatal("304")
+		}
 	}
 }
