@@ -26,6 +26,10 @@ import (
 // request, whose result must not be cached.
 var mrtrMembers = [][]byte{[]byte(`"inputResponses"`), []byte(`"requestState"`)}
 
+// completeHead is how a final result of a stateless version begins
+// (completeResult puts resultType first).
+var completeHead = []byte(`{"resultType":"complete",`)
+
 // cachesResult reports whether the result of req, a request of ss under
 // gate g, goes through the server's response cache.
 func (ss *ServerSession) cachesResult(g gate, req *router.Request) bool {
@@ -55,8 +59,9 @@ func (ss *ServerSession) cachedResult(ctx context.Context, g gate, req *router.R
 			return nil, 0, err
 		}
 		var ttl time.Duration
-		if r, ok := v.(*statelessResult); ok && r.hint != nil && r.hint.public {
-			ttl = r.hint.ttl
+		r, ok := v.(*statelessResult)
+		if ok && r.hint != nil && r.hint.public && bytes.HasPrefix(b, completeHead) {
+			ttl = r.hint.ttl // a final result: an interim one is not kept
 		}
 		return b, ttl, nil
 	})

@@ -38,7 +38,8 @@ var (
 // version requires that it lacks — resultType "complete", the server's
 // identity (info) in _meta, and when cacheable (hint not nil) ttlMs and
 // cacheScope — in place, and returns b. Members the result has are kept
-// as they are; what is not an object is left unchanged. A result that
+// as they are; what is not an object is left unchanged; an interim
+// result (a resultType other than "complete") gets no hint. A result that
 // lacked them all starts with resultType, then ttlMs and cacheScope (what
 // the HTTP transport looks for: mcp/streamable's ETag).
 func completeResult(b []byte, at int, info []byte, hint *cacheHint) []byte {
@@ -47,12 +48,14 @@ func completeResult(b []byte, at int, info []byte, hint *cacheHint) []byte {
 	}
 	var m codec.Members
 	m.Reset(b[at:])
-	var hasType, hasTTL, hasScope, hasMeta, hasInfo bool
+	var hasType, hasTTL, hasScope, hasMeta, hasInfo, interim bool
 	metaAt, metaEmpty := -1, true
 	for m.Next() {
 		switch string(m.Name(nil)) {
 		case "resultType":
 			hasType = true
+			// An interim result (input_required) is not cacheable: no hint.
+			interim = string(m.Value()) != `"complete"`
 		case "ttlMs":
 			hasTTL = true
 		case "cacheScope":
@@ -93,7 +96,7 @@ func completeResult(b []byte, at int, info []byte, hint *cacheHint) []byte {
 		b = slices.Insert(b, i, info...)
 		b = slices.Insert(b, i, memberMeta...)
 	}
-	if hint != nil {
+	if hint != nil && !interim {
 		if !hasScope {
 			b = slices.Insert(b, i, hint.scope...)
 		}
