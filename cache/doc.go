@@ -69,7 +69,10 @@
 // take the policy's lock.
 //
 // Each Method has its own time to live, counted from when the entry was
-// stored (zero: no expiry). An expired entry is never answered; it is
+// stored (zero: no expiry); a result filled through DoFor has the one its
+// fill returned instead (zero or less: answered but not stored), for
+// results that carry their own freshness, as MCP's ttlMs. An expired
+// entry is never answered; it is
 // replaced by the next fill of its key, or evicted when it reaches a
 // queue's tail: each store evicts up to two expired entries from each tail,
 // so expired entries leave while new ones come. It counts toward Len and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"time"
 )
 
 // Single flight: the first call of a key that finds nothing stored
@@ -44,7 +45,35 @@ type flight struct {
 // own fill. If fill panics, the panic goes on in the leader's goroutine
 // and the followers get ErrFillPanicked.
 func (m *Method) Do(ctx context.Context, method string, params []byte, fill func() ([]byte, error)) ([]byte, error) {
+	return m.do(ctx, method, params, fill, nil)
+}
+
+// DoFor is Do for results that say themselves how long they stay fresh
+// (an MCP result's ttlMs, say): fill returns the result and its time to
+// live, which replaces the Method's for that entry. A result whose time
+// to live is zero or negative is answered, to the callers waiting for it
+// too, but not stored. Otherwise DoFor is Do.
+func (m *Method) DoFor(ctx context.Context, method string, params []byte, fill func() ([]byte, time.Duration, error)) ([]byte, error) {
+	return m.do(ctx, method, params, nil, fill)
+}
+
+// do is Do (fill) or DoFor (fillFor): exactly one of them is set.
+func (m *Method) do(ctx context.Context, method string, params []byte,
+	fill func() ([]byte, error), fillFor func() ([]byte, time.Duration, error)) ([]byte, error) {
 	c := m.c
+	// run fills, and says how long its result lives: zero, until evicted;
+	// negative, not stored at all.
+	run := func() ([]byte, time.Duration, error) {
+		if fill != nil {
+			res, err := fill()
+			return res, max(m.ttl, 0), err
+		}
+		res, ttl, err := fillFor()
+		if ttl <= 0 {
+			ttl = -1
+		}
+		return res, ttl, err
+	}
 	counted := false
 	for {
 		s := c.getScratch()
@@ -52,7 +81,8 @@ func (m *Method) Do(ctx context.Context, method string, params []byte, fill func
 		if !ok {
 			c.putScratch(s)
 			c.shard(0).misses.Add(1)
-			return fill() // a key the cache cannot compute: not cached
+			res, _, err := run() // a key the cache cannot compute: not cached
+			return res, err
 		}
 		sh := c.shard(h)
 		if res, ok := sh.get(c, h, method, s.buf); ok {
@@ -70,9 +100,10 @@ func (m *Method) Do(ctx context.Context, method string, params []byte, fill func
 		}
 		switch {
 		case f == nil: // a different key with the same hash is in flight
-			return fill()
+			res, _, err := run()
+			return res, err
 		case lead:
-			return c.lead(ctx, m, sh, h, f, fill)
+			return c.lead(ctx, sh, h, f, run)
 		}
 		select {
 		case <-f.done:
@@ -113,7 +144,7 @@ func (sh *shard) join(c *Cache, h uint64, method string, params []byte) (*flight
 
 // lead runs fill for the flight f, stores what it returns if it may, and
 // hands the outcome to the followers.
-func (c *Cache) lead(ctx context.Context, m *Method, sh *shard, h uint64, f *flight, fill func() ([]byte, error)) ([]byte, error) {
+func (c *Cache) lead(ctx context.Context, sh *shard, h uint64, f *flight, fill func() ([]byte, time.Duration, error)) ([]byte, error) {
 	finished := false
 	defer func() {
 		if !finished { // fill panicked: release the followers, let it go on
@@ -124,12 +155,12 @@ func (c *Cache) lead(ctx context.Context, m *Method, sh *shard, h uint64, f *fli
 			close(f.done)
 		}
 	}()
-	res, err := fill()
+	res, ttl, err := fill()
 	finished = true
 	f.result, f.err = res, err
 	f.retry = err != nil && ctx.Err() != nil
-	if err == nil && c.storable(f, res) {
-		c.store(m, sh, h, f, res)
+	if err == nil && ttl >= 0 && c.storable(f, res) {
+		c.store(ttl, sh, h, f, res)
 	} else {
 		sh.mu.Lock()
 		sh.unregisterLocked(h, f)
@@ -155,9 +186,10 @@ func entrySize(f *flight, res []byte) int64 {
 	return int64(len(res)+len(f.params)) + EntryOverhead
 }
 
-// store publishes the flight's result as the key's entry, unless an
-// invalidation unregistered the flight while fill ran.
-func (c *Cache) store(m *Method, sh *shard, h uint64, f *flight, res []byte) {
+// store publishes the flight's result as the key's entry, to live for
+// ttl (zero: until evicted), unless an invalidation unregistered the
+// flight while fill ran.
+func (c *Cache) store(ttl time.Duration, sh *shard, h uint64, f *flight, res []byte) {
 	e := &entry{
 		hash:    h,
 		method:  f.method,
@@ -168,8 +200,8 @@ func (c *Cache) store(m *Method, sh *shard, h uint64, f *flight, res []byte) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if m.ttl > 0 {
-		e.expires = c.now() + int64(m.ttl)
+	if ttl > 0 {
+		e.expires = c.now() + int64(ttl)
 	}
 	sh.mu.Lock()
 	if !sh.unregisterLocked(h, f) {

@@ -29,7 +29,7 @@ func (s *Server) AddMethod(name string, h router.Handler, opts *router.MethodOpt
 			return nil, err
 		}
 		res, err := h.Handle(ctx, req)
-		return ss.result(afterInit, res, err)
+		return ss.result(afterInit, req.Method, res, err)
 	}), opts)
 }
 

@@ -17,6 +17,12 @@ type DiscoverResult struct {
 	SupportedVersions []string            `json:"supportedVersions"`
 	Capabilities      *ServerCapabilities `json:"capabilities"`
 	Instructions      string              `json:"instructions,omitempty"`
+	// TTLMs and CacheScope are the cache hints of protocol version
+	// 2026-07-28 (see CachingOptions): how many milliseconds the result
+	// stays fresh (nil: 0) and who may share it. Absent under the older
+	// versions.
+	TTLMs      *int64     `json:"ttlMs,omitempty"`
+	CacheScope CacheScope `json:"cacheScope,omitempty"`
 }
 
 // discover serves server/discover, a method of the stateless versions

@@ -73,17 +73,38 @@
 // removed (initialize, ping, logging/setLevel, resources/subscribe and
 // unsubscribe, tasks/*) is -32601. Every result carries resultType
 // "complete" and the server's Implementation in _meta
-// ([MetaServerInfo]); list and read results, and discover's, ttlMs 0 and
-// cacheScope "private". A _meta naming a version of initialize's is
-// ignored, as it was before: the session's negotiation governs.
-// subscriptions/listen opens a stream of the list changes and resource
-// updates ([Server.ResourceUpdated]) its [SubscriptionFilter] asks for,
-// each tagged with the request's id ([MetaSubscriptionID]) after an
-// acknowledgement of what the server honours; it ends unanswered when
-// the client cancels it, and answered when the server's connection stops
-// (listen.go). Not yet served under 2026-07-28: input requests
-// (input_required), caching hints set by the server, the tasks
-// extension.
+// ([MetaServerInfo]); list and read results, and discover's, the cache
+// hints ttlMs and cacheScope of ServerOptions.Caching (without it, 0 and
+// "private"), or those a ResourceHandler set on its ReadResourceResult.
+// Over Streamable HTTP those results also carry Cache-Control and a
+// strong ETag (see package streamable). A _meta naming a version of
+// initialize's is ignored, as it was before: the session's negotiation
+// governs. subscriptions/listen opens a stream of the list changes and
+// resource updates ([Server.ResourceUpdated]) its [SubscriptionFilter]
+// asks for, each tagged with the request's id ([MetaSubscriptionID])
+// after an acknowledgement of what the server honours; it ends
+// unanswered when the client cancels it, and answered when the server's
+// connection stops (listen.go). Not yet served under 2026-07-28: input
+// requests (input_required), the tasks extension.
+//
+// # Caching
+//
+// Under 2026-07-28 the results of server/discover, tools/list,
+// prompts/list, resources/list, resources/templates/list and
+// resources/read carry ttlMs and cacheScope: ServerOptions.Caching gives
+// them per method (with a default), a ResourceHandler per read
+// (ReadResourceResult.TTLMs, CacheScope). Every page of a list gets its
+// list's hint. Results of the older versions carry none.
+//
+// ServerOptions.ResponseCache (package cache) lets the server itself
+// honour them: a result whose hint is public and fresh for a positive
+// ttl is kept for that ttl, keyed by method and params (the request's
+// _meta included), and identical requests are answered from it; a
+// private one is never kept, since the server cannot tell authorization
+// contexts apart. Results of the older versions, and of requests
+// carrying requestState or inputResponses, are never kept. Adding or
+// removing a tool, prompt, resource or template drops the cached pages
+// of its list (and, for resources and templates, the cached reads).
 //
 // # Tools
 //

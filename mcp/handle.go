@@ -53,8 +53,11 @@ func method[P any](g gate, f methodFunc[P]) router.Handler {
 		if err != nil {
 			return nil, err
 		}
+		if ss.cachesResult(g, req) {
+			return ss.cachedResult(ctx, g, req, func() (any, error) { return f(ctx, ss, req, p) })
+		}
 		res, err := f(ctx, ss, req, p)
-		return ss.result(g, res, err)
+		return ss.result(g, req.Method, res, err)
 	})
 }
 
@@ -73,8 +76,11 @@ func withRequest[P any](g gate, f requestFunc[P]) router.Handler {
 		}
 		c.r.Params = &c.p
 		c.r.init(ss, req)
+		if ss.cachesResult(g, req) {
+			return ss.cachedResult(ctx, g, req, func() (any, error) { return f(ctx, &c.r) })
+		}
 		res, err := f(ctx, &c.r)
-		return ss.result(g, res, err)
+		return ss.result(g, req.Method, res, err)
 	})
 }
 
@@ -136,14 +142,23 @@ func sessionOf(ctx context.Context, g gate, req *router.Request) (context.Contex
 	return ctx, ss, nil
 }
 
-// result is what a method served to ss answers: under a stateless
+// result is what method served to ss answers: under a stateless
 // version, a result carries what the version adds to every one (see
-// statelessResult); otherwise res and err go out as they are.
-func (ss *ServerSession) result(g gate, res any, err error) (any, error) {
+// statelessResult), and a cacheable method's the server's cache hint for
+// it, or the result's own (hinted); otherwise res and err go out as they
+// are.
+func (ss *ServerSession) result(g gate, method string, res any, err error) (any, error) {
 	if err != nil || res == nil || !ss.stateless() {
 		return res, err
 	}
-	return &statelessResult{v: res, info: ss.srv.info, cacheable: g&cacheable != 0}, nil
+	r := &statelessResult{v: res, info: ss.srv.info}
+	if g&cacheable != 0 {
+		r.hint = ss.srv.hints.of(method)
+		if h, ok := res.(*hinted); ok {
+			r.v, r.hint = h.v, h.hint
+		}
+	}
+	return r, nil
 }
 
 // commonDecoder is a params type that decodes its common form itself, in

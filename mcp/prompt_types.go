@@ -57,6 +57,12 @@ type ListPromptsResult struct {
 	Meta       Meta      `json:"_meta,omitempty"`
 	Prompts    []*Prompt `json:"prompts"`
 	NextCursor string    `json:"nextCursor,omitempty"`
+	// TTLMs and CacheScope are the cache hints of protocol version
+	// 2026-07-28 (see CachingOptions): how many milliseconds the result
+	// stays fresh (nil: 0) and who may share it. Absent under the older
+	// versions.
+	TTLMs      *int64     `json:"ttlMs,omitempty"`
+	CacheScope CacheScope `json:"cacheScope,omitempty"`
 }
 
 // GetPromptParams are the params of prompts/get.

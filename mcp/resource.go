@@ -156,5 +156,9 @@ func (s *Server) readResource(ctx context.Context, req *ServerRequest[*ReadResou
 		c = resourceContentsAt(c, ss.vlevel)
 		r.Contents[i] = c
 	}
+	if ss.stateless() {
+		return &hinted{v: &r, hint: readHint(&r, ss.srv.hints.read)}, nil
+	}
+	r.TTLMs, r.CacheScope = nil, "" // not in the older versions' schemas
 	return &r, nil
 }

@@ -95,6 +95,12 @@ type ListResourcesResult struct {
 	Meta       Meta        `json:"_meta,omitempty"`
 	Resources  []*Resource `json:"resources"`
 	NextCursor string      `json:"nextCursor,omitempty"`
+	// TTLMs and CacheScope are the cache hints of protocol version
+	// 2026-07-28 (see CachingOptions): how many milliseconds the result
+	// stays fresh (nil: 0) and who may share it. Absent under the older
+	// versions.
+	TTLMs      *int64     `json:"ttlMs,omitempty"`
+	CacheScope CacheScope `json:"cacheScope,omitempty"`
 }
 
 // ListResourceTemplatesParams are the params of resources/templates/list.
@@ -105,6 +111,12 @@ type ListResourceTemplatesResult struct {
 	Meta              Meta                `json:"_meta,omitempty"`
 	ResourceTemplates []*ResourceTemplate `json:"resourceTemplates"`
 	NextCursor        string              `json:"nextCursor,omitempty"`
+	// TTLMs and CacheScope are the cache hints of protocol version
+	// 2026-07-28 (see CachingOptions): how many milliseconds the result
+	// stays fresh (nil: 0) and who may share it. Absent under the older
+	// versions.
+	TTLMs      *int64     `json:"ttlMs,omitempty"`
+	CacheScope CacheScope `json:"cacheScope,omitempty"`
 }
 
 // ReadResourceParams are the params of resources/read.
@@ -121,6 +133,13 @@ type ReadResourceParams struct {
 type ReadResourceResult struct {
 	Meta     Meta                `json:"_meta,omitempty"`
 	Contents []*ResourceContents `json:"contents"`
+	// TTLMs and CacheScope are the cache hints of protocol version
+	// 2026-07-28 (see CachingOptions): how many milliseconds the result
+	// stays fresh (nil: 0) and who may share it. A ResourceHandler may
+	// set either for its read; the server's hint fills in the other.
+	// Absent under the older versions (the server drops them there).
+	TTLMs      *int64     `json:"ttlMs,omitempty"`
+	CacheScope CacheScope `json:"cacheScope,omitempty"`
 }
 
 // SubscribeParams are the params of resources/subscribe and

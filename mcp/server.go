@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcpwire/mcpwire/cache"
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/session"
@@ -56,6 +57,19 @@ type ServerOptions struct {
 	// it has sent notifications/initialized, and closes the session when
 	// the client stops answering. The zero value sends no pings.
 	KeepAlive KeepAlive
+	// Caching sets the cache hints (ttlMs, cacheScope) of the results of
+	// protocol version 2026-07-28 that a client may cache: lists, reads
+	// and server/discover. Nil: every one is fresh for no time and
+	// private.
+	Caching *CachingOptions
+	// ResponseCache, if set, keeps the results of 2026-07-28 requests to
+	// the cacheable methods whose hint (Caching) is public and fresh for
+	// some time, for that time, and answers identical requests from it;
+	// private results, and those of the older versions, are never kept
+	// (see the package documentation, "Caching"). It may serve other
+	// methods too (router.MethodOptions.Cache), but not another Server:
+	// entries are keyed by method name and params alone.
+	ResponseCache *cache.Cache
 	// Conn is the base of every session's connection options (pool,
 	// limits, timeouts, logger, parent context, close callback); nil: the
 	// conn defaults. The server sets the router, the cancellation policy
@@ -75,7 +89,9 @@ type ServerOptions struct {
 // Safe for concurrent use.
 type Server struct {
 	impl   Implementation
-	info   []byte // impl encoded: the serverInfo of stateless results
+	info   []byte        // impl encoded: the serverInfo of stateless results
+	hints  hints         // the cache hints of stateless results (Caching)
+	cache  *cache.Method // ResponseCache's, nil without one
 	opts   ServerOptions
 	conn   conn.Options // base options of each session
 	log    *slog.Logger
@@ -118,6 +134,10 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	} else { // a value sonic cannot encode: invalid UTF-8 in a name, say
 		s.info = []byte(`{"name":"","version":""}`)
 	}
+	s.hints = newHints(s.opts.Caching)
+	if s.opts.ResponseCache != nil {
+		s.cache = s.opts.ResponseCache.Method(0) // each entry lives its result's ttl
+	}
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = DefaultPageSize
 	}
@@ -134,10 +154,10 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.tools.init(func() { s.listChanged(changedTools) })
-	s.resources.init(func() { s.listChanged(changedResources) })
-	s.templates.init(func() { s.listChanged(changedResources) })
-	s.prompts.init(func() { s.listChanged(changedPrompts) })
+	s.tools.init(func() { s.dropCached("tools/list"); s.listChanged(changedTools) })
+	s.resources.init(func() { s.dropCached("resources/list", "resources/read"); s.listChanged(changedResources) })
+	s.templates.init(func() { s.dropCached("resources/templates/list", "resources/read"); s.listChanged(changedResources) })
+	s.prompts.init(func() { s.dropCached("prompts/list"); s.listChanged(changedPrompts) })
 	s.registerProtocol()
 	return s
 }

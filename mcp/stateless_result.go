@@ -9,12 +9,11 @@ import (
 // statelessResult is the result of a stateless request: the handler's,
 // with what the version adds to every result (resultType, the server's
 // identity in _meta) and to those a client may cache (ttlMs and
-// cacheScope: 0 and "private", fresh for no time and for this client
-// alone).
+// cacheScope, from hint: see CachingOptions).
 type statelessResult struct {
-	v         any
-	info      []byte // the server's Implementation, encoded
-	cacheable bool
+	v    any
+	info []byte     // the server's Implementation, encoded
+	hint *cacheHint // nil: not cacheable
 }
 
 // AppendJSON implements codec.Appender.
@@ -24,15 +23,12 @@ func (r *statelessResult) AppendJSON(b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	return completeResult(b, n, r.info, r.cacheable), nil
+	return completeResult(b, n, r.info, r.hint), nil
 }
 
 // Members a stateless result may lack, as they are inserted.
 var (
 	memberResultType = []byte(`"resultType":"complete",`)
-	memberCache      = []byte(`"ttlMs":0,"cacheScope":"private",`)
-	memberTTL        = []byte(`"ttlMs":0,`)
-	memberScope      = []byte(`"cacheScope":"private",`)
 	memberMeta       = []byte(`"_meta":{"` + MetaServerInfo + `":`)
 	memberInfo       = []byte(`"` + MetaServerInfo + `":`)
 	closeComma       = []byte(`},`)
@@ -40,21 +36,26 @@ var (
 
 // completeResult adds to the result object b[at:] the members a stateless
 // version requires that it lacks — resultType "complete", the server's
-// identity (info) in _meta, and when cacheable ttlMs and cacheScope — in
-// place, and returns b. Members the result has are kept as they are; what
-// is not an object is left unchanged.
-func completeResult(b []byte, at int, info []byte, cacheable bool) []byte {
+// identity (info) in _meta, and when cacheable (hint not nil) ttlMs and
+// cacheScope — in place, and returns b. Members the result has are kept
+// as they are; what is not an object is left unchanged; an interim
+// result (a resultType other than "complete") gets no hint. A result that
+// lacked them all starts with resultType, then ttlMs and cacheScope (what
+// the HTTP transport looks for: mcp/streamable's ETag).
+func completeResult(b []byte, at int, info []byte, hint *cacheHint) []byte {
 	for at < len(b) && (b[at] == ' ' || b[at] == '\t' || b[at] == '\n' || b[at] == '\r') {
 		at++
 	}
 	var m codec.Members
 	m.Reset(b[at:])
-	var hasType, hasTTL, hasScope, hasMeta, hasInfo bool
+	var hasType, hasTTL, hasScope, hasMeta, hasInfo, interim bool
 	metaAt, metaEmpty := -1, true
 	for m.Next() {
 		switch string(m.Name(nil)) {
 		case "resultType":
 			hasType = true
+			// An interim result (input_required) is not cacheable: no hint.
+			interim = string(m.Value()) != `"complete"`
 		case "ttlMs":
 			hasTTL = true
 		case "cacheScope":
@@ -95,14 +96,13 @@ func completeResult(b []byte, at int, info []byte, cacheable bool) []byte {
 		b = slices.Insert(b, i, info...)
 		b = slices.Insert(b, i, memberMeta...)
 	}
-	switch {
-	case !cacheable:
-	case !hasTTL && !hasScope:
-		b = slices.Insert(b, i, memberCache...)
-	case !hasTTL:
-		b = slices.Insert(b, i, memberTTL...)
-	case !hasScope:
-		b = slices.Insert(b, i, memberScope...)
+	if hint != nil && !interim {
+		if !hasScope {
+			b = slices.Insert(b, i, hint.scope...)
+		}
+		if !hasTTL {
+			b = slices.Insert(b, i, hint.ttlMs...)
+		}
 	}
 	if !hasType {
 		b = slices.Insert(b, i, memberResultType...)

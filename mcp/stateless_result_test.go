@@ -20,12 +20,17 @@ func TestCompleteResult_members(t *testing.T) {
 		{`{"a":1,"_meta":{"k":2}}`, false, `{"resultType":"complete","a":1,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"},"k":2}}`},
 		{`{"_meta":null}`, false, `{"resultType":"complete","_meta":null}`},
 		{`  {"a":1}`, false, `  {"resultType":"complete",` + si + `,"a":1}`},
+		{`{"resultType":"input_required"}`, true, `{` + si + `,"resultType":"input_required"}`},
 		{`"text"`, true, `"text"`},
 		{`null`, true, `null`},
 	} {
 		prefix := []byte("head:")
 		b := append(prefix, tc.in...)
-		got := string(completeResult(b, len(prefix), info, tc.cacheable))
+		var hint *cacheHint
+		if tc.cacheable {
+			hint = noHint
+		}
+		got := string(completeResult(b, len(prefix), info, hint))
 		if got != "head:"+tc.want {
 			t.Errorf("%s (cacheable %t):\n got %s\nwant head:%s", tc.in, tc.cacheable, got, tc.want)
 		}

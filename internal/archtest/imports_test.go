@@ -30,7 +30,7 @@ var allowed = map[string][]string{
 	"conn":           {"codec", "router", "pool", "cache"},
 	"transport":      {"conn", "codec"},
 	"client":         {"conn", "transport"},
-	"mcp":            {"conn", "router", "codec"},
+	"mcp":            {"conn", "router", "codec", "cache"},
 	"mcp/streamable": {"mcp", "transport", "conn", "codec"},
 	"metrics":        {"conn", "codec"},
 	"middleware":     {"router", "codec", "conn", "transport"},

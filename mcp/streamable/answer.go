@@ -35,6 +35,8 @@ type postAnswer struct {
 	body   []byte          // valid while !over
 	quiet  bool            // the body is no activity (KeepAlive)
 	detach chan struct{}   // closed once the answer is a stream
+	// ifNoneMatch are the POST's If-None-Match lines (writeAnswer).
+	ifNoneMatch []string
 
 	mu       sync.Mutex
 	st       *sseStream // the POST's event stream, once it is one
@@ -51,7 +53,8 @@ type postAnswer struct {
 // event stream: as JSON unless its handlers stream, or, with sseOnly (the
 // client accepts nothing else), as an event stream from the start.
 func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request, s *httpSession, body []byte, quiet, sseOnly bool) {
-	p := &postAnswer{h: h, s: s, w: w, ctx: r.Context(), body: body, quiet: quiet, detach: make(chan struct{})}
+	p := &postAnswer{h: h, s: s, w: w, ctx: r.Context(), body: body, quiet: quiet, detach: make(chan struct{}),
+		ifNoneMatch: r.Header["If-None-Match"]}
 	if sseOnly {
 		p.upgradeLocked() // nobody else knows p yet
 	} else {
@@ -86,7 +89,7 @@ func (p *postAnswer) answer(msg []byte) {
 		p.st.answer(msg)
 		return
 	}
-	writeAnswer(p.w, msg, http.StatusOK)
+	writeAnswer(p.w, msg, http.StatusOK, p.ifNoneMatch)
 	p.answered = true
 }
 
@@ -150,14 +153,20 @@ func (p *postAnswer) upgradeLocked() {
 // writeAnswer writes msg, a JSON answer, with status; an answer due 200
 // that is a single error response is sent with the status its code calls
 // for (httpjson.StatusOf: 429 with Retry-After for -32011, and so on), as
-// JSON-RPC over HTTP POST does.
-func writeAnswer(w http.ResponseWriter, msg []byte, status int) {
+// JSON-RPC over HTTP POST does; one that is a cacheable result gets its
+// Cache-Control and ETag, or 304 when the request's If-None-Match lines
+// (ifNoneMatch) match (cacheHeaders).
+func writeAnswer(w http.ResponseWriter, msg []byte, status int, ifNoneMatch []string) {
 	hd := w.Header()
 	hd["Content-Type"] = httpjson.ContentType
 	if status == http.StatusOK {
 		st := httpjson.StatusOf(msg)
 		st.SetHeaders(hd)
 		status = st.Code
+		if status == http.StatusOK && cacheHeaders(hd, msg, ifNoneMatch) {
+			writeNotModified(w)
+			return
+		}
 	}
 	w.WriteHeader(status)
 	w.Write(msg)

@@ -64,6 +64,13 @@
 //     writes its whole body before it reads gets the answer.
 //   - Handler.Shutdown lets running handlers finish; Handler.Close ends
 //     every session at once. Neither changes the stores.
+//   - A JSON answer that is a cacheable result of 2026-07-28 (a list,
+//     resources/read, server/discover, with the cache hints
+//     mcp.ServerOptions.Caching sets) carries Cache-Control (public or
+//     private, max-age from ttlMs) and a strong ETag of the result alone
+//     (not of the JSON-RPC id); a POST whose If-None-Match matches it is
+//     answered 304 with no body (etag.go says how the tag is made and
+//     compared).
 //
 // Handler.ServeFastHTTP serves the same endpoint, with the same sessions
 // and guarantees, on github.com/valyala/fasthttp (serve it with

@@ -111,7 +111,7 @@ func isMethod(m *codec.Message, name string) bool {
 func (h *Handler) serveJSON(w http.ResponseWriter, r *http.Request, s *httpSession, body []byte, status int) {
 	answered := false
 	err := s.c.ServeBodySink(r.Context(), body, conn.BodySink{Answer: func(msg []byte) {
-		writeAnswer(w, msg, status)
+		writeAnswer(w, msg, status, r.Header["If-None-Match"])
 		answered = true
 	}})
 	if err == nil && !answered { // a request the client cancelled meanwhile
