@@ -38,6 +38,9 @@ const (
 	// cacheable: under a stateless version, its result carries ttlMs and
 	// cacheScope.
 	cacheable
+	// inputs: under a stateless version, it may answer input_required
+	// (multi-round-trip requests: see inputRound).
+	inputs
 )
 
 // methodFunc serves one MCP method with its params decoded.
@@ -73,7 +76,15 @@ func withRequest[P any](g gate, f requestFunc[P]) router.Handler {
 		}
 		c.r.Params = &c.p
 		c.r.init(ss, req)
+		if g&inputs == 0 || !ss.stateless() {
+			res, err := f(ctx, &c.r)
+			return ss.result(g, res, err)
+		}
+		if ss.round, err = ss.srv.openRound(ctx, req); err != nil {
+			return nil, err
+		}
 		res, err := f(ctx, &c.r)
+		res, err = ss.round.finish(res, err)
 		return ss.result(g, res, err)
 	})
 }
@@ -143,7 +154,8 @@ func (ss *ServerSession) result(g gate, res any, err error) (any, error) {
 	if err != nil || res == nil || !ss.stateless() {
 		return res, err
 	}
-	return &statelessResult{v: res, info: ss.srv.info, cacheable: g&cacheable != 0}, nil
+	_, more := res.(*inputRequired) // not a result a client keeps
+	return &statelessResult{v: res, info: ss.srv.info, cacheable: g&cacheable != 0 && !more}, nil
 }
 
 // commonDecoder is a params type that decodes its common form itself, in
@@ -192,14 +204,14 @@ func (s *Server) registerProtocol() {
 	s.register("logging/setLevel", method(afterInit, setLevel), true)
 
 	s.register("tools/list", method(afterInit|stateless|cacheable, s.listTools), false)
-	s.register("tools/call", withRequest(afterInit|stateless, s.callTool), false)
+	s.register("tools/call", withRequest(afterInit|stateless|inputs, s.callTool), false)
 	s.register("resources/list", method(afterInit|stateless|cacheable, s.listResources), false)
 	s.register("resources/templates/list", method(afterInit|stateless|cacheable, s.listTemplates), false)
-	s.register("resources/read", withRequest(afterInit|stateless|cacheable, s.readResource), false)
+	s.register("resources/read", withRequest(afterInit|stateless|cacheable|inputs, s.readResource), false)
 	s.register("resources/subscribe", withRequest(afterInit, s.subscribe), false)
 	s.register("resources/unsubscribe", withRequest(afterInit, s.unsubscribe), false)
 	s.register("prompts/list", method(afterInit|stateless|cacheable, s.listPrompts), false)
-	s.register("prompts/get", withRequest(afterInit|stateless, s.getPrompt), false)
+	s.register("prompts/get", withRequest(afterInit|stateless|inputs, s.getPrompt), false)
 	s.register("completion/complete", withRequest(afterInit|stateless, s.complete), false)
 	s.register("tasks/get", method(afterInit, s.getTask), false)
 	s.register("tasks/result", method(afterInit, s.taskResult), false)
