@@ -206,7 +206,7 @@ func (r *inputRound) response(key string) []byte {
 // result, and checks what the method's result requires.
 func decodeAnswer(key, method string, raw []byte, result any) error {
 	bad := func(why string) error {
-		return invalidParams("Invalid params: inputResponses["+strconv.Quote(key)+"] is not a valid "+method+" result: "+why).
+		return invalidParams("Invalid params: inputResponses[" + strconv.Quote(key) + "] is not a valid " + method + " result: " + why).
 			WithData(map[string]string{"field": "inputResponses", "key": key})
 	}
 	if err := codec.UnmarshalExact(raw, result); err != nil {

@@ -88,7 +88,7 @@ type Server struct {
 	log    *slog.Logger
 	router *router.Router
 	tasks  *TaskOptions // nil: no tasks
-	states *sealed.Ring  // seals requestState
+	states *sealed.Ring // seals requestState
 	// protocol holds the names of the methods the server itself serves;
 	// written by NewServer only.
 	protocol map[string]struct{}
