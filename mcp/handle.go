@@ -80,7 +80,7 @@ func withRequest[P any](g gate, f requestFunc[P]) router.Handler {
 			res, err := f(ctx, &c.r)
 			return ss.result(g, res, err)
 		}
-		if ss.round, err = ss.srv.openRound(ctx, req); err != nil {
+		if err := ss.round.open(ctx, ss.srv, req); err != nil {
 			return nil, err
 		}
 		res, err := f(ctx, &c.r)

@@ -95,7 +95,7 @@ func (r *ServerRequest[P]) Inputs(ctx context.Context, in ...Input) ([]InputAnsw
 			}
 			continue
 		}
-		if ss.round == nil {
+		if !ss.round.on {
 			return nil, errStatelessCall
 		}
 		ok, err := ss.round.ask(a.key, a.method, a.params, result)
@@ -156,7 +156,7 @@ func (ss *ServerSession) prepareInput(in *Input, a *ask) error {
 // or nil in the first round and under the older versions, where a
 // handler runs once.
 func (r *ServerRequest[P]) State() []byte {
-	if rd := r.Session.round; rd != nil {
+	if rd := r.Session.round; rd != nil && rd.on && rd.roundState != nil {
 		return rd.carried
 	}
 	return nil
@@ -169,7 +169,7 @@ func (r *ServerRequest[P]) State() []byte {
 // toward RequestStateOptions.MaxBytes. Without a call the state carried
 // in goes on to the next round. Under the older versions it does nothing.
 func (r *ServerRequest[P]) SetState(b []byte) {
-	if rd := r.Session.round; rd != nil {
-		rd.state, rd.stateSet = append([]byte(nil), b...), true
+	if rd := r.Session.round; rd != nil && rd.on {
+		rd.more().state, rd.stateSet = append([]byte(nil), b...), true
 	}
 }

@@ -20,18 +20,38 @@ import (
 // answer used so far and the handler's own state.
 
 // inputRound is the state of one run of a handler that may answer
-// input_required. Owned by the request's goroutine.
+// input_required. Owned by the request's goroutine. What a run that asks
+// nothing needs is here; the rest (*roundState) is allocated when the
+// handler asks, or the request carries a requestState.
 type inputRound struct {
-	srv       *Server
-	responses []byte  // the inputResponses object as received, or nil
-	earlier   []input // answers that requestState carried
-	carried   []byte  // the handler's state that requestState carried
-	state     []byte  // the handler's state for the next round
-	stateSet  bool
-	binding   sealed.Binding
-	auto      int     // keys drawn for inputs without one
-	used      []input // answers of this run, earlier ones included
-	pending   []input // what this run asked that has no answer
+	on          bool // the request's method may answer input_required
+	srv         *Server
+	ctx         context.Context // the handler's: its principal
+	req         *router.Request // valid until the handler returns
+	responses   []byte          // the inputResponses object as received, or nil
+	*roundState                 // nil until needed (see more)
+}
+
+// roundState is the part of an inputRound a run that asks nothing does
+// without.
+type roundState struct {
+	earlier  []input // answers that requestState carried
+	carried  []byte  // the handler's state that requestState carried
+	state    []byte  // the handler's state for the next round
+	stateSet bool
+	bound    bool           // binding is set
+	binding  sealed.Binding // what the state is for (see bind)
+	auto     int            // keys drawn for inputs without one
+	used     []input        // answers of this run, earlier ones included
+	pending  []input        // what this run asked that has no answer
+}
+
+// more returns r's roundState, allocated the first time.
+func (r *inputRound) more() *roundState {
+	if r.roundState == nil {
+		r.roundState = new(roundState)
+	}
+	return r.roundState
 }
 
 // input is one input request and, once known, its answer.
@@ -58,26 +78,72 @@ func methodCode(m string) byte {
 // errInputResponsesType answers inputResponses that are not an object.
 var errInputResponsesType = invalidParams("Invalid params: inputResponses must be an object whose members are the results of the inputRequests")
 
-// openRound reads the inputResponses and requestState members of req's
-// params (a request of a stateless version to a method that may answer
-// input_required) and opens the state. A state the server cannot open is
-// refused with sealed.RPCError's answer.
-func (s *Server) openRound(ctx context.Context, req *router.Request) (*inputRound, error) {
-	r := &inputRound{srv: s}
+// statelessAlloc is a session of a stateless request and the round its
+// handler may run, allocated together.
+type statelessAlloc struct {
+	ss    ServerSession
+	round inputRound
+}
+
+// open starts r for req, a request of a stateless version to a method
+// that may answer input_required: it reads the inputResponses and
+// requestState members of its params and opens the state. A state the
+// server cannot open is refused with sealed.RPCError's answer. A request
+// that carries neither costs one walk over its params' members.
+func (r *inputRound) open(ctx context.Context, s *Server, req *router.Request) error {
+	*r = inputRound{on: true, srv: s, ctx: ctx, req: req}
 	var token []byte
-	rest := make([]byte, 0, len(req.Params)+2)
-	rest = append(rest, '{')
 	if codec.KindOf(req.Params) == codec.ValueObject {
 		var m codec.Members
 		for m.Reset(req.Params); m.Next(); {
 			switch string(m.Name(nil)) {
 			case "inputResponses":
 				r.responses = m.Value()
-				continue
 			case "requestState":
 				token = m.Value()
-				continue
-			case "_meta":
+			}
+		}
+	}
+	if r.responses != nil {
+		if err := checkResponses(r.responses); err != nil {
+			return err
+		}
+	}
+	if token == nil {
+		return nil
+	}
+	var text string
+	if codec.KindOf(token) != codec.ValueString || codec.UnmarshalExact(token, &text) != nil {
+		return invalidParams("Invalid params: requestState must be a string")
+	}
+	r.more()
+	if err := r.bind(); err != nil {
+		return err
+	}
+	payload, err := s.states.Open(text, r.binding)
+	if err != nil {
+		return sealed.RPCError(err)
+	}
+	if !r.decode(payload) {
+		return sealed.RPCError(sealed.ErrMalformed)
+	}
+	return nil
+}
+
+// bind sets the round's binding, the first time it is needed: the
+// method, the canonical form of the params other than _meta,
+// inputResponses and requestState, and the principal.
+func (r *inputRound) bind() error {
+	if r.bound {
+		return nil
+	}
+	rest := make([]byte, 0, len(r.req.Params)+2)
+	rest = append(rest, '{')
+	if codec.KindOf(r.req.Params) == codec.ValueObject {
+		var m codec.Members
+		for m.Reset(r.req.Params); m.Next(); {
+			switch string(m.Name(nil)) {
+			case "inputResponses", "requestState", "_meta":
 				continue
 			}
 			if len(rest) > 1 {
@@ -91,29 +157,10 @@ func (s *Server) openRound(ctx context.Context, req *router.Request) (*inputRoun
 	rest = append(rest, '}')
 	canon, err := codec.AppendCanonical(nil, rest)
 	if err != nil {
-		return nil, invalidParams("Invalid params: " + err.Error())
+		return invalidParams("Invalid params: " + err.Error())
 	}
-	r.binding = sealed.Bind([]byte(req.Method), canon, principalID(ctx))
-	if r.responses != nil {
-		if err := checkResponses(r.responses); err != nil {
-			return nil, err
-		}
-	}
-	if token == nil {
-		return r, nil
-	}
-	var text string
-	if codec.KindOf(token) != codec.ValueString || codec.UnmarshalExact(token, &text) != nil {
-		return nil, invalidParams("Invalid params: requestState must be a string")
-	}
-	payload, err := s.states.Open(text, r.binding)
-	if err != nil {
-		return nil, sealed.RPCError(err)
-	}
-	if !r.decode(payload) {
-		return nil, sealed.RPCError(sealed.ErrMalformed)
-	}
-	return r, nil
+	r.binding, r.bound = sealed.Bind([]byte(r.req.Method), canon, principalID(r.ctx)), true
+	return nil
 }
 
 // checkResponses checks that inputResponses is an object of objects.
@@ -153,6 +200,7 @@ func principalID(ctx context.Context) []byte {
 // answer yet, and the request is then to be answered input_required. An
 // answer that does not decode as method's result is refused with -32602.
 func (r *inputRound) ask(key, method string, params, result any) (bool, error) {
+	r.more()
 	if key == "" {
 		r.auto++
 		key = "input-" + strconv.Itoa(r.auto)
@@ -235,7 +283,7 @@ func decodeAnswer(key, method string, raw []byte, result any) error {
 // save that ErrInputRequired without a pending input request is a bug of
 // the handler (-32603).
 func (r *inputRound) finish(res any, err error) (any, error) {
-	if len(r.pending) == 0 {
+	if r.roundState == nil || len(r.pending) == 0 {
 		if errors.Is(err, ErrInputRequired) {
 			return nil, codec.NewError(codec.CodeInternalError, "Internal error: the handler returned ErrInputRequired without asking for input")
 		}
@@ -244,6 +292,9 @@ func (r *inputRound) finish(res any, err error) (any, error) {
 	st := r.carried
 	if r.stateSet {
 		st = r.state
+	}
+	if err := r.bind(); err != nil {
+		return nil, err
 	}
 	token, err := r.srv.states.Seal(r.encode(st), r.binding)
 	if errors.Is(err, sealed.ErrTooLarge) {

@@ -67,8 +67,8 @@ type ServerSession struct {
 	// stateless version came on, and this session serves that request
 	// alone (see statelessSession).
 	home *ServerSession
-	// round, if set, is the run of that request's handler, which may
-	// answer input_required (see inputRound).
+	// round, set with home, is the run of that request's handler; on
+	// when its method may answer input_required (see inputRound).
 	round *inputRound
 }
 
@@ -228,7 +228,7 @@ func (ss *ServerSession) call(ctx context.Context, method string, params, result
 // becomes an input request of the request ss serves, if its method may
 // answer input_required.
 func (ss *ServerSession) ask(method string, params, result any) error {
-	if ss.round == nil || methodCode(method) == 0 {
+	if ss.round == nil || !ss.round.on || methodCode(method) == 0 {
 		return errStatelessCall
 	}
 	ok, err := ss.round.ask("", method, params, result)

@@ -141,8 +141,10 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 	case len(mm.Caps) == 0 || string(mm.Caps) == "null":
 		return nil, errNoCaps
 	}
-	rs := &ServerSession{srv: s, home: home, done: home.done, transport: home.transport,
-		version: version, vlevel: levelOf(version)}
+	a := new(statelessAlloc) // the session and its round: one allocation
+	rs := &a.ss
+	*rs = ServerSession{srv: s, home: home, done: home.done, transport: home.transport,
+		version: version, vlevel: levelOf(version), round: &a.round}
 	if codec.KindOf(mm.Caps) != codec.ValueObject ||
 		(string(mm.Caps) != "{}" && codec.UnmarshalExact(mm.Caps, &rs.clientCaps) != nil) {
 		return nil, invalidParams("Invalid params: " + MetaClientCapabilities + " must be a ClientCapabilities object")
