@@ -149,3 +149,21 @@ func TestInput_principal(t *testing.T) {
 		t.Errorf("another principal:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestInput_maxBytes checks that the answers a requestState would carry
+// are bounded by RequestStateOptions.MaxBytes: a round whose earlier
+// answers exceed it is refused, one within it is not.
+func TestInput_maxBytes(t *testing.T) {
+	p := newStatelessPeer(t, inputServer(t, &mcp.ServerOptions{RequestState: &mcp.RequestStateOptions{MaxBytes: 200}}), "inprocess")
+	rounds := `{"name":"rounds","arguments":{},"_meta":` + allCaps + `}`
+	_, st := inputRequired(t, p.call("tools/call", rounds))
+	small := `{"input-1":` + aliceAnswer + `}`
+	if rest, _ := inputRequired(t, p.call("tools/call", retry(rounds, small, st))); !strings.Contains(rest, `"input-2"`) {
+		t.Errorf("within the bound: %s", rest)
+	}
+	big := `{"input-1":{"action":"accept","content":{"name":"` + strings.Repeat("A", 200) + `"}}}`
+	want := canon(t, `{"code":-32602,"message":"Invalid params: the answers of this request's earlier rounds are too large to carry in requestState","data":null}`)
+	if got := p.call("tools/call", retry(rounds, big, st)); got != want {
+		t.Errorf("beyond the bound:\n got %s\nwant %s", got, want)
+	}
+}
