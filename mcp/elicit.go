@@ -105,11 +105,7 @@ func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitRe
 	if err != nil {
 		return nil, err
 	}
-	var r ElicitResult
-	if err := ss.call(ctx, "elicitation/create", p, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return callFor[ElicitResult](ctx, ss, "elicitation/create", p)
 }
 
 // elicitParams checks p against the client's capabilities and the

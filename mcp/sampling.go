@@ -24,11 +24,7 @@ func (ss *ServerSession) CreateMessage(ctx context.Context, p *CreateMessagePara
 	if err != nil {
 		return nil, err
 	}
-	var r CreateMessageResult
-	if err := ss.call(ctx, "sampling/createMessage", p, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return callFor[CreateMessageResult](ctx, ss, "sampling/createMessage", p)
 }
 
 // sampleParams checks p against the client's capabilities and the

@@ -261,8 +261,13 @@ func (ss *ServerSession) ListRoots(ctx context.Context) (*ListRootsResult, error
 	if err := ss.rootsAllowed(); err != nil {
 		return nil, err
 	}
-	var r ListRootsResult
-	if err := ss.call(ctx, "roots/list", nil, &r); err != nil {
+	return callFor[ListRootsResult](ctx, ss, "roots/list", nil)
+}
+
+// callFor is ss.call decoding the result into a new R.
+func callFor[R any](ctx context.Context, ss *ServerSession, method string, params any) (*R, error) {
+	var r R
+	if err := ss.call(ctx, method, params, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
