@@ -93,7 +93,10 @@
 // again from the start, and this time the same calls return the answers.
 // A handler may need several rounds: each requestState carries the
 // answers of the rounds before, and the handler's own state
-// (ServerRequest.SetState, read back with State).
+// (ServerRequest.SetState, read back with State). A retry without
+// requestState is served with the answers it carries alone (the client
+// answers for itself; what it cannot forge is what the state carries). A
+// handler asks from one goroutine at a time.
 //
 // The handler is therefore re-run, once per round: it must do the same
 // up to its questions (ask the same things in the same order) and defer

@@ -51,7 +51,9 @@ func NewRequestStateKey(id uint32) (RequestStateKey, error) {
 // A requestState is encrypted and authenticated (XChaCha20-Poly1305)
 // under the first key, bound to the request's method, its params other
 // than _meta, inputResponses and requestState, and the authenticated
-// principal of the request's context (if any), and it expires. A state
+// principal of the request's context (if any: a string, a fmt.Stringer's
+// String, else its Go syntax, so that a principal given as a pointer
+// binds to that pointer alone), and it expires. A state
 // that was altered, sealed by a key the server does not hold, expired,
 // or presented with another request or by another principal is refused
 // with -32602 (invalid params) whose data names the reason.
