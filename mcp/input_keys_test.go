@@ -31,9 +31,15 @@ const greetParams = `{"name":"greet","arguments":{},"_meta":{"io.modelcontextpro
 // lifetime ends, and is refused as expired from then on (in a synctest
 // bubble: its clock moves only when every goroutine waits).
 func TestInput_expiredState(t *testing.T) {
+	for _, transport := range []string{"stdio", "inprocess"} {
+		t.Run(transport, func(t *testing.T) { testExpiredState(t, transport) })
+	}
+}
+
+func testExpiredState(t *testing.T, transport string) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := inputServer(t, &mcp.ServerOptions{RequestState: &mcp.RequestStateOptions{TTL: time.Minute}})
-		p := newStatelessPeer(t, srv, "inprocess")
+		p := newStatelessPeer(t, srv, transport)
 		_, st := inputRequired(t, p.call("tools/call", greetParams))
 		answered := retry(greetParams, `{"user_name":`+aliceAnswer+`}`, st)
 		hello := canon(t, `{"resultType":"complete",`+serverInfoMeta+`,"content":[{"type":"text","text":"Hello, Alice!"}]}`)
@@ -53,17 +59,23 @@ func TestInput_expiredState(t *testing.T) {
 // sealed under the new key, and that another instance given the keys
 // opens the states of the first.
 func TestInput_keyRotation(t *testing.T) {
+	for _, transport := range []string{"stdio", "inprocess"} {
+		t.Run(transport, func(t *testing.T) { testKeyRotation(t, transport) })
+	}
+}
+
+func testKeyRotation(t *testing.T, transport string) {
 	synctest.Test(t, func(t *testing.T) {
 		k1, k2 := stateKey(1, 0x11), stateKey(2, 0x22)
 		srv := inputServer(t, &mcp.ServerOptions{RequestState: &mcp.RequestStateOptions{
 			Keys: []mcp.RequestStateKey{k1}, TTL: 10 * time.Minute, Overlap: time.Minute}})
-		p := newStatelessPeer(t, srv, "inprocess")
+		p := newStatelessPeer(t, srv, transport)
 		// A second instance that holds the new key, and the old one after it.
 		peer := newStatelessPeer(t, inputServer(t, &mcp.ServerOptions{RequestState: &mcp.RequestStateOptions{
-			Keys: []mcp.RequestStateKey{k2, {ID: k1.ID, Secret: k1.Secret, Until: time.Now().Add(time.Minute)}}}}), "inprocess")
+			Keys: []mcp.RequestStateKey{k2, {ID: k1.ID, Secret: k1.Secret, Until: time.Now().Add(time.Minute)}}}}), transport)
 		// A third that holds only the new key.
 		onlyNew := newStatelessPeer(t, inputServer(t, &mcp.ServerOptions{RequestState: &mcp.RequestStateOptions{
-			Keys: []mcp.RequestStateKey{k2}}}), "inprocess")
+			Keys: []mcp.RequestStateKey{k2}}}), transport)
 		hello := canon(t, `{"resultType":"complete",`+serverInfoMeta+`,"content":[{"type":"text","text":"Hello, Alice!"}]}`)
 		answer := func(st string) string { return retry(greetParams, `{"user_name":`+aliceAnswer+`}`, st) }
 		unknown := refusedState(t, "unknownKey", "was not issued by this server or its key has been retired")
