@@ -19,7 +19,7 @@ func ExampleServerRequest_Elicit() {
 	err := srv.AddTool(&mcp.Tool{Name: "greet", Description: "Greets the user by name"},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			r, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "What is your name?",
-				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}})
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)})
 			if err != nil {
 				return nil, err // ErrInputRequired: the client is asked
 			}
@@ -59,6 +59,6 @@ func ExampleServerRequest_Elicit() {
 	}
 	fmt.Println(done.Content[0].(*mcp.TextContent).Text)
 	// Output:
-	// input_required {"method":"elicitation/create","params":{"message":"What is your name?","requestedSchema":{"properties":{"name":{"type":"string"}},"type":"object"}}}
+	// input_required {"method":"elicitation/create","params":{"message":"What is your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}
 	// Hello, Ada!
 }
