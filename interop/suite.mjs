@@ -272,7 +272,7 @@ export function suite({ open, http = false }) {
   test('prompts, a missing argument, completion', TIMEOUT, async (t) => {
     const { client } = await connect(t);
     const { prompts } = await client.listPrompts();
-    assert.deepEqual(prompts.map((p) => p.name), ['test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_simple_prompt']);
+    assert.deepEqual(prompts.map((p) => p.name), ['test_input_required_result_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_simple_prompt']);
     for (const p of prompts) assert.ok(p.description, p.name);
 
     let res = await client.getPrompt({ name: 'test_simple_prompt' });

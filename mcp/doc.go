@@ -62,10 +62,8 @@
 // [MetaClientCapabilities]), and whose Log sends only at or above the
 // request's [MetaLogLevel] (without it, nothing). That session serves
 // the one request: it is not in Sessions, sends no request to the
-// client (CreateMessage, Elicit and ListRoots fail with an error
-// wrapping ErrNotSupported; returned by the handler, one for a
-// capability the request did not declare is -32021 naming it in
-// requiredCapabilities), and its Close closes the connection.
+// client (its questions become input requests, below), and its Close
+// closes the connection.
 //
 // server/discover answers [DiscoverResult]. A _meta lacking the version
 // or the client capabilities is -32602; a version the server does not
@@ -84,8 +82,8 @@
 // asks for, each tagged with the request's id ([MetaSubscriptionID])
 // after an acknowledgement of what the server honours; it ends
 // unanswered when the client cancels it, and answered when the server's
-// connection stops (listen.go). Not yet served under 2026-07-28: input
-// requests (input_required), the tasks extension.
+// connection stops (listen.go). Not yet served under 2026-07-28: the
+// tasks extension.
 //
 // # Caching
 //
@@ -105,6 +103,51 @@
 // carrying requestState or inputResponses, are never kept. Adding or
 // removing a tool, prompt, resource or template drops the cached pages
 // of its list (and, for resources and templates, the cached reads).
+//
+// # Multi-round-trip requests (2026-07-28)
+//
+// A handler asks its client with one call in every version: a request's
+// Elicit, Sample, Roots or Inputs (several questions at once), or the
+// ServerSession methods behind them. Under the versions with initialize
+// each is a request to the client, answered while the handler waits.
+// Under 2026-07-28, on tools/call, prompts/get and resources/read, a
+// question without an answer makes the call fail with
+// [ErrInputRequired]; the handler returns it, and the request is
+// answered with resultType "input_required", the questions in
+// inputRequests (keyed by Input.Key, or "input-1", "input-2"… in the
+// order asked) and a requestState. The client retries the request with
+// the answers in inputResponses and the requestState; the handler runs
+// again from the start, and this time the same calls return the answers.
+// A handler may need several rounds: each requestState carries the
+// answers of the rounds before, and the handler's own state
+// (ServerRequest.SetState, read back with State). A retry without
+// requestState is served with the answers it carries alone (the client
+// answers for itself; what it cannot forge is what the state carries). A
+// handler asks from one goroutine at a time.
+//
+// The handler is therefore re-run, once per round: it must do the same
+// up to its questions (ask the same things in the same order) and defer
+// what must happen once (a payment, a write) until it has every answer.
+// An answer of the client is used only for the question asked under its
+// key; other members of inputResponses are ignored, and one the round
+// lacks is asked again. inputResponses that are not an object of
+// objects, or an answer that is not a valid result of its question's
+// method, are -32602. On other methods (completion/complete, custom
+// ones) a question fails with an error wrapping ErrNotSupported, as a
+// question needing a capability the request's _meta did not declare
+// does; returned by the handler, the latter is -32021 naming it in
+// requiredCapabilities.
+//
+// requestState is sealed (encrypted and authenticated) under the
+// server's keys ([RequestStateOptions]: key rotation with an overlap, a
+// lifetime, a bound on its size), bound to the method, the params other
+// than _meta, inputResponses and requestState, and the authenticated
+// principal of the request's context. One that was altered, expired,
+// sealed under a key the server does not accept, or presented with
+// another request or principal is -32602 with data {"field":
+// "requestState", "reason": …}; the client starts the request over. A
+// state opens as often as it is presented until it expires: what must
+// happen at most once needs a record of its own on the server.
 //
 // # Tools
 //
@@ -145,8 +188,9 @@
 // at or above the session's level (logging/setLevel, else
 // ServerOptions.LogLevel). Handlers that are not inline run on the
 // connection's pool and may call the client — ServerSession.CreateMessage
-// (sampling), Elicit, ListRoots and Ping; a call abandoned by its context
-// is cancelled at the client.
+// (sampling), Elicit, ListRoots and Ping (under 2026-07-28, see
+// Multi-round-trip requests); a call abandoned by its context is
+// cancelled at the client.
 //
 // Elicit asks in form mode, or in URL mode (2025-11-25), where the client
 // opens a URL and the interaction happens out of band, its end told with

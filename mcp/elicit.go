@@ -96,7 +96,21 @@ func checkElicitParams(p *ElicitParams) error {
 // is 2025-11-25's, elicitation itself 2025-06-18's), and with one
 // wrapping ErrInvalidElicitation for params that break the mode's rules;
 // nothing is sent then.
+//
+// Under 2026-07-28 it asks through the request ss serves (see
+// ServerRequest.Elicit), and fails with ErrInputRequired until the
+// client has answered.
 func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
+	p, err := ss.elicitParams(p)
+	if err != nil {
+		return nil, err
+	}
+	return callFor[ElicitResult](ctx, ss, "elicitation/create", p)
+}
+
+// elicitParams checks p against the client's capabilities and the
+// session's version and returns it as that version defines it.
+func (ss *ServerSession) elicitParams(p *ElicitParams) (*ElicitParams, error) {
 	cc := ss.ClientCapabilities()
 	if cc == nil || cc.Elicitation == nil {
 		need := &ElicitationCapability{}
@@ -124,12 +138,7 @@ func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitRe
 		return nil, ss.lacks(&ClientCapabilities{Elicitation: &ElicitationCapability{Form: map[string]any{}}},
 			fmt.Errorf("%w: the client did not declare form mode elicitation (elicitation.form)", ErrNotSupported))
 	}
-	p = p.at(ss.vlevel)
-	var r ElicitResult
-	if err := ss.call(ctx, "elicitation/create", p, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return p.at(ss.vlevel), nil
 }
 
 // at returns p as level l (2025-06-18 or later) defines it: a form

@@ -38,6 +38,9 @@ const (
 	// cacheable: under a stateless version, its result carries ttlMs and
 	// cacheScope.
 	cacheable
+	// inputs: under a stateless version, it may answer input_required
+	// (multi-round-trip requests: see inputRound).
+	inputs
 )
 
 // methodFunc serves one MCP method with its params decoded.
@@ -77,9 +80,9 @@ func withRequest[P any](g gate, f requestFunc[P]) router.Handler {
 		c.r.Params = &c.p
 		c.r.init(ss, req)
 		if ss.cachesResult(g, req) {
-			return ss.cachedResult(ctx, g, req, func() (any, error) { return f(ctx, &c.r) })
+			return ss.cachedResult(ctx, g, req, func() (any, error) { return c.run(ctx, g, ss, req, f) })
 		}
-		res, err := f(ctx, &c.r)
+		res, err := c.run(ctx, g, ss, req, f)
 		return ss.result(g, req.Method, res, err)
 	})
 }
@@ -88,6 +91,21 @@ func withRequest[P any](g gate, f requestFunc[P]) router.Handler {
 type requestWith[P any] struct {
 	r ServerRequest[*P]
 	p P
+}
+
+// run runs f on the request: under a stateless version, for a method
+// whose handler may ask the client (inputs), within a round of
+// multi-round-trip requests that the request's requestState and
+// inputResponses open, and whose questions finish it.
+func (c *requestWith[P]) run(ctx context.Context, g gate, ss *ServerSession, req *router.Request, f requestFunc[P]) (any, error) {
+	if g&inputs == 0 || !ss.stateless() {
+		return f(ctx, &c.r)
+	}
+	if err := ss.round.open(ctx, ss.srv, req); err != nil {
+		return nil, err
+	}
+	res, err := f(ctx, &c.r)
+	return ss.round.finish(res, err)
 }
 
 // prepare finds the handler's session, applies the gate and decodes
@@ -152,7 +170,7 @@ func (ss *ServerSession) result(g gate, method string, res any, err error) (any,
 		return res, err
 	}
 	r := &statelessResult{v: res, info: ss.srv.info}
-	if g&cacheable != 0 {
+	if _, more := res.(*inputRequired); g&cacheable != 0 && !more { // not a result a client keeps
 		r.hint = ss.srv.hints.of(method)
 		if h, ok := res.(*hinted); ok {
 			r.v, r.hint = h.v, h.hint
@@ -208,14 +226,14 @@ func (s *Server) registerProtocol() {
 	s.register("logging/setLevel", method(afterInit, setLevel), true)
 
 	s.register("tools/list", method(afterInit|stateless|cacheable, s.listTools), false)
-	s.register("tools/call", withRequest(afterInit|stateless, s.callTool), false)
+	s.register("tools/call", withRequest(afterInit|stateless|inputs, s.callTool), false)
 	s.register("resources/list", method(afterInit|stateless|cacheable, s.listResources), false)
 	s.register("resources/templates/list", method(afterInit|stateless|cacheable, s.listTemplates), false)
-	s.register("resources/read", withRequest(afterInit|stateless|cacheable, s.readResource), false)
+	s.register("resources/read", withRequest(afterInit|stateless|cacheable|inputs, s.readResource), false)
 	s.register("resources/subscribe", withRequest(afterInit, s.subscribe), false)
 	s.register("resources/unsubscribe", withRequest(afterInit, s.unsubscribe), false)
 	s.register("prompts/list", method(afterInit|stateless|cacheable, s.listPrompts), false)
-	s.register("prompts/get", withRequest(afterInit|stateless, s.getPrompt), false)
+	s.register("prompts/get", withRequest(afterInit|stateless|inputs, s.getPrompt), false)
 	s.register("completion/complete", withRequest(afterInit|stateless, s.complete), false)
 	s.register("tasks/get", method(afterInit, s.getTask), false)
 	s.register("tasks/result", method(afterInit, s.taskResult), false)

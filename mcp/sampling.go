@@ -15,7 +15,21 @@ import (
 // the request sent, as for every message to the client: _meta of
 // messages and content blocks before 2025-11-25 and 2025-06-18, audio
 // before 2025-03-26 (a text block stands for it).
+//
+// Under 2026-07-28 it asks through the request ss serves (see
+// ServerRequest.Sample), and fails with ErrInputRequired until the
+// client has answered.
 func (ss *ServerSession) CreateMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
+	p, err := ss.sampleParams(p)
+	if err != nil {
+		return nil, err
+	}
+	return callFor[CreateMessageResult](ctx, ss, "sampling/createMessage", p)
+}
+
+// sampleParams checks p against the client's capabilities and the
+// session's version and returns it as that version defines it.
+func (ss *ServerSession) sampleParams(p *CreateMessageParams) (*CreateMessageParams, error) {
 	cc := ss.ClientCapabilities()
 	if cc == nil || cc.Sampling == nil {
 		return nil, ss.lacks(&ClientCapabilities{Sampling: &SamplingCapability{}}, ErrNotSupported)
@@ -29,15 +43,7 @@ func (ss *ServerSession) CreateMessage(ctx context.Context, p *CreateMessagePara
 				fmt.Errorf("%w: the client did not declare tool use in sampling (sampling.tools)", ErrNotSupported))
 		}
 	}
-	p, err := p.at(ss.vlevel)
-	if err != nil {
-		return nil, err
-	}
-	var r CreateMessageResult
-	if err := ss.call(ctx, "sampling/createMessage", p, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return p.at(ss.vlevel)
 }
 
 // at returns p as level l defines it: p itself when nothing changes, else

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpwire/mcpwire/cache"
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/sealed"
 	"github.com/mcpwire/mcpwire/internal/session"
 	"github.com/mcpwire/mcpwire/router"
 )
@@ -70,6 +71,12 @@ type ServerOptions struct {
 	// methods too (router.MethodOptions.Cache), but not another Server:
 	// entries are keyed by method name and params alone.
 	ResponseCache *cache.Cache
+	// RequestState configures the sealing of the requestState of
+	// multi-round-trip requests (2026-07-28): keys, rotation overlap,
+	// lifetime and size. Nil: a key drawn at random, the default lifetime
+	// and bound. NewServer panics if it is invalid (see
+	// RequestStateOptions.Validate).
+	RequestState *RequestStateOptions
 	// Conn is the base of every session's connection options (pool,
 	// limits, timeouts, logger, parent context, close callback); nil: the
 	// conn defaults. The server sets the router, the cancellation policy
@@ -97,6 +104,7 @@ type Server struct {
 	log    *slog.Logger
 	router *router.Router
 	tasks  *TaskOptions // nil: no tasks
+	states *sealed.Ring // seals requestState
 	// protocol holds the names of the methods the server itself serves;
 	// written by NewServer only.
 	protocol map[string]struct{}
@@ -116,7 +124,8 @@ type Server struct {
 }
 
 // NewServer returns a server that introduces itself as impl (nil: a
-// nameless one) and serves nothing until features are added.
+// nameless one) and serves nothing until features are added. It panics
+// if opts.RequestState is invalid (RequestStateOptions.Validate).
 func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	s := &Server{
 		router:   router.New(),
@@ -143,6 +152,10 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	if !s.opts.LogLevel.Valid() {
 		s.opts.LogLevel = LevelInfo
+	}
+	var err error
+	if s.states, err = s.opts.RequestState.ring(); err != nil {
+		panic("mcp: ServerOptions.RequestState: " + err.Error())
 	}
 	if s.opts.Tasks != nil {
 		s.tasks = s.opts.Tasks.withDefaults()

@@ -67,6 +67,9 @@ type ServerSession struct {
 	// stateless version came on, and this session serves that request
 	// alone (see statelessSession).
 	home *ServerSession
+	// round, set with home, is the run of that request's handler; on
+	// when its method may answer input_required (see inputRound).
+	round *inputRound
 }
 
 // SessionTransport is the hook of a transport that serves a session
@@ -201,7 +204,7 @@ func (ss *ServerSession) call(ctx context.Context, method string, params, result
 		return ErrNotConnected
 	}
 	if ss.stateless() {
-		return errStatelessCall
+		return ss.ask(method, params, result)
 	}
 	if ss.tasks != nil && method != "ping" {
 		if tc := taskOf(ctx, ss); tc != nil {
@@ -221,6 +224,20 @@ func (ss *ServerSession) call(ctx context.Context, method string, params, result
 	return codec.UnmarshalExact(raw, result)
 }
 
+// ask is call under a stateless version: the request to the client
+// becomes an input request of the request ss serves, if its method may
+// answer input_required.
+func (ss *ServerSession) ask(method string, params, result any) error {
+	if ss.round == nil || !ss.round.on || methodCode(method) == 0 {
+		return errStatelessCall
+	}
+	ok, err := ss.round.ask("", method, params, result)
+	if err == nil && !ok {
+		err = ErrInputRequired
+	}
+	return err
+}
+
 // notify sends a notification to the client.
 func (ss *ServerSession) notify(ctx context.Context, method string, params any) error {
 	c := ss.c.Load()
@@ -236,16 +253,33 @@ func (ss *ServerSession) Ping(ctx context.Context) error {
 }
 
 // ListRoots asks the client for its roots (roots/list). It fails with
-// ErrNotSupported when the client did not declare roots.
+// ErrNotSupported when the client did not declare roots. Under
+// 2026-07-28 it asks through the request ss serves (see
+// ServerRequest.Roots), and fails with ErrInputRequired until the client
+// has answered.
 func (ss *ServerSession) ListRoots(ctx context.Context) (*ListRootsResult, error) {
-	if cc := ss.ClientCapabilities(); cc == nil || cc.Roots == nil {
-		return nil, ss.lacks(&ClientCapabilities{Roots: &RootsCapability{}}, ErrNotSupported)
+	if err := ss.rootsAllowed(); err != nil {
+		return nil, err
 	}
-	var r ListRootsResult
-	if err := ss.call(ctx, "roots/list", nil, &r); err != nil {
+	return callFor[ListRootsResult](ctx, ss, "roots/list", nil)
+}
+
+// callFor is ss.call decoding the result into a new R.
+func callFor[R any](ctx context.Context, ss *ServerSession, method string, params any) (*R, error) {
+	var r R
+	if err := ss.call(ctx, method, params, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
+}
+
+// rootsAllowed returns the error of roots/list when the client did not
+// declare roots, or nil.
+func (ss *ServerSession) rootsAllowed() error {
+	if cc := ss.ClientCapabilities(); cc == nil || cc.Roots == nil {
+		return ss.lacks(&ClientCapabilities{Roots: &RootsCapability{}}, ErrNotSupported)
+	}
+	return nil
 }
 
 // ErrInvalidLevel is returned by Log for a level that is not one of the

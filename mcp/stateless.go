@@ -89,10 +89,10 @@ var (
 		" under protocol version " + Version20260728 + " ({} declares none)")
 	errBadMeta = invalidParams("Invalid params: _meta must be an object")
 	// errStatelessCall is what a request to the client fails with from a
-	// handler of a stateless request: the version has no server-to-client
-	// requests.
-	errStatelessCall = fmt.Errorf("%w: a request of protocol version %s cannot send requests to the client "+
-		"(multi round-trip input requests are not supported yet)", ErrNotSupported, Version20260728)
+	// handler of a stateless request that cannot answer input_required:
+	// the version has no server-to-client requests.
+	errStatelessCall = fmt.Errorf("%w: under protocol version %s the server asks the client only through "+
+		"the input requests of tools/call, prompts/get and resources/read", ErrNotSupported, Version20260728)
 )
 
 // statelessSession returns the session that serves a request of home's
@@ -141,8 +141,10 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 	case len(mm.Caps) == 0 || string(mm.Caps) == "null":
 		return nil, errNoCaps
 	}
-	rs := &ServerSession{srv: s, home: home, done: home.done, transport: home.transport,
-		version: version, vlevel: levelOf(version)}
+	a := new(statelessAlloc) // the session and its round: one allocation
+	rs := &a.ss
+	*rs = ServerSession{srv: s, home: home, done: home.done, transport: home.transport,
+		version: version, vlevel: levelOf(version), round: &a.round}
 	if codec.KindOf(mm.Caps) != codec.ValueObject ||
 		(string(mm.Caps) != "{}" && codec.UnmarshalExact(mm.Caps, &rs.clientCaps) != nil) {
 		return nil, invalidParams("Invalid params: " + MetaClientCapabilities + " must be a ClientCapabilities object")

@@ -228,9 +228,6 @@ func TestStateless_requests(t *testing.T) {
 			`{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"elicitation":{"url":{}}}}}`},
 		{"missing capability: roots", "tools/call", `{"name":"roots","_meta":` + meta + `}`,
 			`{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"roots":{}}}}`},
-		{"capability declared, no input requests yet", "tools/call", `{"name":"sample","_meta":` + modernMeta(`{"sampling":{}}`) + `}`,
-			`{"resultType":"complete",` + serverInfoMeta + `,"isError":true,"content":[{"type":"text","text":"mcp: the client does not support this request: ` +
-				`a request of protocol version 2026-07-28 cannot send requests to the client (multi round-trip input requests are not supported yet)"}]}`},
 		{"unknown tool", "tools/call", `{"name":"nope","_meta":` + meta + `}`,
 			`{"code":-32602,"message":"Unknown tool: nope","data":{"name":"nope","available":["elicit_url","log","roots","sample","whoami"]}}`},
 		{"resources/list", "resources/list", `{"_meta":` + meta + `}`,

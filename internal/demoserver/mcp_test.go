@@ -210,7 +210,12 @@ var fixtureTools = []string{
 	"add", "add_dynamic_tool", "echo", "json_schema_2020_12_tool", "ping_client",
 	"test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
 	"test_elicitation_sep1330_enums", "test_elicitation_url", "test_embedded_resource",
-	"test_error_handling", "test_image_content", "test_multiple_content_types", "test_reconnection",
+	"test_error_handling", "test_image_content",
+	"test_input_required_result_capabilities", "test_input_required_result_elicitation",
+	"test_input_required_result_list_roots", "test_input_required_result_multi_round",
+	"test_input_required_result_multiple_inputs", "test_input_required_result_request_state",
+	"test_input_required_result_sampling", "test_input_required_result_tampered_state",
+	"test_multiple_content_types", "test_reconnection",
 	"test_sampling", "test_simple_text", "test_tool_with_logging", "test_tool_with_progress",
 	"test_url_elicitation_required",
 }
@@ -710,7 +715,7 @@ func TestMCP_promptsAndCompletion(t *testing.T) {
 				}
 				names = append(names, p.Name)
 			}
-			if want := []string{"test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_simple_prompt"}; !slices.Equal(names, want) {
+			if want := []string{"test_input_required_result_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_simple_prompt"}; !slices.Equal(names, want) {
 				t.Fatalf("prompts %q", names)
 			}
 			get := func(name string, args map[string]string) []*mcp.PromptMessage {

@@ -100,6 +100,7 @@ func newDemo(o demoOptions) (*demo, error) {
 		d.addTools(),
 		d.addResources(),
 		addPrompts(d.srv),
+		addInputTools(d.srv),
 	)
 	if err != nil {
 		return nil, err
