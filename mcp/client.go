@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -14,9 +15,17 @@ import (
 // ClientOptions configure a Client. A nil *ClientOptions gives the
 // defaults; NewClient copies the value.
 type ClientOptions struct {
-	// ProtocolVersion is the version asked for at initialize (default
-	// LatestVersion). The session accepts any version of
-	// SupportedVersions the server answers with.
+	// ProtocolVersion is the version the session speaks (default
+	// LatestVersion). One of SupportedVersions is asked for at
+	// initialize, and the session accepts any of them the server
+	// answers with. A stateless one (Version20260728) has no initialize:
+	// the session asks server/discover, and each request carries the
+	// version, Capabilities and the client's identity in _meta; a server
+	// that answers server/discover with an error other than those of
+	// the stateless versions (-32020, -32021, -32022) is an older one,
+	// and the session falls back to initialize (with the version a
+	// -32022 lists, else LatestVersion). A -32022 that lists another
+	// stateless version is followed once.
 	ProtocolVersion string
 	// Capabilities are declared on top of what the handlers below imply
 	// (sampling, elicitation, roots).
@@ -321,10 +330,25 @@ var ErrUnsupportedVersion = errors.New("mcp: the server answered with an unsuppo
 
 func (s *ClientSession) handshake(ctx context.Context) error {
 	c := s.client
+	version := c.opts.ProtocolVersion
+	if IsStatelessVersion(version) {
+		fallback, legacy, err := s.discover(ctx, version)
+		if err == nil && !fallback {
+			if s.hs != nil {
+				s.hs.Negotiated(s.init.ProtocolVersion)
+			}
+			return s.opened()
+		}
+		if err != nil {
+			s.c.Close()
+			return err
+		}
+		version = cmp.Or(legacy, LatestVersion)
+	}
 	caps := c.caps
 	var res InitializeResult
 	err := s.call(ctx, "initialize", &InitializeParams{
-		ProtocolVersion: c.opts.ProtocolVersion,
+		ProtocolVersion: version,
 		Capabilities:    &caps,
 		ClientInfo:      &c.impl,
 	}, &res)
@@ -349,8 +373,13 @@ func (s *ClientSession) handshake(ctx context.Context) error {
 		s.c.Close()
 		return err
 	}
-	if c.opts.KeepAlive.Interval > 0 {
-		go keepAlive(c.opts.KeepAlive, s.c.Done(), s)
+	return s.opened()
+}
+
+// opened starts what runs beside an opened session: its keep-alive pings.
+func (s *ClientSession) opened() error {
+	if k := s.client.opts.KeepAlive; k.Interval > 0 {
+		go keepAlive(k, s.c.Done(), s)
 	}
 	return nil
 }

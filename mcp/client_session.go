@@ -19,6 +19,10 @@ type ClientSession struct {
 	c      *conn.Conn
 	hs     ClientTransport  // the transport's, or nil
 	init   InitializeResult // set by the handshake, read-only afterwards
+	// modern, under a stateless version, holds the members every
+	// request's _meta carries (see callModern); nil under the others.
+	// Set by the handshake, read-only afterwards.
+	modern []byte
 
 	elicits pendingElicitations // URL mode elicitations not yet complete
 	outputs toolOutputs         // output schemas of the listed tools
@@ -73,18 +77,44 @@ func (s *ClientSession) keepAliveFailed(missed int, last error) {
 // abandoned by ctx is cancelled at the server with
 // notifications/cancelled.
 func (s *ClientSession) call(ctx context.Context, method string, params, result any) error {
+	if s.modern != nil {
+		return s.callModern(ctx, method, params, result)
+	}
 	raw, err := s.c.CallRaw(ctx, method, params)
 	if err != nil {
-		var ce *conn.CanceledCallError // its address escapes: only on failure
-		if errors.As(err, &ce) {
-			_ = s.c.Notify(context.WithoutCancel(ctx), "notifications/cancelled",
-				&CancelledParams{RequestID: json.RawMessage(ce.ID), Reason: ce.Err.Error()})
-		}
-		for _, id := range s.elicits.expectAll(err) {
-			s.client.elicitationComplete(ctx, s, id)
-		}
-		return err
+		return s.callFailed(ctx, err)
 	}
+	return s.decode(raw, result)
+}
+
+// callFailed returns err, the failure of a call, once the server has been
+// told of a call abandoned by ctx (notifications/cancelled) and the URL
+// mode elicitations a -32042 error names are known.
+func (s *ClientSession) callFailed(ctx context.Context, err error) error {
+	var ce *conn.CanceledCallError // its address escapes: only on failure
+	if errors.As(err, &ce) {
+		_ = s.c.Notify(context.WithoutCancel(ctx), "notifications/cancelled",
+			&CancelledParams{RequestID: json.RawMessage(ce.ID), Reason: ce.Err.Error()})
+	}
+	for _, id := range s.elicits.expectAll(err) {
+		s.client.elicitationComplete(ctx, s, id)
+	}
+	return err
+}
+
+// ended reports whether the session's connection has ended.
+func (s *ClientSession) ended() bool {
+	select {
+	case <-s.c.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// decode decodes a call's raw result (the call's own copy) into result,
+// case-sensitively; a nil result discards it.
+func (s *ClientSession) decode(raw codec.Raw, result any) error {
 	if result == nil {
 		return nil
 	}
@@ -113,6 +143,9 @@ func (s *ClientSession) ListTools(ctx context.Context, p *ListToolsParams) (*Lis
 	var r ListToolsResult
 	if err := s.call(ctx, "tools/list", p, &r); err != nil {
 		return nil, err
+	}
+	if s.modern != nil {
+		r.Tools = s.checkParamHeaders(r.Tools)
 	}
 	s.outputs.listed(gen, p.Cursor == "", r.Tools)
 	return &r, nil
