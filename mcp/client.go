@@ -70,7 +70,8 @@ type ClientOptions struct {
 	// ToolListChangedHandler, ResourceListChangedHandler and
 	// PromptListChangedHandler receive the server's list_changed
 	// notifications. (The session forgets the output schemas of the
-	// tools it listed on notifications/tools/list_changed, with or
+	// tools it listed on notifications/tools/list_changed, and the list
+	// results it keeps under a stateless version on each, with or
 	// without a handler.)
 	ToolListChangedHandler     func(ctx context.Context, s *ClientSession)
 	ResourceListChangedHandler func(ctx context.Context, s *ClientSession)
@@ -234,15 +235,22 @@ func (c *Client) registerHandlers() {
 			}), true)
 		}
 	}
-	toolsChanged := o.ToolListChangedHandler
-	note("notifications/tools/list_changed", func(ctx context.Context, s *ClientSession) {
-		s.outputs.changed()
-		if toolsChanged != nil {
-			toolsChanged(ctx, s)
-		}
-	})
-	note("notifications/resources/list_changed", o.ResourceListChangedHandler)
-	note("notifications/prompts/list_changed", o.PromptListChangedHandler)
+	// A list_changed makes the session's cached results of the list
+	// stale, with or without a handler.
+	listChanged := func(name string, f func(ctx context.Context, s *ClientSession)) {
+		note(name, func(ctx context.Context, s *ClientSession) {
+			s.lists.changed(name)
+			if name == "notifications/tools/list_changed" {
+				s.outputs.changed()
+			}
+			if f != nil {
+				f(ctx, s)
+			}
+		})
+	}
+	listChanged("notifications/tools/list_changed", o.ToolListChangedHandler)
+	listChanged("notifications/resources/list_changed", o.ResourceListChangedHandler)
+	listChanged("notifications/prompts/list_changed", o.PromptListChangedHandler)
 	if h := o.LoggingMessageHandler; h != nil {
 		c.handle("notifications/message", clientMethod(func(ctx context.Context, s *ClientSession, p *LoggingMessageParams) (any, error) {
 			h(ctx, s, p)

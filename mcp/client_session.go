@@ -26,6 +26,7 @@ type ClientSession struct {
 
 	elicits pendingElicitations // URL mode elicitations not yet complete
 	outputs toolOutputs         // output schemas of the listed tools
+	lists   listCache           // fresh list results (stateless versions)
 	// failure, if set before the connection is closed, is what Wait
 	// returns (ErrPingTimeout).
 	failure atomic.Pointer[error]
@@ -137,6 +138,12 @@ func (s *ClientSession) Ping(ctx context.Context) error { return s.call(ctx, "pi
 // session keeps the output schemas listed, to check the results of
 // CallTool and CallToolWith: a page without a cursor replaces those kept,
 // a page with one adds to them.
+//
+// Under a stateless version (Version20260728), a tool whose x-mcp-header
+// annotations break the specification's rules (ToolParamHeaders) is left
+// out, with a warning logged, and a page the server marked fresh
+// (ttlMs) is answered from the session's cache until it is stale or the
+// server sends notifications/tools/list_changed; so are the other lists.
 func (s *ClientSession) ListTools(ctx context.Context, p *ListToolsParams) (*ListToolsResult, error) {
 	p = orEmpty(p)
 	gen := s.outputs.generation()

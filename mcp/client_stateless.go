@@ -129,11 +129,20 @@ var ErrTooManyInputRounds = errors.New("mcp: the server kept asking for input: t
 // client's handlers (sampling, elicitation, roots), and the request sent
 // again, with a new id, its inputResponses and the server's requestState
 // unchanged, until the server answers otherwise (at most maxInputRounds
-// times). A result without resultType is complete.
+// times). A result without resultType is complete. List requests are
+// answered from the session's listCache while their result is fresh.
 func (s *ClientSession) callModern(ctx context.Context, method string, params, result any) error {
 	p, err := encodeParams(params)
 	if err != nil {
 		return err
+	}
+	key := cacheKey(method, p)
+	var gen uint64
+	if key != "" {
+		var hit []byte
+		if hit, gen = s.lists.get(key); hit != nil {
+			return s.decode(hit, result)
+		}
 	}
 	if p, err = withMeta(p, s.modern); err != nil {
 		return err
@@ -145,6 +154,9 @@ func (s *ClientSession) callModern(ctx context.Context, method string, params, r
 		}
 		rt, _ := member(raw, "resultType")
 		if string(rt) != `"input_required"` {
+			if key != "" && round == 0 {
+				s.lists.put(key, gen, raw)
+			}
 			return s.decode(raw, result)
 		}
 		if round == maxInputRounds {

@@ -50,6 +50,13 @@ func TestClient_statelessSessionWithTheServer(t *testing.T) {
 // fakeServer serves r on the other end of a pipe from a client session.
 func fakeServer(t *testing.T, r *router.Router, c *mcp.Client) (*mcp.ClientSession, error) {
 	t.Helper()
+	cs, _, err := fakeServerConn(t, r, c)
+	return cs, err
+}
+
+// fakeServerConn is fakeServer that also returns the server's end.
+func fakeServerConn(t *testing.T, r *router.Router, c *mcp.Client) (*mcp.ClientSession, *conn.Conn, error) {
+	t.Helper()
 	a, b := conn.Pipe()
 	sc := conn.NewStream(conn.NewMessageStream(a, nil), &conn.Options{Router: r, ExposeErrors: true})
 	t.Cleanup(func() { sc.Close() })
@@ -57,7 +64,7 @@ func fakeServer(t *testing.T, r *router.Router, c *mcp.Client) (*mcp.ClientSessi
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
 	}
-	return cs, err
+	return cs, sc, err
 }
 
 func handle(r *router.Router, method string, f func(params []byte) (any, error)) {
@@ -252,5 +259,66 @@ func TestClient_inputRequiredBounds(t *testing.T) {
 	}
 	if _, err := cs.CallTool(ctx10(t), "t", nil); !errors.Is(err, mcp.ErrInputNotServed) {
 		t.Errorf("CallTool without a roots handler: %v, want ErrInputNotServed", err)
+	}
+}
+
+// List results are kept while their ttlMs says they are fresh, per
+// method and params, and dropped on the list's list_changed; a ttlMs of
+// 0 (or none) keeps nothing.
+func TestClient_cachesFreshListResults(t *testing.T) {
+	r := router.New()
+	handle(r, "server/discover", func([]byte) (any, error) {
+		return map[string]any{"supportedVersions": []string{mcp.Version20260728}, "capabilities": map[string]any{}}, nil
+	})
+	var mu sync.Mutex
+	calls := map[string]int{}
+	count := func(m string) int { mu.Lock(); defer mu.Unlock(); return calls[m] }
+	handle(r, "tools/list", func([]byte) (any, error) {
+		mu.Lock()
+		calls["tools/list"]++
+		mu.Unlock()
+		return codec.Raw(`{"resultType":"complete","ttlMs":60000,"cacheScope":"public","tools":[{"name":"t","inputSchema":{"type":"object"}}]}`), nil
+	})
+	handle(r, "prompts/list", func([]byte) (any, error) {
+		mu.Lock()
+		calls["prompts/list"]++
+		mu.Unlock()
+		return codec.Raw(`{"resultType":"complete","ttlMs":0,"prompts":[]}`), nil
+	})
+	changed := make(chan struct{}, 1)
+	cs, sc, err := fakeServerConn(t, r, mcp.NewClient(nil, stateless(mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} },
+	})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctx10(t)
+	for range 3 {
+		l, err := cs.ListTools(ctx, nil)
+		if err != nil || len(l.Tools) != 1 || l.Tools[0].Name != "t" {
+			t.Fatalf("ListTools: %v %+v", err, l)
+		}
+		l.Tools[0].Name = "changed by the caller"
+	}
+	if n := count("tools/list"); n != 1 {
+		t.Errorf("three ListTools within ttlMs sent %d tools/list, want 1", n)
+	}
+	if _, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: "2"}); err != nil || count("tools/list") != 2 {
+		t.Errorf("another page: %v, %d tools/list, want 2", err, count("tools/list"))
+	}
+	if err := sc.Notify(ctx, "notifications/tools/list_changed", nil); err != nil {
+		t.Fatal(err)
+	}
+	<-changed
+	if _, err := cs.ListTools(ctx, nil); err != nil || count("tools/list") != 3 {
+		t.Errorf("after list_changed: %v, %d tools/list, want 3", err, count("tools/list"))
+	}
+	for range 2 {
+		if _, err := cs.ListPrompts(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count("prompts/list"); n != 2 {
+		t.Errorf("ttlMs 0: %d prompts/list for 2 ListPrompts", n)
 	}
 }
