@@ -108,6 +108,7 @@ type Client struct {
 	caps   ClientCapabilities
 	router *router.Router
 	log    *slog.Logger // ClientOptions.Conn's, else discard
+	sendingChain
 }
 
 // NewClient returns a client that introduces itself as impl.

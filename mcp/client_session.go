@@ -78,6 +78,14 @@ func (s *ClientSession) keepAliveFailed(missed int, last error) {
 // abandoned by ctx is cancelled at the server with
 // notifications/cancelled.
 func (s *ClientSession) call(ctx context.Context, method string, params, result any) error {
+	if h := s.client.sending.Load(); h != nil {
+		return s.callVia(ctx, *h, method, params, result)
+	}
+	return s.send(ctx, method, params, result)
+}
+
+// send is call without the client's sending middleware.
+func (s *ClientSession) send(ctx context.Context, method string, params, result any) error {
 	if s.modern != nil {
 		return s.callModern(ctx, method, params, result)
 	}
