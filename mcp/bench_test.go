@@ -65,3 +65,23 @@ func BenchmarkToolsCall_stateless(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClientToolsCall_stateless is BenchmarkToolsCall with a client
+// session of 2026-07-28: the session adds its _meta to each request and
+// looks at each result's resultType.
+func BenchmarkClientToolsCall_stateless(b *testing.B) {
+	srv := mcp.NewServer(nil, nil)
+	if err := addEcho(srv); err != nil {
+		b.Fatal(err)
+	}
+	cs := connect(b, srv, mcp.NewClient(nil, &mcp.ClientOptions{ProtocolVersion: mcp.Version20260728}))
+	ctx := context.Background()
+	args := map[string]string{"message": "hello"}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, "echo", args)
+		if err != nil || len(res.Content) != 1 {
+			b.Fatal(res, err)
+		}
+	}
+}

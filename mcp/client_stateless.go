@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -39,6 +40,9 @@ func (c *Client) modernMeta(version string) ([]byte, error) {
 	return codec.AppendValue(b, &c.impl)
 }
 
+// metaMember is the name _meta as it stands in JSON, unescaped.
+var metaMember = []byte(`"_meta"`)
+
 // metaKeys are the _meta members modernMeta sets: a caller's own are
 // replaced.
 var metaKeys = []string{MetaProtocolVersion, MetaClientCapabilities, MetaClientInfo}
@@ -46,10 +50,22 @@ var metaKeys = []string{MetaProtocolVersion, MetaClientCapabilities, MetaClientI
 // withMeta returns params (a JSON object, or nil for none) with meta's
 // members in its _meta, which keeps the caller's other members.
 func withMeta(params, meta []byte) ([]byte, error) {
-	old := []byte("{}")
-	if params == nil {
-		params = old
+	// The common case, params without _meta (nor escapes, which could
+	// spell it), takes one copy.
+	if !bytes.Contains(params, metaMember) && !bytes.Contains(params, []byte(`\u`)) {
+		rest := []byte("}")
+		if len(params) > 0 {
+			rest = bytes.TrimLeft(params[1:], " \t\r\n")
+		}
+		out := make([]byte, 0, len(metaMember)+len(meta)+len(rest)+4)
+		out = append(append(append(out, '{'), metaMember...), ":{"...)
+		out = append(append(out, meta...), '}')
+		if rest[0] != '}' {
+			out = append(out, ',')
+		}
+		return append(out, rest...), nil
 	}
+	old := []byte("{}")
 	if v, ok := member(params, "_meta"); ok && codec.KindOf(v) == codec.ValueObject {
 		old = v
 	}

@@ -322,3 +322,42 @@ func TestClient_cachesFreshListResults(t *testing.T) {
 		t.Errorf("ttlMs 0: %d prompts/list for 2 ListPrompts", n)
 	}
 }
+
+// The _meta the session adds keeps the caller's own members, whatever
+// the params look like.
+func TestClient_statelessMetaJoinsTheCallers(t *testing.T) {
+	r := router.New()
+	handle(r, "server/discover", func([]byte) (any, error) {
+		return map[string]any{"supportedVersions": []string{mcp.Version20260728}, "capabilities": map[string]any{}}, nil
+	})
+	got := make(chan []byte, 1)
+	handle(r, "tools/call", func(p []byte) (any, error) {
+		got <- append([]byte(nil), p...)
+		return codec.Raw(`{"content":[]}`), nil
+	})
+	cs, err := fakeServer(t, r, mcp.NewClient(&mcp.Implementation{Name: "c"}, stateless(mcp.ClientOptions{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*mcp.CallToolParams{
+		{Name: "plain"},
+		{Name: "meta", Meta: mcp.Meta{"progressToken": 7, mcp.MetaProtocolVersion: "1999-01-01"}},
+		{Name: "<escaped>", Arguments: json.RawMessage(`{"\u005fmeta":1}`)},
+	} {
+		if _, err := cs.CallToolWith(ctx10(t), p); err != nil {
+			t.Fatal(err)
+		}
+		var w struct {
+			Name string         `json:"name"`
+			Meta map[string]any `json:"_meta"`
+		}
+		b := <-got
+		if at := codec.DuplicateName(b); at >= 0 || json.Unmarshal(b, &w) != nil {
+			t.Fatalf("%s: params %s", p.Name, b)
+		}
+		if w.Name != p.Name || w.Meta[mcp.MetaProtocolVersion] != mcp.Version20260728 || w.Meta[mcp.MetaClientCapabilities] == nil ||
+			w.Meta[mcp.MetaClientInfo] == nil || (p.Meta != nil && w.Meta["progressToken"] != 7.0) {
+			t.Errorf("%s: params %s", p.Name, b)
+		}
+	}
+}
