@@ -78,7 +78,8 @@ type ClientOptions struct {
 	PromptListChangedHandler   func(ctx context.Context, s *ClientSession)
 	// KeepAlive pings the server every KeepAlive.Interval once the
 	// handshake is done, and closes the session when the server stops
-	// answering (see KeepAlive). The zero value sends no pings.
+	// answering (see KeepAlive). The zero value sends no pings; neither
+	// does a session of a stateless version, which has no ping.
 	KeepAlive KeepAlive
 	// Conn is the base of every session's connection options (pool,
 	// limits, logger…). The client sets the router and the cancellation
@@ -346,7 +347,7 @@ func (s *ClientSession) handshake(ctx context.Context) error {
 			if s.hs != nil {
 				s.hs.Negotiated(s.init.ProtocolVersion)
 			}
-			return s.opened()
+			return nil // no keep-alive: the version has no ping
 		}
 		if err != nil {
 			s.c.Close()
