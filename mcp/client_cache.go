@@ -64,7 +64,7 @@ func (c *listCache) get(key string) ([]byte, uint64) {
 // put keeps a copy of raw, a complete result, under key for its ttlMs,
 // unless the list changed since its request was sent (gen).
 func (c *listCache) put(key string, gen uint64, raw []byte) {
-	ttl, ok := member(raw, "ttlMs")
+	ttl, ok := codec.Member(raw, "ttlMs")
 	var ms int64
 	if !ok || codec.Unmarshal(ttl, &ms) != nil || ms <= 0 {
 		return

@@ -66,7 +66,7 @@ func withMeta(params, meta []byte) ([]byte, error) {
 		return append(out, rest...), nil
 	}
 	old := []byte("{}")
-	if v, ok := member(params, "_meta"); ok && codec.KindOf(v) == codec.ValueObject {
+	if v, ok := codec.Member(params, "_meta"); ok && codec.KindOf(v) == codec.ValueObject {
 		old = v
 	}
 	m := append([]byte{'{'}, meta...)
@@ -76,18 +76,6 @@ func withMeta(params, meta []byte) ([]byte, error) {
 	}
 	m = append(m, '}')
 	return setMembers(params, []string{"_meta"}, [][]byte{m})
-}
-
-// member returns the value of obj's member name, if it has one.
-func member(obj []byte, name string) ([]byte, bool) {
-	var it codec.Members
-	var scratch [32]byte
-	for it.Reset(obj); it.Next(); {
-		if string(it.Name(scratch[:0])) == name {
-			return it.Value(), true
-		}
-	}
-	return nil, false
 }
 
 // appendMembers appends obj's members but those named in skip to dst,
@@ -168,7 +156,7 @@ func (s *ClientSession) callModern(ctx context.Context, method string, params, r
 		if err != nil {
 			return s.callFailed(ctx, err)
 		}
-		rt, _ := member(raw, "resultType")
+		rt, _ := codec.Member(raw, "resultType")
 		if string(rt) != `"input_required"` {
 			if key != "" && round == 0 {
 				s.lists.put(key, gen, raw)
@@ -182,7 +170,7 @@ func (s *ClientSession) callModern(ctx context.Context, method string, params, r
 		if err != nil {
 			return err
 		}
-		state, _ := member(raw, "requestState")
+		state, _ := codec.Member(raw, "requestState")
 		if p, err = setMembers(p, []string{"inputResponses", "requestState"}, [][]byte{responses, state}); err != nil {
 			return err
 		}
@@ -224,7 +212,7 @@ var ErrInputNotServed = errors.New("mcp: the server asked for input the client d
 // client's handlers, one after the other, and returns the inputResponses
 // (a JSON object, the same keys).
 func (s *ClientSession) fulfil(ctx context.Context, result []byte) ([]byte, error) {
-	reqs, ok := member(result, "inputRequests")
+	reqs, ok := codec.Member(result, "inputRequests")
 	if !ok || codec.KindOf(reqs) != codec.ValueObject {
 		return nil, codec.NewError(codec.CodeInvalidParams, "Invalid result: input_required without an inputRequests object")
 	}

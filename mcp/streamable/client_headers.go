@@ -51,11 +51,11 @@ func (t *httpClientStream) modernHeaders(m *codec.Message) http.Header {
 	if len(m.Params) == 0 || !bytes.Contains(m.Params, metaVersionKey) {
 		return nil
 	}
-	meta, ok := objectMember(m.Params, "_meta")
+	meta, ok := codec.Member(m.Params, "_meta")
 	if !ok {
 		return nil
 	}
-	v, ok := objectMember(meta, mcp.MetaProtocolVersion)
+	v, ok := codec.Member(meta, mcp.MetaProtocolVersion)
 	if !ok {
 		return nil
 	}
@@ -76,7 +76,7 @@ func (t *httpClientStream) modernHeaders(m *codec.Message) http.Header {
 	default:
 		return h
 	}
-	raw, ok := objectMember(m.Params, nameKey)
+	raw, ok := codec.Member(m.Params, nameKey)
 	if !ok {
 		return h
 	}
@@ -87,7 +87,7 @@ func (t *httpClientStream) modernHeaders(m *codec.Message) http.Header {
 	h.Set(headerName, headerValue(string(name)))
 	if method == "tools/call" {
 		if ph, ok := t.tools.m.Load(string(name)); ok {
-			args, _ := objectMember(m.Params, "arguments")
+			args, _ := codec.Member(m.Params, "arguments")
 			paramHeaders(h, ph.([]mcp.ParamHeader), args)
 		}
 	}
@@ -105,7 +105,7 @@ func paramHeaders(h http.Header, ph []mcp.ParamHeader, args []byte) {
 				ok = false
 				break
 			}
-			v, ok = objectMember(v, name)
+			v, ok = codec.Member(v, name)
 		}
 		if !ok {
 			continue
@@ -125,18 +125,6 @@ func paramHeaders(h http.Header, ph []mcp.ParamHeader, args []byte) {
 		}
 		h[headerParamStart+p.Name] = []string{headerValue(s)}
 	}
-}
-
-// objectMember returns the value of obj's member name, if it has one.
-func objectMember(obj []byte, name string) ([]byte, bool) {
-	var it codec.Members
-	var scratch [48]byte
-	for it.Reset(obj); it.Next(); {
-		if string(it.Name(scratch[:0])) == name {
-			return it.Value(), true
-		}
-	}
-	return nil, false
 }
 
 // base64Start and base64End wrap a header value sent in base64.
