@@ -16,7 +16,11 @@ func BenchmarkToolsCall(b *testing.B) {
 	if err := addEcho(srv); err != nil {
 		b.Fatal(err)
 	}
-	cs := connectB(b, srv)
+	benchEcho(b, connectB(b, srv))
+}
+
+// benchEcho calls the echo tool in cs, b.N times.
+func benchEcho(b *testing.B, cs *mcp.ClientSession) {
 	ctx := context.Background()
 	args := map[string]string{"message": "hello"}
 	b.ReportAllocs()
@@ -74,14 +78,5 @@ func BenchmarkClientToolsCall_stateless(b *testing.B) {
 	if err := addEcho(srv); err != nil {
 		b.Fatal(err)
 	}
-	cs := connect(b, srv, mcp.NewClient(nil, &mcp.ClientOptions{ProtocolVersion: mcp.Version20260728}))
-	ctx := context.Background()
-	args := map[string]string{"message": "hello"}
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := cs.CallTool(ctx, "echo", args)
-		if err != nil || len(res.Content) != 1 {
-			b.Fatal(res, err)
-		}
-	}
+	benchEcho(b, connect(b, srv, mcp.NewClient(nil, &mcp.ClientOptions{ProtocolVersion: mcp.Version20260728})))
 }
