@@ -225,7 +225,7 @@ func (s *ClientSession) fulfil(ctx context.Context, result []byte) ([]byte, erro
 			return nil, codec.NewError(codec.CodeInvalidParams, "Invalid result: an input request is not {method, params}")
 		}
 		e, ok := s.client.router.Lookup([]byte(r.Method))
-		if !ok || !inputMethods[r.Method] {
+		if !ok || !clientInputMethods[r.Method] {
 			return nil, fmt.Errorf("%w: %s", ErrInputNotServed, r.Method)
 		}
 		params := []byte(r.Params)
@@ -251,9 +251,9 @@ func (s *ClientSession) fulfil(ctx context.Context, result []byte) ([]byte, erro
 	return append(out, '}'), nil
 }
 
-// inputMethods are the requests an input_required result may ask of the
+// clientInputMethods are the requests an input_required result may ask of the
 // client.
-var inputMethods = map[string]bool{"sampling/createMessage": true, "elicitation/create": true, "roots/list": true}
+var clientInputMethods = map[string]bool{"sampling/createMessage": true, "elicitation/create": true, "roots/list": true}
 
 // discover starts a session of a stateless version: server/discover under
 // version, and once more under another stateless version the server
