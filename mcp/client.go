@@ -22,10 +22,11 @@ type ClientOptions struct {
 	// the session asks server/discover, and each request carries the
 	// version, Capabilities and the client's identity in _meta; a server
 	// that answers server/discover with an error other than those of
-	// the stateless versions (-32020, -32021, -32022) is an older one,
-	// and the session falls back to initialize (with the version a
-	// -32022 lists, else LatestVersion). A -32022 that lists another
-	// stateless version is followed once.
+	// the stateless versions (-32020, -32021, -32022), or with a result
+	// whose supportedVersions lacks the version, is an older one, and
+	// the session falls back to initialize (with a version of
+	// SupportedVersions the answer lists, else LatestVersion). A -32022
+	// that lists another stateless version is followed once.
 	ProtocolVersion string
 	// Capabilities are declared on top of what the handlers below imply
 	// (sampling, elicitation, roots).

@@ -258,8 +258,9 @@ var clientInputMethods = map[string]bool{"sampling/createMessage": true, "elicit
 // discover starts a session of a stateless version: server/discover under
 // version, and once more under another stateless version the server
 // lists in a -32022 answer. It reports whether the server is of the
-// older versions (any other error): the caller falls back to initialize,
-// with legacy, the version the server listed, if any.
+// older versions (any other error, or a result whose supportedVersions
+// lacks the version): the caller falls back to initialize, with legacy,
+// the version of initialize's the server listed, if any.
 func (s *ClientSession) discover(ctx context.Context, version string) (fallback bool, legacy string, err error) {
 	for try := 0; try < 2; try++ {
 		if s.modern, err = s.client.modernMeta(version); err != nil {
@@ -267,6 +268,15 @@ func (s *ClientSession) discover(ctx context.Context, version string) (fallback 
 		}
 		var r discoverAnswer
 		err = s.call(ctx, "server/discover", nil, &r)
+		if err == nil && !slices.Contains(r.SupportedVersions, version) {
+			// Not an answer of a server of the version: one that
+			// answers anything with a result, or lists other versions.
+			s.modern = nil
+			if i := slices.IndexFunc(r.SupportedVersions, IsSupportedVersion); i >= 0 {
+				return true, r.SupportedVersions[i], nil
+			}
+			return true, "", nil
+		}
 		if err == nil {
 			s.init = InitializeResult{ProtocolVersion: version, Capabilities: r.Capabilities,
 				ServerInfo: r.ServerInfo, Instructions: r.Instructions, Meta: r.Meta}

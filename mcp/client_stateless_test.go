@@ -104,15 +104,23 @@ func TestClient_statelessFallsBackToInitialize(t *testing.T) {
 		name    string
 		refuse  *codec.Error
 		version string // asked at initialize; "" for none
+		answer  any    // server/discover's result when refuse is nil
 	}{
-		{"method not found", codec.NewError(codec.CodeMethodNotFound, ""), mcp.LatestVersion},
-		{"not initialized", codec.NewError(codec.CodeOverloaded, "Bad Request: Server not initialized"), mcp.LatestVersion},
+		{"any result", nil, mcp.LatestVersion, map[string]any{}},
+		{"other versions", nil, mcp.Version20250326, map[string]any{"supportedVersions": []string{"2099-01-01", mcp.Version20250326}}},
+		{"method not found", codec.NewError(codec.CodeMethodNotFound, ""), mcp.LatestVersion, nil},
+		{"not initialized", codec.NewError(codec.CodeOverloaded, "Bad Request: Server not initialized"), mcp.LatestVersion, nil},
 		{"unsupported version", codec.NewError(codec.CodeUnsupportedProtocolVersion, "").
-			WithData(map[string]any{"supported": []string{"2099-01-01", mcp.Version20250618}}), mcp.Version20250618},
-		{"missing capability", codec.NewError(codec.CodeMissingRequiredClientCapability, ""), ""},
+			WithData(map[string]any{"supported": []string{"2099-01-01", mcp.Version20250618}}), mcp.Version20250618, nil},
+		{"missing capability", codec.NewError(codec.CodeMissingRequiredClientCapability, ""), "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, versions := legacyServer(func() (any, error) { return nil, tc.refuse })
+			r, versions := legacyServer(func() (any, error) {
+				if tc.refuse == nil {
+					return tc.answer, nil
+				}
+				return nil, tc.refuse
+			})
 			cs, err := fakeServer(t, r, mcp.NewClient(nil, stateless(mcp.ClientOptions{})))
 			if tc.version == "" {
 				if !isCode(errors.Unwrap(err), tc.refuse.Code) && !isCode(err, tc.refuse.Code) {
