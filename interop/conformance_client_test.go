@@ -18,27 +18,37 @@ var conformanceClient = testproc.NewBinary("github.com/mcpwire/mcpwire/interop/c
 func authScenario(name string) bool { return strings.HasPrefix(name, "auth/") }
 
 // TestConformance_client runs the official conformance suite's client
-// scenarios (0.2.0-alpha.12, client --requirements 2025-11-25, in
-// parallel as the suite runs them) with the conformance client
-// (./conformanceclient, mcpwire's client over Streamable HTTP) against
-// the suite's own servers: every check of every scenario must pass, but
-// for the authorization ones (auth/…), skipped, and those
-// expectedFailuresFile lists. The scenarios run without scoring are
-// judged too.
+// scenarios (0.2.0-alpha.12, client --requirements REV for 2025-11-25
+// and 2026-07-28, in parallel as the suite runs them) with the
+// conformance client (./conformanceclient, mcpwire's client over
+// Streamable HTTP) against the suite's own servers: every check of every
+// scenario must pass, but for the authorization ones (auth/…), skipped,
+// those expectedFailuresFile lists, and those notYet lists (which must
+// fail, until they are taken off it). The scenarios run without scoring
+// are judged too.
 func TestConformance_client(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the conformance suite runs in the test pass without -race")
 	}
 	node := nodetest.Node(t, ".")
-	const rev = "2025-11-25"
-	checks, report, _ := runSuite(t, node, suiteNext, "client", "--command", conformanceClient.Path(t),
-		"--requirements", rev, "--expected-failures", expectedFailuresFile)
-	if len(checks) == 0 {
-		t.Fatalf("conformance suite: no check read\n%s", report)
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(rev, func(t *testing.T) {
+			checks, report, _ := runSuite(t, node, suiteNext, "client", "--command", conformanceClient.Path(t),
+				"--requirements", rev, "--expected-failures", expectedFailuresFile)
+			if len(checks) == 0 {
+				t.Fatalf("conformance suite: no check read\n%s", report)
+			}
+			// The suite's exit status counts the auth/ scenarios: the
+			// checks are judged instead.
+			expected := append(expectedFailures(t, "client"), notYet[rev]...)
+			v := judge(t, checks, listed(t, node, rev, "client"), expected, authScenario)
+			t.Logf("conformance 0.2.0-alpha.12 client --requirements %s: %d scenarios passed, %d failed, %d failed as expected, %d skipped (auth/)",
+				rev, v.passed, v.failed, v.expected, v.skipped)
+		})
 	}
-	// The suite's exit status counts the auth/ scenarios: the checks are
-	// judged instead.
-	v := judge(t, checks, listed(t, node, rev, "client"), expectedFailures(t, "client"), authScenario)
-	t.Logf("conformance 0.2.0-alpha.12 client --requirements %s: %d scenarios passed, %d failed, %d failed as expected, %d skipped (auth/)",
-		rev, v.passed, v.failed, v.expected, v.skipped)
 }
+
+// notYet lists, per revision, the client scenarios mcpwire's client does
+// not pass yet, each with the reason: bugs and gaps of ours, unlike
+// expectedFailuresFile's. Empty: every non-auth/ scenario passes.
+var notYet = map[string][]string{}

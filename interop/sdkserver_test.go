@@ -28,11 +28,19 @@ import (
 // a clean close (the server exits with status 0).
 func TestInterop_clientAgainstTypeScriptSDKServer(t *testing.T) {
 	node := nodetest.Node(t, ".")
+	// A client that asks for 2026-07-28 finds a server of the 2025 era
+	// (server/discover refused) and falls back to initialize.
+	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(version, func(t *testing.T) { clientAgainstTypeScriptSDKServer(t, node, version) })
+	}
+}
+
+func clientAgainstTypeScriptSDKServer(t *testing.T, node, version string) {
 	t.Run("stdio", func(t *testing.T) {
 		var stderr testproc.LockedBuffer
 		cmd := exec.Command(node, "sdkserver.mjs")
 		cmd.Stderr = &stderr
-		f := newSDKFixture()
+		f := newSDKFixture(version)
 		cs, err := f.client.ConnectCommand(ctx30(t), cmd)
 		if err != nil {
 			t.Fatalf("connect: %v\n%s", err, stderr.String())
@@ -45,7 +53,7 @@ func TestInterop_clientAgainstTypeScriptSDKServer(t *testing.T) {
 	})
 	t.Run("streamable-http", func(t *testing.T) {
 		url, stop := startSDKServer(t, node)
-		f := newSDKFixture()
+		f := newSDKFixture(version)
 		cs, err := streamable.Connect(ctx30(t), f.client, url, &streamable.ClientOptions{DisableSSEFallback: true})
 		if err != nil {
 			t.Fatal(err)
@@ -133,10 +141,10 @@ type sdkFixture struct {
 	sampled  []*mcp.CreateMessageParams
 }
 
-func newSDKFixture() *sdkFixture {
+func newSDKFixture(version string) *sdkFixture {
 	f := &sdkFixture{}
 	f.client = mcp.NewClient(&mcp.Implementation{Name: "mcpwire-interop", Version: "1.0.0"}, &mcp.ClientOptions{
-		ProtocolVersion: mcp.Version20251125,
+		ProtocolVersion: version,
 		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			f.mu.Lock()
 			f.sampled = append(f.sampled, req.Params)

@@ -16,7 +16,11 @@ func BenchmarkToolsCall(b *testing.B) {
 	if err := addEcho(srv); err != nil {
 		b.Fatal(err)
 	}
-	cs := connectB(b, srv)
+	benchEcho(b, connectB(b, srv))
+}
+
+// benchEcho calls the echo tool in cs, b.N times.
+func benchEcho(b *testing.B, cs *mcp.ClientSession) {
 	ctx := context.Background()
 	args := map[string]string{"message": "hello"}
 	b.ReportAllocs()
@@ -64,4 +68,15 @@ func BenchmarkToolsCall_stateless(b *testing.B) {
 			b.Fatal(string(res), err)
 		}
 	}
+}
+
+// BenchmarkClientToolsCall_stateless is BenchmarkToolsCall with a client
+// session of 2026-07-28: the session adds its _meta to each request and
+// looks at each result's resultType.
+func BenchmarkClientToolsCall_stateless(b *testing.B) {
+	srv := mcp.NewServer(nil, nil)
+	if err := addEcho(srv); err != nil {
+		b.Fatal(err)
+	}
+	benchEcho(b, connect(b, srv, mcp.NewClient(nil, &mcp.ClientOptions{ProtocolVersion: mcp.Version20260728})))
 }

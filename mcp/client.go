@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -14,9 +15,18 @@ import (
 // ClientOptions configure a Client. A nil *ClientOptions gives the
 // defaults; NewClient copies the value.
 type ClientOptions struct {
-	// ProtocolVersion is the version asked for at initialize (default
-	// LatestVersion). The session accepts any version of
-	// SupportedVersions the server answers with.
+	// ProtocolVersion is the version the session speaks (default
+	// LatestVersion). One of SupportedVersions is asked for at
+	// initialize, and the session accepts any of them the server
+	// answers with. A stateless one (Version20260728) has no initialize:
+	// the session asks server/discover, and each request carries the
+	// version, Capabilities and the client's identity in _meta; a server
+	// that answers server/discover with an error other than those of
+	// the stateless versions (-32020, -32021, -32022), or with a result
+	// whose supportedVersions lacks the version, is an older one, and
+	// the session falls back to initialize (with a version of
+	// SupportedVersions the answer lists, else LatestVersion). A -32022
+	// that lists another stateless version is followed once.
 	ProtocolVersion string
 	// Capabilities are declared on top of what the handlers below imply
 	// (sampling, elicitation, roots).
@@ -61,14 +71,16 @@ type ClientOptions struct {
 	// ToolListChangedHandler, ResourceListChangedHandler and
 	// PromptListChangedHandler receive the server's list_changed
 	// notifications. (The session forgets the output schemas of the
-	// tools it listed on notifications/tools/list_changed, with or
+	// tools it listed on notifications/tools/list_changed, and the list
+	// results it keeps under a stateless version on each, with or
 	// without a handler.)
 	ToolListChangedHandler     func(ctx context.Context, s *ClientSession)
 	ResourceListChangedHandler func(ctx context.Context, s *ClientSession)
 	PromptListChangedHandler   func(ctx context.Context, s *ClientSession)
 	// KeepAlive pings the server every KeepAlive.Interval once the
 	// handshake is done, and closes the session when the server stops
-	// answering (see KeepAlive). The zero value sends no pings.
+	// answering (see KeepAlive). The zero value sends no pings; neither
+	// does a session of a stateless version, which has no ping.
 	KeepAlive KeepAlive
 	// Conn is the base of every session's connection options (pool,
 	// limits, logger…). The client sets the router and the cancellation
@@ -98,6 +110,7 @@ type Client struct {
 	caps   ClientCapabilities
 	router *router.Router
 	log    *slog.Logger // ClientOptions.Conn's, else discard
+	sendingChain
 }
 
 // NewClient returns a client that introduces itself as impl.
@@ -225,15 +238,22 @@ func (c *Client) registerHandlers() {
 			}), true)
 		}
 	}
-	toolsChanged := o.ToolListChangedHandler
-	note("notifications/tools/list_changed", func(ctx context.Context, s *ClientSession) {
-		s.outputs.changed()
-		if toolsChanged != nil {
-			toolsChanged(ctx, s)
-		}
-	})
-	note("notifications/resources/list_changed", o.ResourceListChangedHandler)
-	note("notifications/prompts/list_changed", o.PromptListChangedHandler)
+	// A list_changed makes the session's cached results of the list
+	// stale, with or without a handler.
+	listChanged := func(name string, f func(ctx context.Context, s *ClientSession)) {
+		note(name, func(ctx context.Context, s *ClientSession) {
+			s.lists.changed(name)
+			if name == "notifications/tools/list_changed" {
+				s.outputs.changed()
+			}
+			if f != nil {
+				f(ctx, s)
+			}
+		})
+	}
+	listChanged("notifications/tools/list_changed", o.ToolListChangedHandler)
+	listChanged("notifications/resources/list_changed", o.ResourceListChangedHandler)
+	listChanged("notifications/prompts/list_changed", o.PromptListChangedHandler)
 	if h := o.LoggingMessageHandler; h != nil {
 		c.handle("notifications/message", clientMethod(func(ctx context.Context, s *ClientSession, p *LoggingMessageParams) (any, error) {
 			h(ctx, s, p)
@@ -321,10 +341,25 @@ var ErrUnsupportedVersion = errors.New("mcp: the server answered with an unsuppo
 
 func (s *ClientSession) handshake(ctx context.Context) error {
 	c := s.client
+	version := c.opts.ProtocolVersion
+	if IsStatelessVersion(version) {
+		fallback, legacy, err := s.discover(ctx, version)
+		if err == nil && !fallback {
+			if s.hs != nil {
+				s.hs.Negotiated(s.init.ProtocolVersion)
+			}
+			return nil // no keep-alive: the version has no ping
+		}
+		if err != nil {
+			s.c.Close()
+			return err
+		}
+		version = cmp.Or(legacy, LatestVersion)
+	}
 	caps := c.caps
 	var res InitializeResult
 	err := s.call(ctx, "initialize", &InitializeParams{
-		ProtocolVersion: c.opts.ProtocolVersion,
+		ProtocolVersion: version,
 		Capabilities:    &caps,
 		ClientInfo:      &c.impl,
 	}, &res)
@@ -349,8 +384,13 @@ func (s *ClientSession) handshake(ctx context.Context) error {
 		s.c.Close()
 		return err
 	}
-	if c.opts.KeepAlive.Interval > 0 {
-		go keepAlive(c.opts.KeepAlive, s.c.Done(), s)
+	return s.opened()
+}
+
+// opened starts what runs beside an opened session: its keep-alive pings.
+func (s *ClientSession) opened() error {
+	if k := s.client.opts.KeepAlive; k.Interval > 0 {
+		go keepAlive(k, s.c.Done(), s)
 	}
 	return nil
 }

@@ -19,9 +19,14 @@ type ClientSession struct {
 	c      *conn.Conn
 	hs     ClientTransport  // the transport's, or nil
 	init   InitializeResult // set by the handshake, read-only afterwards
+	// modern, under a stateless version, holds the members every
+	// request's _meta carries (see callModern); nil under the others.
+	// Set by the handshake, read-only afterwards.
+	modern []byte
 
 	elicits pendingElicitations // URL mode elicitations not yet complete
 	outputs toolOutputs         // output schemas of the listed tools
+	lists   listCache           // fresh list results (stateless versions)
 	// failure, if set before the connection is closed, is what Wait
 	// returns (ErrPingTimeout).
 	failure atomic.Pointer[error]
@@ -73,18 +78,52 @@ func (s *ClientSession) keepAliveFailed(missed int, last error) {
 // abandoned by ctx is cancelled at the server with
 // notifications/cancelled.
 func (s *ClientSession) call(ctx context.Context, method string, params, result any) error {
+	if h := s.client.sending.Load(); h != nil {
+		return s.callVia(ctx, *h, method, params, result)
+	}
+	return s.send(ctx, method, params, result)
+}
+
+// send is call without the client's sending middleware.
+func (s *ClientSession) send(ctx context.Context, method string, params, result any) error {
+	if s.modern != nil {
+		return s.callModern(ctx, method, params, result)
+	}
 	raw, err := s.c.CallRaw(ctx, method, params)
 	if err != nil {
-		var ce *conn.CanceledCallError // its address escapes: only on failure
-		if errors.As(err, &ce) {
-			_ = s.c.Notify(context.WithoutCancel(ctx), "notifications/cancelled",
-				&CancelledParams{RequestID: json.RawMessage(ce.ID), Reason: ce.Err.Error()})
-		}
-		for _, id := range s.elicits.expectAll(err) {
-			s.client.elicitationComplete(ctx, s, id)
-		}
-		return err
+		return s.callFailed(ctx, err)
 	}
+	return s.decode(raw, result)
+}
+
+// callFailed returns err, the failure of a call, once the server has been
+// told of a call abandoned by ctx (notifications/cancelled) and the URL
+// mode elicitations a -32042 error names are known.
+func (s *ClientSession) callFailed(ctx context.Context, err error) error {
+	var ce *conn.CanceledCallError // its address escapes: only on failure
+	if errors.As(err, &ce) {
+		_ = s.c.Notify(context.WithoutCancel(ctx), "notifications/cancelled",
+			&CancelledParams{RequestID: json.RawMessage(ce.ID), Reason: ce.Err.Error()})
+	}
+	for _, id := range s.elicits.expectAll(err) {
+		s.client.elicitationComplete(ctx, s, id)
+	}
+	return err
+}
+
+// ended reports whether the session's connection has ended.
+func (s *ClientSession) ended() bool {
+	select {
+	case <-s.c.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// decode decodes a call's raw result (the call's own copy) into result,
+// case-sensitively; a nil result discards it.
+func (s *ClientSession) decode(raw codec.Raw, result any) error {
 	if result == nil {
 		return nil
 	}
@@ -107,12 +146,21 @@ func (s *ClientSession) Ping(ctx context.Context) error { return s.call(ctx, "pi
 // session keeps the output schemas listed, to check the results of
 // CallTool and CallToolWith: a page without a cursor replaces those kept,
 // a page with one adds to them.
+//
+// Under a stateless version (Version20260728), a tool whose x-mcp-header
+// annotations break the specification's rules (ToolParamHeaders) is left
+// out, with a warning logged, and a page the server marked fresh
+// (ttlMs) is answered from the session's cache until it is stale or the
+// server sends notifications/tools/list_changed; so are the other lists.
 func (s *ClientSession) ListTools(ctx context.Context, p *ListToolsParams) (*ListToolsResult, error) {
 	p = orEmpty(p)
 	gen := s.outputs.generation()
 	var r ListToolsResult
 	if err := s.call(ctx, "tools/list", p, &r); err != nil {
 		return nil, err
+	}
+	if s.modern != nil {
+		r.Tools = s.checkParamHeaders(r.Tools)
 	}
 	s.outputs.listed(gen, p.Cursor == "", r.Tools)
 	return &r, nil

@@ -149,6 +149,18 @@
 // state opens as often as it is presented until it expires: what must
 // happen at most once needs a record of its own on the server.
 //
+// A client speaks 2026-07-28 when [ClientOptions].ProtocolVersion says
+// so: its session asks server/discover instead of initialize, adds the
+// version, its capabilities and its identity to the _meta of every
+// request, completes input_required results with its sampling,
+// elicitation and roots handlers (the requestState echoed, at most 16
+// rounds), keeps list results while their ttlMs says they are fresh
+// (until the list's list_changed), and falls back to initialize when
+// the server answers server/discover with an error of the older versions.
+// Over Streamable HTTP (package mcp/streamable) each POST then carries
+// MCP-Protocol-Version, Mcp-Method, Mcp-Name and the Mcp-Param headers
+// of the tool's x-mcp-header annotations ([ToolParamHeaders]).
+//
 // # Tools
 //
 // AddTool registers a typed tool, or returns an error and registers

@@ -26,6 +26,13 @@ var scenarios = map[string]scenario{
 	"elicitation-sep1034-client-defaults": {opts: acceptEmptyForms, run: elicitationDefaults},
 	"sse-retry":                           {run: sseRetry},
 	"json-schema-2020-12-preservation":    {run: echoSchema},
+	// 2026-07-28
+	"request-metadata":              {run: listAndCall},
+	"json-schema-ref-no-deref":      {run: listOnly},
+	"http-standard-headers":         {run: everyRequest},
+	"http-invalid-tool-headers":     {run: callEveryTool},
+	"http-custom-headers":           {run: contextToolCalls},
+	"sep-2322-client-request-state": {opts: confirmForms, run: inputRounds},
 }
 
 // connect opens a session with the server at url over Streamable HTTP,
@@ -35,7 +42,7 @@ func connect(ctx context.Context, url, version string, opts *mcp.ClientOptions) 
 	if opts != nil {
 		o = *opts
 	}
-	if slices.Contains(mcp.SupportedVersions(), version) {
+	if slices.Contains(mcp.SupportedVersions(), version) || mcp.IsStatelessVersion(version) {
 		o.ProtocolVersion = version
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcpwire-conformance-client", Version: "1.0.0"}, &o)

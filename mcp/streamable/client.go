@@ -96,7 +96,9 @@ func Connect(ctx context.Context, c *mcp.Client, endpoint string, opts *ClientOp
 	t := newHTTPClientStream(endpoint, opts)
 	cs, err := c.ConnectTransport(ctx, t, t)
 	if err == nil {
-		t.awaitListening(ctx)
+		if !mcp.IsStatelessVersion(cs.ProtocolVersion()) { // no GET stream there
+			t.awaitListening(ctx)
+		}
 		return cs, nil
 	}
 	if opts != nil && opts.DisableSSEFallback {
@@ -135,6 +137,7 @@ type httpClientStream struct {
 	retry  int
 	max    int
 	slots  chan struct{} // one per request posted (MaxConcurrent)
+	tools  toolHeaders   // x-mcp-header annotations of the tools listed
 
 	ctx    context.Context // ends with the stream: every request stops
 	cancel context.CancelFunc
@@ -215,9 +218,10 @@ func (t *httpClientStream) send(msg []byte) error {
 	}
 	msgs, _, err := t.scan.Scan(msg)
 	if err != nil || len(msgs) != 1 {
-		return t.post(msg) // not ours to judge: the server answers
+		return t.post(msg, nil) // not ours to judge: the server answers
 	}
 	m := msgs[0]
+	h := t.modernHeaders(&m)
 	if m.Kind == codec.KindRequest {
 		id := append([]byte(nil), m.ID...)
 		body := append([]byte(nil), msg...)
@@ -231,7 +235,7 @@ func (t *httpClientStream) send(msg []byte) error {
 				return
 			}
 			defer func() { <-t.slots }()
-			t.request(body, id)
+			t.request(body, id, h)
 		})
 		return nil
 	}
@@ -243,7 +247,7 @@ func (t *httpClientStream) send(msg []byte) error {
 			}
 		}
 	}
-	return t.post(msg)
+	return t.post(msg, h)
 }
 
 // ErrClosedTransport is returned when sending on a closed HTTP transport.
@@ -253,8 +257,8 @@ var ErrClosedTransport = errors.New("mcp: the HTTP transport is closed")
 // accept it; any messages the server answers with are delivered. One the
 // server refuses, or that cannot reach it, is dropped: only a session the
 // server no longer knows ends the stream.
-func (t *httpClientStream) post(msg []byte) error {
-	resp, err := t.do(http.MethodPost, msg, "")
+func (t *httpClientStream) post(msg []byte, h http.Header) error {
+	resp, err := t.do(http.MethodPost, msg, "", h)
 	if err != nil {
 		return nil
 	}
@@ -274,9 +278,9 @@ func (t *httpClientStream) post(msg []byte) error {
 // request posts a request and delivers what comes back, resuming the
 // event stream if it breaks before the answer came. Every way it fails
 // ends the call with an error response of its own making.
-func (t *httpClientStream) request(msg, id []byte) {
+func (t *httpClientStream) request(msg, id []byte, h http.Header) {
 	defer t.calls.Delete(string(id))
-	resp, err := t.do(http.MethodPost, msg, "")
+	resp, err := t.do(http.MethodPost, msg, "", h)
 	if err != nil {
 		t.failCall(id, err)
 		return
@@ -394,7 +398,7 @@ const (
 // is called once the GET has its answer (or failed), before the events
 // are read.
 func (t *httpClientStream) getStream(last *string, retry *time.Duration, id []byte, answered func()) (out streamOutcome, got bool) {
-	resp, err := t.do(http.MethodGet, nil, *last)
+	resp, err := t.do(http.MethodGet, nil, *last, nil)
 	if answered != nil {
 		answered()
 	}
@@ -497,8 +501,11 @@ func (t *httpClientStream) awaitListening(ctx context.Context) {
 }
 
 // do sends one request with the transport's headers; last, if set, is
-// the Last-Event-ID of a GET.
-func (t *httpClientStream) do(method string, body []byte, last string) (*http.Response, error) {
+// the Last-Event-ID of a GET. modern, if not nil, are the headers of a
+// message of a stateless version (modernHeaders): they are sent instead
+// of the session's, and a session id the server answers with is not
+// taken (those versions have no sessions).
+func (t *httpClientStream) do(method string, body []byte, last string, modern http.Header) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -514,11 +521,17 @@ func (t *httpClientStream) do(method string, body []byte, last string) (*http.Re
 	} else {
 		req.Header.Set("Accept", "text/event-stream")
 	}
-	if s := t.session.Load(); s != nil {
-		req.Header.Set(headerSession, *s)
-	}
-	if v := t.version.Load(); v != nil {
-		req.Header.Set(headerVersion, *v)
+	if modern != nil {
+		for k, v := range modern {
+			req.Header[k] = v
+		}
+	} else {
+		if s := t.session.Load(); s != nil {
+			req.Header.Set(headerSession, *s)
+		}
+		if v := t.version.Load(); v != nil {
+			req.Header.Set(headerVersion, *v)
+		}
 	}
 	if last != "" {
 		req.Header.Set(headerLastEventID, last)
@@ -527,7 +540,7 @@ func (t *httpClientStream) do(method string, body []byte, last string) (*http.Re
 	if err != nil {
 		return nil, err
 	}
-	if s := resp.Header.Get(headerSession); s != "" && t.session.Load() == nil {
+	if s := resp.Header.Get(headerSession); s != "" && modern == nil && t.session.Load() == nil {
 		t.session.CompareAndSwap(nil, &s)
 	}
 	return resp, nil
@@ -555,7 +568,8 @@ func setHeaders(req *http.Request, h http.Header) {
 }
 
 // responseError turns a response other than 200 and 202 into an error:
-// the JSON-RPC error it carries (its data holds the status), or a
+// the JSON-RPC error it carries (with its data, else data holding the
+// status: a -32022 keeps the versions it lists), or a
 // *transport.HTTPStatusError naming the status and the URL.
 func responseError(resp *http.Response) error {
 	body, _ := codec.ReadBody(resp.Body, 64<<10, nil)
@@ -563,12 +577,16 @@ func responseError(resp *http.Response) error {
 		Error *struct {
 			Code    codec.Code `json:"code"`
 			Message string     `json:"message"`
+			Data    codec.Raw  `json:"data"`
 		} `json:"error"`
 	}
 	if codec.Unmarshal(body, &we) != nil || we.Error == nil {
 		return transport.NewHTTPStatusError(resp)
 	}
 	e := codec.NewError(we.Error.Code, "HTTP "+strconv.Itoa(resp.StatusCode)+": "+we.Error.Message)
+	if k := codec.KindOf(we.Error.Data); len(we.Error.Data) > 0 && k != codec.ValueNull {
+		return e.WithData(we.Error.Data)
+	}
 	return e.WithData(map[string]int{"status": resp.StatusCode})
 }
 
