@@ -40,6 +40,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if isStateless(r, body) {
+		h.statelessPost(w, r, body, wantJSON, wantSSE)
+		return
+	}
 	asJSON := wantJSON && (h.opts.JSONResponse || !wantSSE) // never an event stream
 	info, err := h.scan.classify(body, false)
 	var s *httpSession
