@@ -143,7 +143,7 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case codec.KindRequest:
-		if e := checkHeaders(r.Header, &m); e != nil {
+		if e := checkHeaders(r.Header, &m, h.srv); e != nil {
 			writeStatelessAnswer(w, codec.AppendError(nil, m.ID, e))
 			return
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"net/http"
+	"net/textproto"
+	"strconv"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -37,8 +39,9 @@ func mismatch(header, what string) *codec.Error {
 }
 
 // checkHeaders returns the error a request m of a stateless version is
-// refused with when its headers do not mirror its body, or nil.
-func checkHeaders(hd http.Header, m *codec.Message) *codec.Error {
+// refused with when its headers do not mirror its body, or nil. srv's
+// tools say which arguments of a tools/call are mirrored (Mcp-Param-*).
+func checkHeaders(hd http.Header, m *codec.Message, srv *mcp.Server) *codec.Error {
 	nameKey := ""
 	switch {
 	case isMethod(m, "tools/call"), isMethod(m, "prompts/get"):
@@ -81,29 +84,72 @@ func checkHeaders(hd http.Header, m *codec.Message) *codec.Error {
 	case !equalString(name, decoded):
 		return mismatch(headerName, "does not match the body's params."+nameKey)
 	}
+	if nameKey == "name" && isMethod(m, "tools/call") {
+		if ps := srv.ToolParamHeaders(decoded); ps != nil {
+			return checkParamHeaders(hd, m.Params, ps)
+		}
+	}
 	return nil
+}
+
+// checkParamHeaders checks the Mcp-Param-* headers of a tools/call whose
+// tool mirrors these parameters: each argument given (not null) needs its
+// header, equal to it once decoded (a string as it is, a number compared
+// as a number, a boolean as true or false); an argument absent or null
+// needs none.
+func checkParamHeaders(hd http.Header, params []byte, ps []mcp.ParamHeader) *codec.Error {
+	args := codec.Member(params, "arguments")
+	for _, p := range ps {
+		key := textproto.CanonicalMIMEHeaderKey("Mcp-Param-" + p.Name)
+		v := args
+		for _, name := range p.Path {
+			if codec.KindOf(v) != codec.ValueObject {
+				v = nil
+				break
+			}
+			v = codec.Member(v, name)
+		}
+		hv, ok := headerValue(hd, key)
+		switch {
+		case !ok && (v == nil || string(v) == "null"):
+			continue
+		case !ok:
+			return mismatch(key, "is required: the tool mirrors its argument "+strings.Join(p.Path, "."))
+		case v == nil || string(v) == "null":
+			return mismatch(key, "is given, but the body has no argument "+strings.Join(p.Path, "."))
+		}
+		decoded, ok := decodeHeaderValue(hv)
+		if !ok {
+			return mismatch(key, "is not a valid header value (or its Base64 form is malformed)")
+		}
+		if !equalArgument(v, decoded) {
+			return mismatch(key, "does not match the body's argument "+strings.Join(p.Path, "."))
+		}
+	}
+	return nil
+}
+
+// equalArgument reports whether raw, an argument's JSON value, is what
+// the header s says: a string's text, a number's value, true or false.
+func equalArgument(raw []byte, s string) bool {
+	switch codec.KindOf(raw) {
+	case codec.ValueString:
+		return equalString(raw, s)
+	case codec.ValueNumber:
+		a, err1 := strconv.ParseFloat(string(raw), 64)
+		b, err2 := strconv.ParseFloat(s, 64)
+		return err1 == nil && err2 == nil && a == b
+	}
+	return string(raw) == s && (s == "true" || s == "false")
 }
 
 // mirrored returns the raw values of the params' member nameKey ("": none
 // wanted) and of its _meta's protocol version; nil for those absent.
 func mirrored(params []byte, nameKey string) (name, version []byte) {
-	if codec.KindOf(params) != codec.ValueObject {
-		return nil, nil
+	if nameKey != "" {
+		name = codec.Member(params, nameKey)
 	}
-	var top, meta codec.Members
-	for top.Reset(params); top.Next(); {
-		switch key := top.Name(nil); {
-		case nameKey != "" && string(key) == nameKey:
-			name = top.Value()
-		case string(key) == "_meta" && codec.KindOf(top.Value()) == codec.ValueObject:
-			for meta.Reset(top.Value()); meta.Next(); {
-				if string(meta.Name(nil)) == mcp.MetaProtocolVersion {
-					version = meta.Value()
-				}
-			}
-		}
-	}
-	return name, version
+	return name, codec.Member(codec.Member(params, "_meta"), mcp.MetaProtocolVersion)
 }
 
 // headerValue returns a header's first value without the white space

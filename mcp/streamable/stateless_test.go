@@ -328,3 +328,53 @@ func TestHTTPStateless_closedHandlerRefuses(t *testing.T) {
 		}
 	})
 }
+
+// A tool's x-mcp-header arguments must come in their Mcp-Param-* headers
+// too: each argument given needs its header, equal once decoded (numbers
+// compared as numbers); one absent or null needs none.
+func TestHTTPStateless_paramHeadersMirrorTheArguments(t *testing.T) {
+	srv := echoServer(t)
+	must(t, srv.AddTool(&mcp.Tool{Name: "sql", InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+		`"region":{"type":["string","null"],"x-mcp-header":"Region"},"limit":{"type":"integer","x-mcp-header":"Limit"},` +
+		`"query":{"type":"string"}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil
+		}))
+	call := func(args string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sql","arguments":` + args + `,` + meta26 + `}}`
+	}
+	hdr := func(more ...string) []string { return append(headers26("tools/call", "sql"), more...) }
+	cases := []struct {
+		name, args string
+		hdr        []string
+		ok         bool
+	}{
+		{"both given", `{"region":"us-west1","limit":42,"query":"q"}`, hdr("Mcp-Param-Region", "us-west1", "Mcp-Param-Limit", "42"), true},
+		{"a number as another form", `{"limit":42.0}`, hdr("Mcp-Param-Limit", "42"), true},
+		{"Base64", `{"region":"Hello, 世界"}`, hdr("Mcp-Param-Region", "=?base64?SGVsbG8sIOS4lueVjA==?="), true},
+		{"no prefix: literal", `{"region":"SGVsbG8="}`, hdr("Mcp-Param-Region", "SGVsbG8="), true},
+		{"no suffix: literal", `{"region":"=?base64?SGVsbG8="}`, hdr("Mcp-Param-Region", "=?base64?SGVsbG8="), true},
+		{"lower-case header name", `{"region":"eu"}`, hdr("mcp-param-region", "eu"), true},
+		{"absent", `{"query":"q"}`, hdr(), true},
+		{"null", `{"region":null}`, hdr(), true},
+		{"header missing", `{"region":"eu"}`, hdr(), false},
+		{"another value", `{"region":"eu"}`, hdr("Mcp-Param-Region", "us"), false},
+		{"another number", `{"limit":42}`, hdr("Mcp-Param-Limit", "43"), false},
+		{"Base64 unpadded", `{"region":"Hello"}`, hdr("Mcp-Param-Region", "=?base64?SGVsbG8?="), false},
+		{"Base64 bad characters", `{"region":"Hello"}`, hdr("Mcp-Param-Region", "=?base64?SGVs!!!bG8=?="), false},
+		{"header without argument", `{"query":"q"}`, hdr("Mcp-Param-Region", "eu"), false},
+	}
+	onBothServers(t, func(t *testing.T, serveHTTP serveFunc) {
+		ts, _ := serveHTTP(t, srv, nil)
+		p := newRawHTTP(t, ts.URL)
+		for _, c := range cases {
+			st, a := readAnswer(t, p.post(call(c.args), c.hdr...))
+			switch {
+			case c.ok && (st != http.StatusOK || a.Error != nil || !strings.Contains(string(a.Result), `"ran"`)):
+				t.Errorf("%s: %d %s %v, want it served", c.name, st, a.Result, a.Error)
+			case !c.ok && (st != http.StatusBadRequest || a.Error == nil || a.Error.Code != codec.CodeHeaderMismatch):
+				t.Errorf("%s: %d %v, want 400 with -32020", c.name, st, a.Error)
+			}
+		}
+	})
+}
