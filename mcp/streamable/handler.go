@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -36,6 +37,7 @@ type Handler struct {
 
 	sessions session.Registry[string, *httpSession] // initialised, by id
 	home     statelessHome                          // serves the stateless versions' requests
+	answers  sync.Pool                              // of free *statelessAnswer
 }
 
 // NewHandler returns a handler serving srv (mount it at the

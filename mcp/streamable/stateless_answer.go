@@ -25,34 +25,36 @@ import (
 // or the answer becomes a stream (BodySink.Detach), then writes the
 // stream out (pump). a.mu orders them.
 type statelessAnswer struct {
+	sink   conn.BodySink // bound to a's methods once: a is reused (Handler.answers)
 	w      http.ResponseWriter
 	cancel conn.BodyCancel
 	detach chan struct{} // closed once the answer is a stream
 
 	mu       sync.Mutex
-	stream   bool     // the answer is an event stream
-	answered bool     // the JSON answer was written
-	queue    [][]byte // events the pump has not written yet
-	done     bool     // settled: nothing more comes
-	wake     chan struct{}
+	stream   bool          // the answer is an event stream
+	answered bool          // the JSON answer was written
+	queue    [][]byte      // events the pump has not written yet
+	done     bool          // settled: nothing more comes
+	wake     chan struct{} // made with the stream: events were queued
 }
 
 // serveStateless serves body, one request of a stateless version, on the
 // home connection c: as JSON unless its handler streams, always as JSON
 // with asJSON, or as an event stream from the start with sseOnly.
 func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, c *conn.Conn, body []byte, asJSON, sseOnly bool) {
-	a := &statelessAnswer{w: w, detach: make(chan struct{}), wake: make(chan struct{}, 1)}
-	sink := conn.BodySink{Answer: a.answer, Related: a.related, Settled: a.settle, Detach: a.detach, Cancel: &a.cancel}
+	a := h.newAnswer(w)
+	sink := a.sink
+	sink.Detach = a.detach
 	if asJSON {
 		sink.Related, sink.Detach = discard, nil // no stream to carry them
 	}
 	if sseOnly {
-		a.stream = true
-		close(a.detach)
+		a.upgradeLocked() // nobody else knows a yet
 	}
 	err := c.ServeBodySink(r.Context(), body, sink)
 	if err != nil && !errors.Is(err, conn.ErrDetached) { // the client went away
 		a.cancel.Cancel()
+		h.recycle(a) // the sinks were dropped: nothing calls them any more
 		return
 	}
 	a.mu.Lock()
@@ -60,10 +62,41 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, c *conn
 	a.mu.Unlock()
 	switch {
 	case stream:
-		h.stream(w, r, http.StatusOK, a.pump)
+		h.stream(w, r, http.StatusOK, func(ctx context.Context, o *sseResponse) {
+			if a.pump(ctx, o) {
+				h.recycle(a)
+			}
+		})
+		return
 	case !answered: // cancelled meanwhile: no answer is due
 		w.WriteHeader(http.StatusAccepted)
 	}
+	h.recycle(a) // settled: nothing calls the sinks any more
+}
+
+// newAnswer returns a statelessAnswer for w, reused if one is free.
+func (h *Handler) newAnswer(w http.ResponseWriter) *statelessAnswer {
+	a, _ := h.answers.Get().(*statelessAnswer)
+	if a == nil {
+		a = &statelessAnswer{}
+		a.sink = conn.BodySink{Answer: a.answer, Related: a.related, Settled: a.settle, Cancel: &a.cancel}
+	}
+	if a.detach == nil {
+		a.detach = make(chan struct{})
+	}
+	a.w = w
+	return a
+}
+
+// recycle frees a once nothing calls its sinks any more: its body is
+// settled, or ServeBodySink dropped them.
+func (h *Handler) recycle(a *statelessAnswer) {
+	if a.stream { // its detach is closed
+		a.detach = nil
+	}
+	a.w, a.queue, a.wake = nil, nil, nil
+	a.stream, a.answered, a.done = false, false, false
+	h.answers.Put(a)
 }
 
 func discard([]byte) {}
@@ -88,8 +121,7 @@ func (a *statelessAnswer) related(msg []byte) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.stream {
-		a.stream = true
-		close(a.detach)
+		a.upgradeLocked()
 	}
 	if len(a.queue) >= maxQueued {
 		return
@@ -98,11 +130,21 @@ func (a *statelessAnswer) related(msg []byte) {
 	signal(a.wake)
 }
 
+// upgradeLocked makes the answer an event stream, and ends the POST's
+// wait for the body.
+func (a *statelessAnswer) upgradeLocked() {
+	a.stream = true
+	a.wake = make(chan struct{}, 1)
+	close(a.detach)
+}
+
 // settle is the body's Settled sink.
 func (a *statelessAnswer) settle() {
 	a.mu.Lock()
 	a.done = true
-	signal(a.wake)
+	if a.wake != nil {
+		signal(a.wake)
+	}
 	a.mu.Unlock()
 }
 
@@ -115,9 +157,13 @@ func (a *statelessAnswer) take() ([][]byte, bool) {
 	return q, a.done
 }
 
-// pump writes the stream's events until the answer is written; the client
-// going away, or a write failing, cancels the request.
-func (a *statelessAnswer) pump(ctx context.Context, o *sseResponse) {
+// pump writes the stream's events until the answer is written, and
+// reports whether it was (the body is settled). The client going away, or
+// a write failing, cancels the request.
+func (a *statelessAnswer) pump(ctx context.Context, o *sseResponse) bool {
+	a.mu.Lock()
+	wake := a.wake // made before the stream was started
+	a.mu.Unlock()
 	for {
 		q, done := a.take()
 		for _, msg := range q {
@@ -125,16 +171,16 @@ func (a *statelessAnswer) pump(ctx context.Context, o *sseResponse) {
 		}
 		if o.flush() != nil {
 			a.cancel.Cancel()
-			return
+			return false
 		}
 		if done {
-			return
+			return true
 		}
 		select {
-		case <-a.wake:
+		case <-wake:
 		case <-ctx.Done():
 			a.cancel.Cancel()
-			return
+			return false
 		}
 	}
 }
