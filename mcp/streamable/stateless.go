@@ -41,35 +41,48 @@ func isStateless(r *http.Request, body []byte) bool {
 // statelessHome is the connection stateless requests are served through:
 // a session of the server's that is never initialised, has no stream
 // (what is sent on it outside a POST's answer fails), and lives as long
-// as the handler. Safe for concurrent use.
+// as the handler — or, if a request's handler closes its session (which
+// closes the home's), until the next stateless POST starts another. Safe
+// for concurrent use.
 type statelessHome struct {
 	mu     sync.Mutex
-	c      atomic.Pointer[conn.Conn]
+	ss     atomic.Pointer[mcp.ServerSession]
 	closed bool
 }
 
 // errHomeClosed is what conn returns once the handler is closed.
 var errHomeClosed = errors.New("streamable: handler closed")
 
-// conn returns the home's connection, starting it on first use.
+// conn returns the home's connection, starting it on first use and after
+// it ended.
 func (sh *statelessHome) conn(srv *mcp.Server) (*conn.Conn, error) {
-	if c := sh.c.Load(); c != nil {
-		return c, nil
+	if ss := sh.ss.Load(); ss != nil && live(ss) {
+		return ss.Conn(), nil
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.closed {
 		return nil, errHomeClosed
 	}
-	if c := sh.c.Load(); c != nil {
-		return c, nil
+	if ss := sh.ss.Load(); ss != nil && live(ss) {
+		return ss.Conn(), nil
 	}
 	ss, err := srv.ConnectTransport(context.Background(), nil, &conn.Peer{Transport: "http"}, homeTransport{})
 	if err != nil {
 		return nil, err
 	}
-	sh.c.Store(ss.Conn())
+	sh.ss.Store(ss)
 	return ss.Conn(), nil
+}
+
+// live reports whether ss has not ended.
+func live(ss *mcp.ServerSession) bool {
+	select {
+	case <-ss.Done():
+		return false
+	default:
+		return true
+	}
 }
 
 // shutdown ends the home gracefully: its running requests' handlers get
@@ -94,7 +107,10 @@ func (sh *statelessHome) stop() *conn.Conn {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	sh.closed = true
-	return sh.c.Load()
+	if ss := sh.ss.Load(); ss != nil {
+		return ss.Conn()
+	}
+	return nil
 }
 
 // homeTransport is the home session's mcp.SessionTransport: it has no

@@ -100,3 +100,39 @@ func TestStreamableHTTP_allocsStatelessToolsCall(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkStreamableHTTP_handlerToolsCall is the handler's own work for
+// one tools/call of echo answered as JSON, served by ServeFastHTTP on a
+// RequestCtx reused as fasthttp reuses it (no network, no client): in a
+// 2025-11-25 session (era=session) and on its own under 2026-07-28
+// (era=stateless).
+func BenchmarkStreamableHTTP_handlerToolsCall(b *testing.B) {
+	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}`
+	for _, era := range []string{"session", "stateless"} {
+		b.Run("era="+era, func(b *testing.B) {
+			srv := mcp.NewServer(nil, nil)
+			must(b, addEcho(srv))
+			h := streamable.NewHandler(srv, nil)
+			b.Cleanup(func() { h.Close() })
+			p := newFastPoster(h).(*fastPoster)
+			session, body := "", stateless26
+			if era == "session" {
+				if code := p.post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"a","version":"0"}}}`); code != http.StatusOK {
+					b.Fatalf("initialize: %d", code)
+				}
+				session, body = p.header("Mcp-Session-Id"), call
+				p.post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			} else {
+				for _, kv := range headers26Call[2:] {
+					p.rc.Request.Header.Set(kv[0], kv[1])
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if code := p.post(session, body); code != http.StatusOK {
+					b.Fatalf("tools/call: %d %s", code, p.body())
+				}
+			}
+		})
+	}
+}

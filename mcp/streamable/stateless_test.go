@@ -378,3 +378,33 @@ func TestHTTPStateless_paramHeadersMirrorTheArguments(t *testing.T) {
 		}
 	})
 }
+
+// A handler that closes its stateless request's session ends the
+// connection stateless requests share; the next one starts another.
+func TestHTTPStateless_closedSessionDoesNotStopTheNextRequests(t *testing.T) {
+	onBothServers(t, func(t *testing.T, serveHTTP serveFunc) {
+		srv := echoServer(t)
+		closed := make(chan struct{})
+		must(t, srv.AddTool(&mcp.Tool{Name: "close"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			go func() { // Close waits for the running handlers, this one too
+				req.Session.Close()
+				close(closed)
+			}()
+			return &mcp.CallToolResult{}, nil
+		}))
+		ts, _ := serveHTTP(t, srv, nil)
+		p := newRawHTTP(t, ts.URL)
+		resp := p.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"close",`+meta26+`}}`, headers26("tools/call", "close")...)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		select {
+		case <-closed:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the session did not close")
+		}
+		st, a := readAnswer(t, p.post(echo26("2", "after"), headers26("tools/call", "echo")...))
+		if st != http.StatusOK || !strings.Contains(string(a.Result), `"text":"after"`) {
+			t.Fatalf("after a handler closed its session: %d %v", st, a.Error)
+		}
+	})
+}
