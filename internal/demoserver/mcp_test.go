@@ -210,8 +210,9 @@ var fixtureTools = []string{
 	"add", "add_dynamic_tool", "echo", "json_schema_2020_12_tool", "ping_client",
 	"test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
 	"test_elicitation_sep1330_enums", "test_elicitation_url", "test_embedded_resource",
-	"test_error_handling", "test_image_content", "test_multiple_content_types", "test_reconnection",
-	"test_sampling", "test_simple_text", "test_tool_with_logging", "test_tool_with_progress",
+	"test_error_handling", "test_image_content", "test_logging_tool", "test_missing_capability",
+	"test_multiple_content_types", "test_param_headers", "test_reconnection", "test_sampling", "test_simple_text",
+	"test_streaming_elicitation", "test_tool_with_logging", "test_tool_with_progress",
 	"test_url_elicitation_required",
 }
 
@@ -331,15 +332,19 @@ func TestMCP_toolsAnswerAsTheSuiteExpects(t *testing.T) {
 				}
 			})
 			t.Run("json_schema_2020_12_tool", func(t *testing.T) {
-				res := call(t, "json_schema_2020_12_tool", map[string]any{"name": "n", "address": map[string]string{"city": "Paris"}})
+				res := call(t, "json_schema_2020_12_tool", map[string]any{"name": "n", "address": map[string]string{"city": "Paris"}, "email": "n@example.com"})
 				if res.IsError || !strings.Contains(textOf(t, res), `"city":"Paris"`) {
 					t.Fatalf("got %+v", res)
 				}
-				// additionalProperties false is enforced, and $ref is followed.
-				if res := call(t, "json_schema_2020_12_tool", map[string]any{"nickname": "x"}); !res.IsError || !strings.Contains(textOf(t, res), "nickname") {
+				// additionalProperties false is enforced, $ref is followed, and
+				// so are allOf and if/then/else.
+				if res := call(t, "json_schema_2020_12_tool", map[string]any{"contactMethod": "phone", "email": "e"}); !res.IsError {
+					t.Fatalf("contactMethod phone without a phone: %+v", res)
+				}
+				if res := call(t, "json_schema_2020_12_tool", map[string]any{"nickname": "x", "email": "e"}); !res.IsError || !strings.Contains(textOf(t, res), "nickname") {
 					t.Fatalf("an unknown member: %+v", res)
 				}
-				if res := call(t, "json_schema_2020_12_tool", map[string]any{"address": map[string]any{"city": 7}}); !res.IsError || !strings.Contains(textOf(t, res), "city") {
+				if res := call(t, "json_schema_2020_12_tool", map[string]any{"address": map[string]any{"city": 7}, "email": "e"}); !res.IsError || !strings.Contains(textOf(t, res), "city") {
 					t.Fatalf("a bad address: %+v", res)
 				}
 			})
