@@ -127,9 +127,7 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 	m, n, err := h.scan.first(body)
 	switch {
 	case err != nil:
-		w.Header()["Content-Type"] = httpjson.ContentType
-		w.WriteHeader(http.StatusBadRequest)
-		w.Write(codec.AppendError(nil, nil, codec.ErrParse))
+		parseError(w)
 		return
 	case n != 1:
 		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest,

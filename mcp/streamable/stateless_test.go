@@ -213,12 +213,7 @@ func TestHTTPStateless_streamCarriesRelatedMessagesThenTheAnswer(t *testing.T) {
 			}
 			got = append(got, ev.data)
 		}
-		want := []string{
-			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"tool","data":"Tool execution started"}}`,
-			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"tool","data":"Tool processing data"}}`,
-			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"tool","data":"Tool execution completed"}}`,
-			`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":100,"total":100}}`,
-		}
+		want := loggingEvents
 		if len(got) != 5 || strings.Join(got[:4], "\n") != strings.Join(want, "\n") ||
 			!strings.HasPrefix(got[4], `{"jsonrpc":"2.0","id":"c1","result":{`) || !strings.Contains(got[4], `"text":"logged"`) {
 			t.Fatalf("got\n%s\nwant\n%s\nthen the answer", strings.Join(got, "\n"), strings.Join(want, "\n"))
