@@ -247,20 +247,3 @@ func (e *Elements) Index() int { return e.c.n - 1 }
 // not ended yet), else a *SyntaxError with the offset of the fault in the
 // array: arr was not one array, or not valid JSON.
 func (e *Elements) Err() error { return e.c.error() }
-
-// Member returns the value of obj's last member named name (compared
-// after unescaping), a view into obj; nil when obj is not an object, has
-// no such member, or is malformed before it.
-func Member(obj []byte, name string) []byte {
-	if KindOf(obj) != ValueObject {
-		return nil
-	}
-	var v []byte
-	var m Members
-	for m.Reset(obj); m.Next(); {
-		if string(m.Name(nil)) == name {
-			v = m.Value()
-		}
-	}
-	return v
-}

@@ -137,22 +137,3 @@ func TestIterators_invalid(t *testing.T) {
 		t.Error("a Members never Reset iterates or reports no error")
 	}
 }
-
-func TestMember_findsTheLastMemberOfThatName(t *testing.T) {
-	for _, c := range []struct {
-		obj, name, want string
-	}{
-		{`{"a":1,"b":{"c":2}}`, "b", `{"c":2}`},
-		{` {"a" : "x" } `, "a", `"x"`},
-		{`{"\u0061":1}`, "a", `1`},
-		{`{"a":1,"a":2}`, "a", `2`},
-		{`{"a":1}`, "b", ``},
-		{`[1]`, "a", ``},
-		{`"a"`, "a", ``},
-		{``, "a", ``},
-	} {
-		if got := string(Member([]byte(c.obj), c.name)); got != c.want {
-			t.Errorf("Member(%s, %q) = %q, want %q", c.obj, c.name, got, c.want)
-		}
-	}
-}

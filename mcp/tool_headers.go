@@ -41,7 +41,7 @@ func paramHeaders(schema []byte) ([]ParamHeader, error) {
 	seen := map[string]bool{}
 	var walk func(obj []byte, path []string) error
 	walk = func(obj []byte, path []string) error {
-		props := codec.Member(obj, "properties")
+		props, _ := codec.Member(obj, "properties")
 		if codec.KindOf(props) != codec.ValueObject {
 			return nil
 		}
@@ -52,7 +52,7 @@ func paramHeaders(schema []byte) ([]ParamHeader, error) {
 				continue
 			}
 			p := append(path[:len(path):len(path)], string(m.Name(nil)))
-			if raw := codec.Member(prop, xMCPHeader); raw != nil {
+			if raw, ok := codec.Member(prop, xMCPHeader); ok {
 				var name string
 				if codec.UnmarshalExact(raw, &name) != nil || !isToken(name) {
 					return fmt.Errorf("%s of %q must be a header name (letters, digits and !#$%%&'*+-.^_`|~)", xMCPHeader, strings.Join(p, "."))
@@ -60,7 +60,7 @@ func paramHeaders(schema []byte) ([]ParamHeader, error) {
 				if seen[strings.ToLower(name)] {
 					return fmt.Errorf("%s %q is given twice", xMCPHeader, name)
 				}
-				if t := codec.Member(prop, "type"); t != nil && !primitiveType(t) {
+				if t, ok := codec.Member(prop, "type"); ok && !primitiveType(t) {
 					return fmt.Errorf("%s of %q: the property must be a string, number, integer or boolean", xMCPHeader, strings.Join(p, "."))
 				}
 				seen[strings.ToLower(name)] = true

@@ -98,7 +98,7 @@ func checkHeaders(hd http.Header, m *codec.Message, srv *mcp.Server) *codec.Erro
 // as a number, a boolean as true or false); an argument absent or null
 // needs none.
 func checkParamHeaders(hd http.Header, params []byte, ps []mcp.ParamHeader) *codec.Error {
-	args := codec.Member(params, "arguments")
+	args, _ := codec.Member(params, "arguments")
 	for _, p := range ps {
 		key := textproto.CanonicalMIMEHeaderKey("Mcp-Param-" + p.Name)
 		v := args
@@ -107,7 +107,7 @@ func checkParamHeaders(hd http.Header, params []byte, ps []mcp.ParamHeader) *cod
 				v = nil
 				break
 			}
-			v = codec.Member(v, name)
+			v, _ = codec.Member(v, name)
 		}
 		hv, ok := headerValue(hd, key)
 		switch {
@@ -147,9 +147,12 @@ func equalArgument(raw []byte, s string) bool {
 // wanted) and of its _meta's protocol version; nil for those absent.
 func mirrored(params []byte, nameKey string) (name, version []byte) {
 	if nameKey != "" {
-		name = codec.Member(params, nameKey)
+		name, _ = codec.Member(params, nameKey)
 	}
-	return name, codec.Member(codec.Member(params, "_meta"), mcp.MetaProtocolVersion)
+	if meta, ok := codec.Member(params, "_meta"); ok && codec.KindOf(meta) == codec.ValueObject {
+		version, _ = codec.Member(meta, mcp.MetaProtocolVersion)
+	}
+	return name, version
 }
 
 // headerValue returns a header's first value without the white space
