@@ -85,7 +85,7 @@ func checkHeaders(hd http.Header, m *codec.Message, srv *mcp.Server) *codec.Erro
 		return mismatch(headerName, "does not match the body's params."+nameKey)
 	}
 	if nameKey == "name" && isMethod(m, "tools/call") {
-		if ps := srv.ToolParamHeaders(decoded); ps != nil {
+		if ps := srv.ParamHeaders(decoded); ps != nil {
 			return checkParamHeaders(hd, m.Params, ps)
 		}
 	}

@@ -326,11 +326,11 @@ func TestHTTPStateless_closedHandlerRefuses(t *testing.T) {
 
 // A tool's x-mcp-header arguments must come in their Mcp-Param-* headers
 // too: each argument given needs its header, equal once decoded (numbers
-// compared as numbers); one absent or null needs none.
+// compared as numbers); one absent needs none.
 func TestHTTPStateless_paramHeadersMirrorTheArguments(t *testing.T) {
 	srv := echoServer(t)
 	must(t, srv.AddTool(&mcp.Tool{Name: "sql", InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-		`"region":{"type":["string","null"],"x-mcp-header":"Region"},"limit":{"type":"integer","x-mcp-header":"Limit"},` +
+		`"region":{"type":"string","x-mcp-header":"Region"},"limit":{"type":"integer","x-mcp-header":"Limit"},` +
 		`"query":{"type":"string"}}}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil
@@ -351,7 +351,6 @@ func TestHTTPStateless_paramHeadersMirrorTheArguments(t *testing.T) {
 		{"no suffix: literal", `{"region":"=?base64?SGVsbG8="}`, hdr("Mcp-Param-Region", "=?base64?SGVsbG8="), true},
 		{"lower-case header name", `{"region":"eu"}`, hdr("mcp-param-region", "eu"), true},
 		{"absent", `{"query":"q"}`, hdr(), true},
-		{"null", `{"region":null}`, hdr(), true},
 		{"header missing", `{"region":"eu"}`, hdr(), false},
 		{"another value", `{"region":"eu"}`, hdr("Mcp-Param-Region", "us"), false},
 		{"another number", `{"limit":42}`, hdr("Mcp-Param-Limit", "43"), false},
