@@ -23,10 +23,6 @@ import (
 // any instance of a server can answer any such request. The answer is
 // JSON, or an event stream of the request's own (statelessAnswer).
 
-// metaVersionKey is the _meta member naming a request's protocol version,
-// as it stands in JSON: a body without it is not routed here by its body.
-var metaVersionKey = []byte(`"` + mcp.MetaProtocolVersion + `"`)
-
 // isStateless reports whether a POST is of a stateless protocol version:
 // its MCP-Protocol-Version header names one, or, when it names no
 // session, its body's _meta names a protocol version (which the handler

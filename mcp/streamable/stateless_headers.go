@@ -22,12 +22,6 @@ import (
 // otherwise the request is refused with -32020 (HeaderMismatch), which
 // the handler answers 400.
 
-// Header names of the stateless protocol versions.
-const (
-	headerMethod = "Mcp-Method"
-	headerName   = "Mcp-Name"
-)
-
 // errNoMetaVersion answers a request of a stateless version whose body's
 // _meta does not name its version (as package mcp does).
 var errNoMetaVersion = codec.NewError(codec.CodeInvalidParams, "Invalid params: _meta must carry "+
@@ -53,14 +47,14 @@ func checkHeaders(hd http.Header, m *codec.Message, srv *mcp.Server) *codec.Erro
 	if version == nil {
 		return errNoMetaVersion
 	}
-	v, ok := headerValue(hd, headerVersion)
+	v, ok := fieldValue(hd, headerVersion)
 	switch {
 	case !ok:
 		return mismatch(headerVersion, "is required")
 	case !equalString(version, v):
 		return mismatch(headerVersion, "does not match the body's _meta "+mcp.MetaProtocolVersion)
 	}
-	method, ok := headerValue(hd, headerMethod)
+	method, ok := fieldValue(hd, headerMethod)
 	switch {
 	case !ok:
 		return mismatch(headerMethod, "is required")
@@ -70,7 +64,7 @@ func checkHeaders(hd http.Header, m *codec.Message, srv *mcp.Server) *codec.Erro
 	if nameKey == "" {
 		return nil
 	}
-	hv, ok := headerValue(hd, headerName)
+	hv, ok := fieldValue(hd, headerName)
 	switch {
 	case !ok && name == nil:
 		return nil // the params lack it: the method refuses them
@@ -100,7 +94,7 @@ func checkHeaders(hd http.Header, m *codec.Message, srv *mcp.Server) *codec.Erro
 func checkParamHeaders(hd http.Header, params []byte, ps []mcp.ParamHeader) *codec.Error {
 	args, _ := codec.Member(params, "arguments")
 	for _, p := range ps {
-		key := textproto.CanonicalMIMEHeaderKey("Mcp-Param-" + p.Name)
+		key := textproto.CanonicalMIMEHeaderKey(headerParamStart + p.Name)
 		v := args
 		for _, name := range p.Path {
 			if codec.KindOf(v) != codec.ValueObject {
@@ -109,7 +103,7 @@ func checkParamHeaders(hd http.Header, params []byte, ps []mcp.ParamHeader) *cod
 			}
 			v, _ = codec.Member(v, name)
 		}
-		hv, ok := headerValue(hd, key)
+		hv, ok := fieldValue(hd, key)
 		switch {
 		case !ok && (v == nil || string(v) == "null"):
 			continue
@@ -155,9 +149,9 @@ func mirrored(params []byte, nameKey string) (name, version []byte) {
 	return name, version
 }
 
-// headerValue returns a header's first value without the white space
+// fieldValue returns a header's first value without the white space
 // around it (RFC 9110 §5.5), and whether it is present.
-func headerValue(hd http.Header, key string) (string, bool) {
+func fieldValue(hd http.Header, key string) (string, bool) {
 	vs := hd[key]
 	if len(vs) == 0 {
 		return "", false
@@ -177,19 +171,13 @@ func equalString(raw []byte, s string) bool {
 	return err == nil && string(u) == s
 }
 
-// Markers of a header value in its Base64 form.
-const (
-	base64Prefix = "=?base64?"
-	base64Suffix = "?="
-)
-
 // decodeHeaderValue returns a mirrored header's value: the UTF-8 bytes of
 // its Base64 form ("=?base64?…?=", standard alphabet, padded), or the
 // value itself, which must then be visible ASCII or inner spaces and tabs
 // (RFC 9110 field values). It reports false for a value that is neither.
 func decodeHeaderValue(v string) (string, bool) {
-	if len(v) >= len(base64Prefix)+len(base64Suffix) && strings.HasPrefix(v, base64Prefix) && strings.HasSuffix(v, base64Suffix) {
-		b, err := base64.StdEncoding.Strict().DecodeString(v[len(base64Prefix) : len(v)-len(base64Suffix)])
+	if len(v) >= len(base64Start)+len(base64End) && strings.HasPrefix(v, base64Start) && strings.HasSuffix(v, base64End) {
+		b, err := base64.StdEncoding.Strict().DecodeString(v[len(base64Start) : len(v)-len(base64End)])
 		return string(b), err == nil
 	}
 	for i := 0; i < len(v); i++ {
