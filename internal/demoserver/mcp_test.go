@@ -213,6 +213,7 @@ var fixtureTools = []string{
 	"test_error_handling", "test_image_content", "test_logging_tool", "test_missing_capability",
 	"test_multiple_content_types", "test_param_headers", "test_reconnection", "test_sampling", "test_simple_text",
 	"test_streaming_elicitation", "test_tool_with_logging", "test_tool_with_progress",
+	"test_trigger_prompt_change", "test_trigger_tool_change",
 	"test_url_elicitation_required",
 }
 
@@ -285,6 +286,33 @@ func TestMCP_toolsAnswerAsTheSuiteExpects(t *testing.T) {
 			t.Run("test_simple_text", func(t *testing.T) {
 				if got := textOf(t, call(t, "test_simple_text", nil)); got != "This is a simple text response for testing." {
 					t.Fatalf("got %q", got)
+				}
+			})
+			t.Run("test_trigger_tool_change", func(t *testing.T) {
+				listed := func() bool {
+					res, err := cs.ListTools(ctx, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return slices.ContainsFunc(res.Tools, func(x *mcp.Tool) bool { return x.Name == "test_changed_tool" })
+				}
+				for _, want := range []bool{true, false} { // a toggle: added, then removed
+					call(t, "test_trigger_tool_change", nil)
+					if listed() != want {
+						t.Fatalf("test_changed_tool listed: %v, want %v", !want, want)
+					}
+				}
+			})
+			t.Run("test_trigger_prompt_change", func(t *testing.T) {
+				for _, want := range []bool{true, false} {
+					call(t, "test_trigger_prompt_change", nil)
+					res, err := cs.ListPrompts(ctx, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := slices.ContainsFunc(res.Prompts, func(x *mcp.Prompt) bool { return x.Name == "test_changed_prompt" }); got != want {
+						t.Fatalf("test_changed_prompt listed: %v, want %v", got, want)
+					}
 				}
 			})
 			t.Run("test_image_content", func(t *testing.T) {
