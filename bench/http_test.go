@@ -47,13 +47,27 @@ func plainHTTPEvents(tb testing.TB, h http.Handler) (caller, func()) {
 	return plainHTTPOf(tb, h, true)
 }
 
+// plainHTTPStateless is plainHTTPEvents speaking 2026-07-28: no
+// initialize, no session; each call carries its _meta and the headers
+// that mirror it.
+func plainHTTPStateless(tb testing.TB, h http.Handler) (caller, func()) {
+	return plainHTTPClient(tb, h, &plainClient{events: true, stateless: true})
+}
+
 func plainHTTPOf(tb testing.TB, h http.Handler, events bool) (caller, func()) {
+	return plainHTTPClient(tb, h, &plainClient{events: events})
+}
+
+func plainHTTPClient(tb testing.TB, h http.Handler, p *plainClient) (caller, func()) {
 	hs := httptest.NewServer(h)
-	p := &plainClient{url: hs.URL + "/mcp", hc: loopbackClient(), events: events}
+	p.url, p.hc = hs.URL+"/mcp", loopbackClient()
 	stop := func() {
 		p.end()
 		p.hc.CloseIdleConnections()
 		hs.Close()
+	}
+	if p.stateless {
+		return p.call, stop
 	}
 	if err := p.initialize(); err != nil {
 		stop()
@@ -63,12 +77,16 @@ func plainHTTPOf(tb testing.TB, h http.Handler, events bool) (caller, func()) {
 }
 
 type plainClient struct {
-	url     string
-	hc      *http.Client
-	session string
-	events  bool // answers may be event streams
-	id      atomic.Int64
+	url       string
+	hc        *http.Client
+	session   string
+	events    bool // answers may be event streams
+	stateless bool // 2026-07-28: calls carry _meta and mirroring headers
+	id        atomic.Int64
 }
+
+// statelessMeta is the _meta of plainClient's calls under 2026-07-28.
+const statelessMeta = `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
 // post sends one JSON-RPC message; the caller closes the response body.
 func (p *plainClient) post(ctx context.Context, body []byte) (*http.Response, error) {
@@ -81,6 +99,11 @@ func (p *plainClient) post(ctx context.Context, body []byte) (*http.Response, er
 	if p.session != "" {
 		req.Header.Set("Mcp-Session-Id", p.session)
 		req.Header.Set("Mcp-Protocol-Version", pinnedVersion)
+	}
+	if p.stateless { // every body is a tools/call of echo
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "echo")
 	}
 	return p.hc.Do(req)
 }
@@ -173,7 +196,11 @@ func (p *plainClient) call(ctx context.Context, msg string) (string, error) {
 	body = strconv.AppendInt(body, id, 10)
 	body = append(body, `,"method":"tools/call","params":{"name":"echo","arguments":{"message":`...)
 	body = append(body, quoted...)
-	body = append(body, `}}}`...)
+	body = append(body, '}')
+	if p.stateless {
+		body = append(body, statelessMeta...)
+	}
+	body = append(body, `}}`...)
 	res, err := p.post(ctx, body)
 	if err != nil {
 		return "", err

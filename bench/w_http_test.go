@@ -14,13 +14,16 @@ import (
 // (mcp-go's defaults are its JSON mode: it answers JSON unless the
 // handler sends notifications), every one driven by the same small
 // client (plainHTTP: net/http, one POST per call, the session shared by
-// the callers), so that only the servers differ. Rows named …-json are
+// the callers), so that only the servers differ. mcpwire-stateless is
+// mcpwire's defaults called under 2026-07-28: no session, the request's
+// _meta and its mirroring headers on every call. Rows named …-json are
 // not what a user of the defaults gets. (The out-of-process rows of the
 // same work are bench/outside's, with wrk as the client.)
 
 // httpToolImpls are W8's servers.
 var httpToolImpls = []impl{
 	{"mcpwire", mcpwireHTTPDefaults},
+	{"mcpwire-stateless", mcpwireHTTPStateless},
 	{"mcpwire-json", mcpwireHTTPPlain},
 	{"go-sdk", gosdkHTTPDefaults},
 	{"go-sdk-json", gosdkHTTPPlain},
@@ -32,6 +35,17 @@ var httpToolImpls = []impl{
 func mcpwireHTTPDefaults(tb testing.TB) (caller, func()) {
 	h := streamable.NewHandler(mcpwireServer(tb, nil), nil)
 	call, stop := plainHTTPEvents(tb, h)
+	return call, func() {
+		stop()
+		h.Close()
+	}
+}
+
+// mcpwireHTTPStateless is mcpwireHTTPDefaults called under 2026-07-28
+// (plainHTTPStateless): no session, each call served on its own.
+func mcpwireHTTPStateless(tb testing.TB) (caller, func()) {
+	h := streamable.NewHandler(mcpwireServer(tb, nil), nil)
+	call, stop := plainHTTPStateless(tb, h)
 	return call, func() {
 		stop()
 		h.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpwire/mcpwire/codec"
 )
@@ -50,6 +51,30 @@ type BodySink struct {
 	// same lock; it is not called once ServeBodySink has returned ctx's
 	// error.
 	Settled func()
+	// Cancel, if set, is bound to the body: its Cancel method then
+	// cancels the body's requests still running (see BodyCancel). A
+	// transport whose client going away means the end of its requests
+	// (Streamable HTTP under MCP 2026-07-28) calls it then.
+	Cancel *BodyCancel
+}
+
+// BodyCancel cancels the requests of one body served by ServeBodySink
+// (BodySink.Cancel). The zero value is ready to be bound; bind it to one
+// body only. Safe for concurrent use.
+type BodyCancel struct{ r atomic.Pointer[bodyReply] }
+
+// Cancel cancels every request of the body that is running or waiting
+// for a worker, as Conn.Cancel cancels one: its handler's context is
+// done and, per Options.Cancel, it is answered -32005 (CancelAnswer) or
+// not at all (CancelSilent). It returns how many it cancelled: none
+// before the body is bound, once it is settled, or when its handlers run
+// inline (they cannot be cancelled).
+func (b *BodyCancel) Cancel() int {
+	r := b.r.Load()
+	if r == nil {
+		return 0
+	}
+	return r.c.cancelBody(r)
 }
 
 // ErrDetached is what ServeBodySink returns when BodySink.Detach ended
@@ -84,6 +109,9 @@ var ErrDetached = errors.New("conn: body detached before it was settled")
 // another session's request is not followed either.
 func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) error {
 	r := &bodyReply{c: c, fn: sink.Answer, related: sink.Related, settled: sink.Settled}
+	if sink.Cancel != nil {
+		sink.Cancel.r.Store(r)
+	}
 	c.serveBody(body, r)
 	r.mu.Lock()
 	if r.putDone { // settled on this goroutine (inline handlers): no wait

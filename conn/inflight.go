@@ -170,6 +170,40 @@ func (c *Conn) Cancel(id []byte) bool {
 	return true
 }
 
+// cancelBody cancels, as Cancel does, every listed request that came in
+// the body r (BodyCancel), and returns how many.
+func (c *Conn) cancelBody(r *bodyReply) int {
+	silent := c.opts.Cancel == CancelSilent
+	type cancelled struct {
+		ctx *reqCtx
+		to  replyTo
+	}
+	var all []cancelled
+	for i, shards := 0, c.inflight.made(); i < len(shards); i++ {
+		sh := &shards[i]
+		sh.mu.Lock()
+		for t := sh.head; t != nil; {
+			next := t.next
+			if t.ctx.body == r {
+				all = append(all, cancelled{t.ctx, t.to})
+				if silent {
+					sh.unlinkLocked(t)
+				}
+			}
+			t = next
+		}
+		sh.mu.Unlock()
+	}
+	for _, a := range all {
+		a.ctx.cancelWith(context.Canceled)
+		if silent {
+			c.answeredCtx(a.ctx, codec.CodeCancelled)
+			c.answer(a.to, nil, nil)
+		}
+	}
+	return len(all)
+}
+
 // abandonAll answers every request still in flight -32004 and cancels its
 // context: Shutdown's deadline has passed.
 func (c *Conn) abandonAll() {

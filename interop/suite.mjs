@@ -184,8 +184,15 @@ export function suite({ open, http = false }) {
     assert.deepEqual(tool.inputSchema, {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
-      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      properties: {
+        name: { type: 'string' }, address: { $ref: '#/$defs/address' },
+        contactMethod: { type: 'string', enum: ['phone', 'email'] }, phone: { type: 'string' }, email: { type: 'string' },
+      },
+      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      then: { required: ['phone'] },
+      else: { required: ['email'] },
       additionalProperties: false,
     });
   });
@@ -222,7 +229,7 @@ export function suite({ open, http = false }) {
     res = await client.callTool({ name: 'echo', arguments: {} });
     assert.equal(res.isError, true);
     assert.match(textOf(res), /message/);
-    res = await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { nickname: 'x' } });
+    res = await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { nickname: 'x', email: 'e' } });
     assert.equal(res.isError, true);
     assert.match(textOf(res), /nickname/);
 

@@ -122,9 +122,12 @@ func prepare(ctx context.Context, g gate, req *router.Request, p any) (context.C
 	}
 	// A name given twice in one object is refused before anything decodes
 	// params: the schema validator and the decoder could each take a
-	// different one of the two values.
-	if at := codec.DuplicateName(params); at >= 0 {
-		return ctx, nil, codec.DuplicateNameError(params, at)
+	// different one of the two values. (statelessSession has refused it
+	// already for a request of a stateless version.)
+	if !ss.stateless() {
+		if at := codec.DuplicateName(params); at >= 0 {
+			return ctx, nil, codec.DuplicateNameError(params, at)
+		}
 	}
 	if !decodedCommon(p, params) {
 		if err := codec.UnmarshalExact(params, p); err != nil {

@@ -31,6 +31,7 @@ type serverTool struct {
 	json    [numLevels][]byte // as listed, per level
 	input   *compiledSchema   // nil: no validation
 	output  *compiledSchema   // nil: no output schema
+	headers []ParamHeader     // its x-mcp-header parameters (Server.ParamHeaders)
 	handler ToolHandler
 }
 
@@ -147,6 +148,9 @@ func newServerTool(t *Tool, in, out reflect.Type) (*serverTool, error) {
 		return nil, fmt.Errorf("mcp: tool %q: output schema: %w", t.Name, err)
 	}
 	st.tool.InputSchema = st.input.raw
+	if st.headers, err = ToolParamHeaders(&st.tool); err != nil {
+		return nil, fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
+	}
 	if st.output != nil {
 		st.tool.OutputSchema = st.output.raw
 	}

@@ -16,6 +16,9 @@
 --                    session SESSION ("-" for none), protocol 2025-11-25;
 --                    the answer (JSON or an event stream) has the text
 --                    block "hello #ID"
+--   mcp-stateless    the same call under protocol 2026-07-28: no
+--                    session, the request's _meta and the headers that
+--                    mirror it (MCP-Protocol-Version, Mcp-Method, Mcp-Name)
 
 local threads = {}
 
@@ -41,10 +44,15 @@ function init(args)
       if session ~= nil and session ~= "-" then
          headers["Mcp-Session-Id"] = session
       end
+   elseif mode == "mcp-stateless" then
+      headers["Accept"] = "application/json, text/event-stream"
+      headers["Mcp-Protocol-Version"] = "2026-07-28"
+      headers["Mcp-Method"] = "tools/call"
+      headers["Mcp-Name"] = "echo"
    elseif mode == "rpc" or mode == "rpc-array" then
       method = args[2]
    else
-      error("check.lua: mode " .. tostring(mode) .. ": want rpc, rpc-array or mcp")
+      error("check.lua: mode " .. tostring(mode) .. ": want rpc, rpc-array, mcp or mcp-stateless")
    end
 end
 
@@ -55,6 +63,9 @@ function request()
    local body
    if mode == "mcp" then
       body = '{"jsonrpc":"2.0","id":' .. id .. ',"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello #' .. id .. '"}}}'
+   elseif mode == "mcp-stateless" then
+      body = '{"jsonrpc":"2.0","id":' .. id .. ',"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello #' .. id .. '"},' ..
+         '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
    else
       body = '{"jsonrpc":"2.0","id":' .. id .. ',"method":"' .. method .. '","params":["hello #' .. id .. '"]}'
    end
@@ -63,7 +74,7 @@ end
 
 -- want is the text the answer to call id must hold.
 local function want(id)
-   if mode == "mcp" then
+   if mode == "mcp" or mode == "mcp-stateless" then
       return '"text":"hello #' .. id .. '"'
    elseif mode == "rpc-array" then
       return '"result":["hello #' .. id .. '"]'

@@ -12,7 +12,10 @@
 #                        connections sharing one session: mcpwire
 #                        (cmd/demoserver's /mcp), mcpwire-fasthttp (its
 #                        -fast-rpc server's /mcp), mcpwire-json, go-sdk,
-#                        go-sdk-json, mcp-go (cmd/httpecho), floor
+#                        go-sdk-json, mcp-go (cmd/httpecho), floor; and
+#                        mcpwire-stateless, mcpwire-fasthttp-stateless:
+#                        the same /mcp endpoints called under 2026-07-28
+#                        (no session; check.lua's mcp-stateless)
 #   OutsideToolsCallRoundTrip  the same over one connection, one call at
 #                        a time (calls/s is 1/latency)
 #
@@ -153,6 +156,14 @@ for impl in mcpwire mcpwire-fasthttp mcpwire-json go-sdk go-sdk-json mcp-go floo
 	sid=$(session "$u")
 	echo "OutsideToolsCall $impl $def $conns $p $u mcp $sid" >>"$rows"
 	echo "OutsideToolsCallRoundTrip $impl $def 1 $p $u mcp $sid" >>"$rows"
+done
+for impl in mcpwire mcpwire-fasthttp; do
+	case $impl in
+	mcpwire) u=$demo/mcp def=yes ;;
+	*) u=${fast%/rpc}/mcp def=no ;;
+	esac
+	echo "OutsideToolsCall $impl-stateless $def $conns $demopid $u mcp-stateless" >>"$rows"
+	echo "OutsideToolsCallRoundTrip $impl-stateless $def 1 $demopid $u mcp-stateless" >>"$rows"
 done
 
 # cputicks PID: the user and system CPU time PID has used, in clock ticks.

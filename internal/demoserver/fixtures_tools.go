@@ -58,6 +58,7 @@ func (d *demo) addTools() error {
 	s := d.srv
 	return errors.Join(
 		addEcho(s),
+		d.addStatelessTools(),
 		constant(s, "test_simple_text", "Returns one text block",
 			text("This is a simple text response for testing.")),
 		constant(s, "test_image_content", "Returns an image block (a 1x1 PNG)",
@@ -327,12 +328,17 @@ var sep1330Schema = json.RawMessage(`{"type":"object","properties":{` +
 
 // schema202012 is json_schema_2020_12_tool's input schema, served
 // verbatim: the suite checks that $schema, $defs and additionalProperties
-// survive (SEP-1613).
+// survive (SEP-1613), and the composition (allOf, anyOf), conditional
+// (if, then, else) and $anchor keywords too (SEP-2106).
 var schema202012 = json.RawMessage(`{` +
 	`"$schema":"https://json-schema.org/draft/2020-12/schema",` +
 	`"type":"object",` +
-	`"$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +
-	`"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},` +
+	`"$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +
+	`"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},` +
+	`"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},` +
+	`"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],` +
+	`"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},` +
+	`"then":{"required":["phone"]},"else":{"required":["email"]},` +
 	`"additionalProperties":false}`)
 
 // reconnection is test_reconnection. Over Streamable HTTP the suite

@@ -210,14 +210,15 @@ var fixtureTools = []string{
 	"add", "add_dynamic_tool", "echo", "json_schema_2020_12_tool", "ping_client",
 	"test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
 	"test_elicitation_sep1330_enums", "test_elicitation_url", "test_embedded_resource",
-	"test_error_handling", "test_image_content",
-	"test_input_required_result_capabilities", "test_input_required_result_elicitation",
-	"test_input_required_result_list_roots", "test_input_required_result_multi_round",
-	"test_input_required_result_multiple_inputs", "test_input_required_result_request_state",
-	"test_input_required_result_sampling", "test_input_required_result_tampered_state",
-	"test_multiple_content_types", "test_reconnection",
-	"test_sampling", "test_simple_text", "test_tool_with_logging", "test_tool_with_progress",
-	"test_url_elicitation_required",
+	"test_error_handling", "test_image_content", "test_input_required_result_capabilities",
+	"test_input_required_result_elicitation", "test_input_required_result_list_roots",
+	"test_input_required_result_multi_round", "test_input_required_result_multiple_inputs",
+	"test_input_required_result_request_state", "test_input_required_result_sampling",
+	"test_input_required_result_tampered_state", "test_logging_tool",
+	"test_missing_capability", "test_multiple_content_types", "test_param_headers",
+	"test_reconnection", "test_sampling", "test_simple_text", "test_streaming_elicitation",
+	"test_tool_with_logging", "test_tool_with_progress", "test_trigger_prompt_change",
+	"test_trigger_tool_change", "test_url_elicitation_required",
 }
 
 func TestMCP_toolsAreListedInPagesWithDescriptions(t *testing.T) {
@@ -291,6 +292,33 @@ func TestMCP_toolsAnswerAsTheSuiteExpects(t *testing.T) {
 					t.Fatalf("got %q", got)
 				}
 			})
+			t.Run("test_trigger_tool_change", func(t *testing.T) {
+				listed := func() bool {
+					res, err := cs.ListTools(ctx, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return slices.ContainsFunc(res.Tools, func(x *mcp.Tool) bool { return x.Name == "test_changed_tool" })
+				}
+				for _, want := range []bool{true, false} { // a toggle: added, then removed
+					call(t, "test_trigger_tool_change", nil)
+					if listed() != want {
+						t.Fatalf("test_changed_tool listed: %v, want %v", !want, want)
+					}
+				}
+			})
+			t.Run("test_trigger_prompt_change", func(t *testing.T) {
+				for _, want := range []bool{true, false} {
+					call(t, "test_trigger_prompt_change", nil)
+					res, err := cs.ListPrompts(ctx, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := slices.ContainsFunc(res.Prompts, func(x *mcp.Prompt) bool { return x.Name == "test_changed_prompt" }); got != want {
+						t.Fatalf("test_changed_prompt listed: %v, want %v", got, want)
+					}
+				}
+			})
 			t.Run("test_image_content", func(t *testing.T) {
 				res := call(t, "test_image_content", nil)
 				img, ok := res.Content[0].(*mcp.ImageContent)
@@ -336,15 +364,19 @@ func TestMCP_toolsAnswerAsTheSuiteExpects(t *testing.T) {
 				}
 			})
 			t.Run("json_schema_2020_12_tool", func(t *testing.T) {
-				res := call(t, "json_schema_2020_12_tool", map[string]any{"name": "n", "address": map[string]string{"city": "Paris"}})
+				res := call(t, "json_schema_2020_12_tool", map[string]any{"name": "n", "address": map[string]string{"city": "Paris"}, "email": "n@example.com"})
 				if res.IsError || !strings.Contains(textOf(t, res), `"city":"Paris"`) {
 					t.Fatalf("got %+v", res)
 				}
-				// additionalProperties false is enforced, and $ref is followed.
-				if res := call(t, "json_schema_2020_12_tool", map[string]any{"nickname": "x"}); !res.IsError || !strings.Contains(textOf(t, res), "nickname") {
+				// additionalProperties false is enforced, $ref is followed, and
+				// so are allOf and if/then/else.
+				if res := call(t, "json_schema_2020_12_tool", map[string]any{"contactMethod": "phone", "email": "e"}); !res.IsError {
+					t.Fatalf("contactMethod phone without a phone: %+v", res)
+				}
+				if res := call(t, "json_schema_2020_12_tool", map[string]any{"nickname": "x", "email": "e"}); !res.IsError || !strings.Contains(textOf(t, res), "nickname") {
 					t.Fatalf("an unknown member: %+v", res)
 				}
-				if res := call(t, "json_schema_2020_12_tool", map[string]any{"address": map[string]any{"city": 7}}); !res.IsError || !strings.Contains(textOf(t, res), "city") {
+				if res := call(t, "json_schema_2020_12_tool", map[string]any{"address": map[string]any{"city": 7}, "email": "e"}); !res.IsError || !strings.Contains(textOf(t, res), "city") {
 					t.Fatalf("a bad address: %+v", res)
 				}
 			})

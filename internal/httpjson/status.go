@@ -36,14 +36,11 @@ var (
 // batch's array is 200. It looks at the error object only: a result is
 // never scanned.
 func StatusOf(msg []byte) Status {
-	if !bytes.HasPrefix(msg, ResponseHead) {
+	obj := errorObject(msg)
+	if obj == nil {
 		return StatusOK
 	}
-	end, err := codec.SkipValue(msg, len(ResponseHead)) // the id
-	if err != nil || !bytes.HasPrefix(msg[end:], ErrorMember) || msg[len(msg)-1] != '}' {
-		return StatusOK
-	}
-	code, retryMs := errorFields(msg[end+len(ErrorMember) : len(msg)-1])
+	code, retryMs := errorFields(obj)
 	switch {
 	case code == codec.CodeUnauthorized:
 		return Status{http.StatusUnauthorized, -1}
@@ -57,6 +54,31 @@ func StatusOf(msg []byte) Status {
 		return Status{http.StatusServiceUnavailable, retrySeconds(retryMs)}
 	}
 	return StatusOK
+}
+
+// ErrorCode returns the code of a JSON-RPC answer written by a session
+// (codec's layout) that is a single error response; false for anything
+// else (a result, a batch's array).
+func ErrorCode(msg []byte) (codec.Code, bool) {
+	obj := errorObject(msg)
+	if obj == nil {
+		return 0, false
+	}
+	code, _ := errorFields(obj)
+	return code, true
+}
+
+// errorObject returns the error object of msg, an answer in codec's
+// layout that is a single error response, or nil.
+func errorObject(msg []byte) []byte {
+	if !bytes.HasPrefix(msg, ResponseHead) {
+		return nil
+	}
+	end, err := codec.SkipValue(msg, len(ResponseHead)) // the id
+	if err != nil || !bytes.HasPrefix(msg[end:], ErrorMember) || msg[len(msg)-1] != '}' {
+		return nil
+	}
+	return msg[end+len(ErrorMember) : len(msg)-1]
 }
 
 // SetHeaders sets on h the headers st calls for besides the status:

@@ -47,6 +47,30 @@
 //     client resumes after the retry delay and gets the rest.
 //   - MCP-Protocol-Version, when present, must be a supported version,
 //     else 400.
+//   - A POST of a stateless protocol version (mcp.StatelessVersions:
+//     2026-07-28) — its MCP-Protocol-Version names one, or, without
+//     Mcp-Session-Id, its body's _meta names a protocol version — needs
+//     neither a session nor initialize: its one request (a batch or a
+//     response is 400) is served on its own by the server's stateless
+//     path (package mcp, "Stateless requests"), and nothing of the client
+//     is kept after it, so any instance of a server answers any such
+//     request; Mcp-Session-Id is ignored. Its headers must mirror its
+//     body: MCP-Protocol-Version the _meta's version, Mcp-Method the
+//     method, Mcp-Name (tools/call, prompts/get: params.name;
+//     resources/read: params.uri) — white space around a value dropped,
+//     a value "=?base64?…?=" decoded (padded standard Base64) — else 400
+//     with -32020 and the request's id. Its answer is JSON, or an event
+//     stream of its own from the first message its handler sends (no
+//     priming event, no event ids: it is not resumed), as the client
+//     accepts. A JSON error answer is 404 for -32601, 400 for -32700,
+//     -32600, -32602 and -32020 to -32022, else as below. Closing the
+//     event stream, or on net/http leaving before a JSON answer, cancels
+//     the request (its handler's context ends). A notification is 202
+//     (notifications/cancelled is not dispatched: the closed stream is
+//     the cancellation). GET and DELETE naming a stateless version are
+//     405 (Allow: POST). Stateless requests in flight are bounded by the
+//     server's MaxInFlight (conn.Options), past which they are refused
+//     -32000 (503).
 //   - The host and origin policy (transport.HostPolicy) applies first: 403
 //     with -32010 when it refuses. Options.CORS lets pages of the listed
 //     origins call from a browser (preflights 204); without it OPTIONS is
@@ -63,7 +87,8 @@
 //     bounded in bytes and time, before closing, so that a client that
 //     writes its whole body before it reads gets the answer.
 //   - Handler.Shutdown lets running handlers finish; Handler.Close ends
-//     every session at once. Neither changes the stores.
+//     every session, and cancels every stateless request, at once.
+//     Neither changes the stores.
 //   - A JSON answer that is a cacheable result of 2026-07-28 (a list,
 //     resources/read, server/discover, with the cache hints
 //     mcp.ServerOptions.Caching sets) carries Cache-Control (public or
@@ -107,6 +132,10 @@
 // an event stream only when a handler streams (conn.BodySink.Detach): a
 // call that streams nothing costs no stream, no event id and no stored
 // event. mcp.Server.SessionQuota counts the sessions of all handlers.
+// Stateless requests are served, body by body, by one connection the
+// handler starts on first use and keeps (a session never initialised,
+// without a stream): each request gets the ServerSession package mcp
+// makes from its _meta, and its POST a conn.BodyCancel to cancel it by.
 // A stream's events stay in the EventStore only while a client can resume
 // them, bounded per session (Options.MaxSessionEvents): a session holds
 // about 4.4 KiB idle, 157 KiB subscribed at the default retention

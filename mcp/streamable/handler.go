@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -35,6 +36,8 @@ type Handler struct {
 	bodies codec.BufferPool
 
 	sessions session.Registry[string, *httpSession] // initialised, by id
+	home     statelessHome                          // serves the stateless versions' requests
+	answers  sync.Pool                              // of free *statelessAnswer
 }
 
 // NewHandler returns a handler serving srv (mount it at the
@@ -79,10 +82,14 @@ func (h *Handler) serveMethods(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodPost:
 		h.post(w, r)
-	case http.MethodGet:
-		h.get(w, r)
-	case http.MethodDelete:
-		h.delete(w, r)
+	case http.MethodGet, http.MethodDelete:
+		if mcp.IsStatelessVersion(r.Header.Get(headerVersion)) {
+			statelessRefused(w)
+		} else if r.Method == http.MethodGet {
+			h.get(w, r)
+		} else {
+			h.delete(w, r)
+		}
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		httpjson.Error(w, http.StatusMethodNotAllowed, codec.CodeInvalidRequest, "Method not allowed")
@@ -255,20 +262,28 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 // not yet ended.
 func (h *Handler) Len() int { return h.sessions.Len() }
 
-// Close ends every session at once, and refuses new ones from then on
-// (503). Their clients' responses end; the stores keep what they hold, so
+// Close ends every session and stateless request at once, and refuses
+// new ones from then on (503). Their clients' responses end; the stores keep what they hold, so
 // that other instances of the server sharing them may go on serving the
 // sessions.
-func (h *Handler) Close() error { return h.sessions.Close() }
+func (h *Handler) Close() error {
+	h.home.close()
+	return h.sessions.Close()
+}
 
-// Shutdown ends every session gracefully, and refuses new ones from then
-// on (503): each session stops taking requests, and its running handlers
-// get until ctx is done to finish and have their answers sent
-// (conn.Conn.Shutdown); then it is closed as by Close. It returns once
+// Shutdown ends every session, and the stateless requests, gracefully,
+// and refuses new ones from then on (503): each stops taking requests,
+// and its running handlers get until ctx is done to finish and have
+// their answers sent (conn.Conn.Shutdown); then it is closed as by Close. It returns once
 // every session has ended, or when ctx is done. Call it before
 // http.Server.Shutdown, whose wait for responses would otherwise include
 // every open event stream.
-func (h *Handler) Shutdown(ctx context.Context) error { return h.sessions.Shutdown(ctx) }
+func (h *Handler) Shutdown(ctx context.Context) error {
+	home := make(chan error, 1)
+	go func() { home <- h.home.shutdown(ctx) }()
+	err := h.sessions.Shutdown(ctx)
+	return errors.Join(err, <-home)
+}
 
 // accepts reads Accept headers: whether JSON and an event stream are
 // acceptable. No header accepts anything (RFC 9110); a range with q=0

@@ -40,6 +40,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if isStateless(r, body) {
+		h.statelessPost(w, r, body, wantJSON, wantSSE)
+		return
+	}
 	asJSON := wantJSON && (h.opts.JSONResponse || !wantSSE) // never an event stream
 	info, err := h.scan.classify(body, false)
 	var s *httpSession
@@ -53,9 +57,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case err != nil:
-		w.Header()["Content-Type"] = httpjson.ContentType
-		w.WriteHeader(http.StatusBadRequest)
-		w.Write(codec.AppendError(nil, nil, codec.ErrParse))
+		parseError(w)
 		return
 	case info.initialize && s == nil:
 		h.initialize(w, r, body, wantJSON)
@@ -78,6 +80,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	default:
 		h.serveAnswer(w, r, s, body, info.quiet, !wantJSON)
 	}
+}
+
+// parseError answers a body that is not JSON: 400 with -32700.
+func parseError(w http.ResponseWriter) {
+	w.Header()["Content-Type"] = httpjson.ContentType
+	w.WriteHeader(http.StatusBadRequest)
+	w.Write(codec.AppendError(nil, nil, codec.ErrParse))
 }
 
 // readBody reads r's body into buf within MaxBodyBytes and ReadTimeout,

@@ -220,5 +220,14 @@ func toolServer(t *testing.T) *mcp.Server {
 	return srv
 }
 
+// loggingEvents are the messages test_tool_with_logging sends, at level
+// info, with the progress token "t".
+var loggingEvents = []string{
+	`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"tool","data":"Tool execution started"}}`,
+	`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"tool","data":"Tool processing data"}}`,
+	`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"tool","data":"Tool execution completed"}}`,
+	`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":100,"total":100}}`,
+}
+
 // fastRetry is what the HTTP tests announce as the retry delay.
 var fastRetry = &streamable.Options{RetryInterval: 20 * time.Millisecond}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -218,13 +219,7 @@ func TestHTTP_requestStreamPrimesThenCarriesRelatedMessagesThenTheAnswer(t *test
 			ids[ev.id] = true
 			got = append(got, ev.data)
 		}
-		want := []string{
-			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"tool","data":"Tool execution started"}}`,
-			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"tool","data":"Tool processing data"}}`,
-			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"tool","data":"Tool execution completed"}}`,
-			`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":100,"total":100}}`,
-			`{"jsonrpc":"2.0","id":"c1","result":{"content":[{"type":"text","text":"logged"}]}}`,
-		}
+		want := append(slices.Clone(loggingEvents), `{"jsonrpc":"2.0","id":"c1","result":{"content":[{"type":"text","text":"logged"}]}}`)
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
