@@ -192,6 +192,13 @@ func (c *Client) registerHandlers() {
 		}
 		return nil, nil
 	}), true)
+	// The first message of a subscriptions/listen stream (stateless
+	// versions): what it carries is what the session asked for, less
+	// what the server does not announce, which it knows from discover.
+	c.handle("notifications/subscriptions/acknowledged", clientMethod(func(_ context.Context, s *ClientSession, _ *struct{}) (any, error) {
+		s.listen.acknowledged()
+		return nil, nil
+	}), true)
 	if h := o.CreateMessageHandler; h != nil {
 		c.handle("sampling/createMessage", clientMethod(func(ctx context.Context, s *ClientSession, p *CreateMessageParams) (any, error) {
 			r, err := h(ctx, &CreateMessageRequest{s, p})
@@ -348,6 +355,10 @@ func (s *ClientSession) handshake(ctx context.Context) error {
 			if s.hs != nil {
 				s.hs.Negotiated(s.init.ProtocolVersion)
 			}
+			s.listen.mu.Lock()
+			s.relisten() // list changes come on a stream of their own
+			s.listen.await(ctx)
+			s.listen.mu.Unlock()
 			return nil // no keep-alive: the version has no ping
 		}
 		if err != nil {

@@ -27,6 +27,7 @@ type ClientSession struct {
 	elicits pendingElicitations // URL mode elicitations not yet complete
 	outputs toolOutputs         // output schemas of the listed tools
 	lists   listCache           // fresh list results (stateless versions)
+	listen  listening           // the subscriptions/listen stream (stateless versions)
 	// failure, if set before the connection is closed, is what Wait
 	// returns (ErrPingTimeout).
 	failure atomic.Pointer[error]
@@ -273,12 +274,21 @@ func (s *ClientSession) ReadResource(ctx context.Context, uri string) (*ReadReso
 
 // Subscribe asks to be told when a resource changes
 // (ClientOptions.ResourceUpdatedHandler).
+// Under a stateless version it is a filter of the session's
+// subscriptions/listen stream (ErrNotSupported if the server does not
+// declare resources.subscribe).
 func (s *ClientSession) Subscribe(ctx context.Context, uri string) error {
+	if s.modern != nil {
+		return s.subscribeStateless(ctx, uri, true)
+	}
 	return s.call(ctx, "resources/subscribe", &SubscribeParams{URI: uri}, nil)
 }
 
 // Unsubscribe undoes Subscribe.
 func (s *ClientSession) Unsubscribe(ctx context.Context, uri string) error {
+	if s.modern != nil {
+		return s.subscribeStateless(ctx, uri, false)
+	}
 	return s.call(ctx, "resources/unsubscribe", &SubscribeParams{URI: uri}, nil)
 }
 

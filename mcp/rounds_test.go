@@ -65,14 +65,19 @@ func answering(v string, between func()) *mcp.Client {
 }
 
 // wire is the client's end of a pipe, which counts the tools/call
-// requests the client writes and may alter each before it goes.
+// requests the client writes and may alter each before it goes; seen, if
+// set, sees every message the client writes.
 type wire struct {
 	conn.MessageConn
 	calls  atomic.Int32
 	change func(msg []byte) []byte
+	seen   func(msg []byte)
 }
 
 func (w *wire) WriteMessage(msg []byte) error {
+	if w.seen != nil {
+		w.seen(msg)
+	}
 	if strings.Contains(string(msg), `"method":"tools/call"`) {
 		w.calls.Add(1)
 		if w.change != nil {
