@@ -240,13 +240,23 @@ func handlersServeTheServersRequestsAndNotifications(t *testing.T, connect func(
 	}
 }
 
+// A call its caller cancels has the server's handler cancelled: by
+// notifications/cancelled, or, under 2026-07-28 over HTTP, by its POST's
+// end.
 func TestClient_cancelledCallCancelsTheServersHandler(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) { cancelledCallCancelsTheServersHandler(t, tr.connect) })
+		t.Run(tr.name+"/"+mcp.Version20260728, func(t *testing.T) {
+			cancelledWith(t, tr.connect, &mcp.ClientOptions{ProtocolVersion: mcp.Version20260728})
+		})
 	}
 }
 
 func cancelledCallCancelsTheServersHandler(t *testing.T, connect func(testing.TB, *mcp.Server, *mcp.Client) *mcp.ClientSession) {
+	cancelledWith(t, connect, nil)
+}
+
+func cancelledWith(t *testing.T, connect func(testing.TB, *mcp.Server, *mcp.Client) *mcp.ClientSession, o *mcp.ClientOptions) {
 	srv := mcp.NewServer(nil, nil)
 	started, stopped := make(chan struct{}), make(chan error, 1)
 	must(t, srv.AddTool(&mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -255,7 +265,7 @@ func cancelledCallCancelsTheServersHandler(t *testing.T, connect func(testing.TB
 		stopped <- ctx.Err()
 		return nil, nil
 	}))
-	cs := connect(t, srv, mcp.NewClient(nil, nil))
+	cs := connect(t, srv, mcp.NewClient(nil, o))
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-started

@@ -150,7 +150,7 @@ type httpClientStream struct {
 	refused  atomic.Int32   // the status of the first request refused before a session began
 	scan     *codec.Scanner // Write's
 	scanners sync.Pool      // the event readers'
-	calls    sync.Map       // id (as sent) → *atomic.Bool, set once the client cancels it
+	calls    sync.Map       // id (as sent) → *pendingCall
 
 	listening chan struct{} // closed once the server answered listen's first GET
 	listened  func()        // closes listening, once
@@ -225,8 +225,15 @@ func (t *httpClientStream) send(msg []byte) error {
 	if m.Kind == codec.KindRequest {
 		id := append([]byte(nil), m.ID...)
 		body := append([]byte(nil), msg...)
-		t.calls.Store(string(id), new(atomic.Bool))
+		pc := &pendingCall{ctx: t.ctx}
+		if h != nil { // stateless: the POST ends when the call is cancelled
+			pc.ctx, pc.abort = context.WithCancel(t.ctx)
+		}
+		t.calls.Store(string(id), pc)
 		t.wg.Go(func() {
+			if pc.abort != nil {
+				defer pc.abort()
+			}
 			select { // here, not in Write: notifications and responses go on
 			case t.slots <- struct{}{}:
 			case <-t.ctx.Done():
@@ -235,7 +242,7 @@ func (t *httpClientStream) send(msg []byte) error {
 				return
 			}
 			defer func() { <-t.slots }()
-			t.request(body, id, h)
+			t.request(pc.ctx, body, id, h)
 		})
 		return nil
 	}
@@ -243,11 +250,25 @@ func (t *httpClientStream) send(msg []byte) error {
 		var p mcp.CancelledParams
 		if codec.Unmarshal(m.Params, &p) == nil {
 			if c, ok := t.calls.Load(string(p.RequestID)); ok {
-				c.(*atomic.Bool).Store(true)
+				pc := c.(*pendingCall)
+				pc.cancelled.Store(true)
+				if pc.abort != nil {
+					// A stateless version cancels a request by closing
+					// its response, not by a notification.
+					pc.abort()
+					return nil
+				}
 			}
 		}
 	}
 	return t.post(msg, h)
+}
+
+// pendingCall is a request posted and not answered yet.
+type pendingCall struct {
+	cancelled atomic.Bool        // the client cancelled it
+	ctx       context.Context    // its POST's
+	abort     context.CancelFunc // ends its POST (stateless versions); nil under the others
 }
 
 // ErrClosedTransport is returned when sending on a closed HTTP transport.
@@ -258,7 +279,7 @@ var ErrClosedTransport = errors.New("mcp: the HTTP transport is closed")
 // server refuses, or that cannot reach it, is dropped: only a session the
 // server no longer knows ends the stream.
 func (t *httpClientStream) post(msg []byte, h http.Header) error {
-	resp, err := t.do(http.MethodPost, msg, "", h)
+	resp, err := t.do(t.ctx, http.MethodPost, msg, "", h)
 	if err != nil {
 		return nil
 	}
@@ -278,9 +299,9 @@ func (t *httpClientStream) post(msg []byte, h http.Header) error {
 // request posts a request and delivers what comes back, resuming the
 // event stream if it breaks before the answer came. Every way it fails
 // ends the call with an error response of its own making.
-func (t *httpClientStream) request(msg, id []byte, h http.Header) {
+func (t *httpClientStream) request(ctx context.Context, msg, id []byte, h http.Header) {
 	defer t.calls.Delete(string(id))
-	resp, err := t.do(http.MethodPost, msg, "", h)
+	resp, err := t.do(ctx, http.MethodPost, msg, "", h)
 	if err != nil {
 		t.failCall(id, err)
 		return
@@ -363,7 +384,7 @@ func (t *httpClientStream) answers(msg, id []byte) bool {
 // nothing.
 func (t *httpClientStream) resume(last string, retry time.Duration, id []byte) bool {
 	for misses := 0; last != "" && misses < t.retry; {
-		if c, ok := t.calls.Load(string(id)); ok && c.(*atomic.Bool).Load() {
+		if c, ok := t.calls.Load(string(id)); ok && c.(*pendingCall).cancelled.Load() {
 			return true // cancelled: the server sends no answer
 		}
 		if !t.sleep(backoff(retry, misses)) {
@@ -398,7 +419,7 @@ const (
 // is called once the GET has its answer (or failed), before the events
 // are read.
 func (t *httpClientStream) getStream(last *string, retry *time.Duration, id []byte, answered func()) (out streamOutcome, got bool) {
-	resp, err := t.do(http.MethodGet, nil, *last, nil)
+	resp, err := t.do(t.ctx, http.MethodGet, nil, *last, nil)
 	if answered != nil {
 		answered()
 	}
@@ -500,17 +521,18 @@ func (t *httpClientStream) awaitListening(ctx context.Context) {
 	}
 }
 
-// do sends one request with the transport's headers; last, if set, is
+// do sends one request, for as long as ctx lasts, with the transport's
+// headers; last, if set, is
 // the Last-Event-ID of a GET. modern, if not nil, are the headers of a
 // message of a stateless version (modernHeaders): they are sent instead
 // of the session's, and a session id the server answers with is not
 // taken (those versions have no sessions).
-func (t *httpClientStream) do(method string, body []byte, last string, modern http.Header) (*http.Response, error) {
+func (t *httpClientStream) do(ctx context.Context, method string, body []byte, last string, modern http.Header) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(t.ctx, method, t.url, rd)
+	req, err := http.NewRequestWithContext(ctx, method, t.url, rd)
 	if err != nil {
 		return nil, err
 	}
