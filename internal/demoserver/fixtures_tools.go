@@ -165,24 +165,32 @@ func logging(ctx context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.Call
 }
 
 // progress reports 0, 50 and 100 of 100 for the request's progress token
-// (nothing when it has none), then answers, one step after the last
-// report. That last pause matters to the TypeScript SDK's client (1.32):
-// it handles a notification in a microtask but a response at once, and
-// forgets a call's progress handler with its response, so a last report
-// that reaches it in the same read as the result is dropped ("unknown
-// token") and the suite's tools-call-with-progress sees two reports, not
-// three.
+// (nothing when it has none), a step apart, then answers, lastPause after
+// the last report. That last pause matters to the TypeScript SDK's
+// client (1.32): it handles a notification in a microtask but a response
+// at once, and forgets a call's progress handler with its response, so a
+// last report that reaches it in the same read as the result is dropped
+// ("unknown token") and the suite's tools-call-with-progress sees two
+// reports, not three. A client process held up longer than the pause (a
+// loaded machine) reads both at once: the pause is long for that.
 func progress(ctx context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
-	for _, p := range []float64{0, 50, 100} {
+	for i, p := range []float64{0, 50, 100} {
 		if err := req.Progress(ctx, p, 100, ""); err != nil {
 			return nil, nil, err
 		}
-		if err := pause(ctx, step); err != nil {
+		d := step
+		if i == 2 {
+			d = lastPause
+		}
+		if err := pause(ctx, d); err != nil {
 			return nil, nil, err
 		}
 	}
 	return text("Progress test completed."), nil, nil
 }
+
+// lastPause is how long progress waits after its last report.
+const lastPause = 250 * time.Millisecond
 
 type samplingArgs struct {
 	Prompt string `json:"prompt" jsonschema:"the prompt to send to the client's model"`
