@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -33,32 +32,7 @@ func newListenPeer(t *testing.T, srv *mcp.Server, transport string) *listenPeer 
 			return nil, nil
 		}), &router.MethodOptions{Inline: true}))
 	}
-	o := &conn.Options{Router: r}
-	switch transport {
-	case "stdio":
-		a, b := net.Pipe()
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- srv.Run(ctx, a) }() // ends gracefully once ctx is
-		p.c = conn.New(b, o)
-		p.end = cancel
-		t.Cleanup(func() {
-			cancel()
-			p.c.Close()
-			<-done
-		})
-	case "inprocess":
-		a, b := conn.InProcess()
-		ss, err := srv.Connect(context.Background(), a)
-		must(t, err)
-		p.c = conn.NewStream(b, o)
-		p.end = func() { _ = ss.Shutdown(context.Background()) }
-		t.Cleanup(func() {
-			p.c.Close()
-			ss.Close()
-			ss.Wait()
-		})
-	}
+	p.c, p.end = connectPeer(t, srv, transport, r)
 	return p
 }
 

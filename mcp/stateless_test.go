@@ -86,8 +86,7 @@ type statelessPeer struct {
 	logs chan string
 }
 
-// newStatelessPeer connects to srv over transport: "stdio" (Server.Run
-// on a byte stream, newline-delimited) or "inprocess" (conn.InProcess).
+// newStatelessPeer connects to srv over transport (connectPeer).
 func newStatelessPeer(t *testing.T, srv *mcp.Server, transport string) *statelessPeer {
 	t.Helper()
 	p := &statelessPeer{t: t, logs: make(chan string, 16)}
@@ -96,31 +95,47 @@ func newStatelessPeer(t *testing.T, srv *mcp.Server, transport string) *stateles
 		p.logs <- string(req.Params)
 		return nil, nil
 	}), &router.MethodOptions{Inline: true}))
+	p.c, _ = connectPeer(t, srv, transport, r)
+	return p
+}
+
+// connectPeer connects a session serving r to srv over transport:
+// "stdio" (Server.Run on a byte stream, newline-delimited) or
+// "inprocess" (conn.InProcess). end ends the server's session
+// gracefully (Run's context cancelled, or Shutdown); both ends close when
+// the test does.
+func connectPeer(t *testing.T, srv *mcp.Server, transport string, r *router.Router) (c *conn.Conn, end func()) {
+	t.Helper()
 	o := &conn.Options{Router: r}
 	switch transport {
 	case "stdio":
 		a, b := net.Pipe()
+		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- srv.Run(context.Background(), a) }()
-		p.c = conn.New(b, o)
+		go func() { done <- srv.Run(ctx, a) }() // ends gracefully once ctx is
+		c = conn.New(b, o)
 		t.Cleanup(func() {
-			p.c.Close()
+			cancel()
+			c.Close()
 			if err := <-done; err != nil && !errors.Is(err, net.ErrClosed) {
 				t.Logf("Run: %v", err)
 			}
 		})
+		return c, cancel
 	case "inprocess":
 		a, b := conn.InProcess()
 		ss, err := srv.Connect(context.Background(), a)
 		must(t, err)
-		p.c = conn.NewStream(b, o)
+		c = conn.NewStream(b, o)
 		t.Cleanup(func() {
-			p.c.Close()
+			c.Close()
 			ss.Close()
 			ss.Wait()
 		})
+		return c, func() { _ = ss.Shutdown(context.Background()) }
 	}
-	return p
+	t.Fatalf("transport %q", transport)
+	return nil, nil
 }
 
 // call sends method with params (raw JSON, "" for none) and returns the
