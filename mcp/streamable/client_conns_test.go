@@ -32,9 +32,12 @@ func TestClientHTTP_concurrentCallsKeepTheirConnections(t *testing.T) {
 	})
 	cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, nil))
 	echoConcurrently(t, cs, callers, calls)
-	// One connection per caller, the GET stream's, and initialize's
-	// which a caller may or may not reuse.
-	if n := dials.Load(); n > callers+2 {
+	// One connection per caller and the GET stream's, plus a few more:
+	// net/http returns a connection to its idle pool on its own goroutine
+	// after the caller has read the answer, so a caller quick to post
+	// again may dial in that moment (17–21 dials were seen for 16
+	// callers). With 2 idle connections per host it was 150–180.
+	if n := dials.Load(); n > 2*callers {
 		t.Fatalf("%d connections dialled for %d callers making %d calls each", n, callers, calls)
 	}
 }
