@@ -60,7 +60,10 @@
 // (req.Session, SessionFromContext) whose ProtocolVersion, ClientInfo and
 // ClientCapabilities are the request's _meta's ([MetaClientInfo],
 // [MetaClientCapabilities]), and whose Log sends only at or above the
-// request's [MetaLogLevel] (without it, nothing). That session serves
+// request's [MetaLogLevel] (without it, nothing). Those four keys are
+// the session's to say: a handler does not find them in its params' Meta,
+// in any version, which holds the request's other keys of _meta alone
+// (nil when there are none). That session serves
 // the one request: it is not in Sessions, sends no request to the
 // client (its questions become input requests, below), and its Close
 // closes the connection.

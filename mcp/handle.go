@@ -129,9 +129,12 @@ func prepare(ctx context.Context, g gate, req *router.Request, p any) (context.C
 			return ctx, nil, codec.DuplicateNameError(params, at)
 		}
 	}
-	if !decodedCommon(p, params) {
+	if !decodedCommon(p, params, ss.engineMeta) {
 		if err := codec.UnmarshalExact(params, p); err != nil {
 			return ctx, nil, invalidParams("Invalid params: " + err.Error())
+		}
+		if bytes.Contains(params, statelessKey) {
+			dropEngineMeta(p)
 		}
 	}
 	return ctx, ss, nil
@@ -184,13 +187,17 @@ func (ss *ServerSession) result(g gate, method string, res any, err error) (any,
 
 // commonDecoder is a params type that decodes its common form itself, in
 // one walk over the bytes, and reports false, leaving itself alone, for
-// anything else (which sonic then decodes, to the same value).
-type commonDecoder interface{ decodeCommon(data []byte) bool }
+// anything else (which sonic then decodes, to the same value less the
+// engine's keys of _meta: see dropEngineMeta). engineMeta says that
+// _meta, if any, is known to hold the engine's keys alone.
+type commonDecoder interface {
+	decodeCommon(data []byte, engineMeta bool) bool
+}
 
 // decodedCommon reports whether p decoded data itself.
-func decodedCommon(p any, data []byte) bool {
+func decodedCommon(p any, data []byte, engineMeta bool) bool {
 	d, ok := p.(commonDecoder)
-	return ok && d.decodeCommon(data)
+	return ok && d.decodeCommon(data, engineMeta)
 }
 
 // invalidParams is a -32602 error with this message.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"reflect"
 
 	"github.com/mcpwire/mcpwire/codec"
 )
@@ -42,6 +43,9 @@ var statelessKey = []byte(`"io.modelcontextprotocol/`)
 // apart.
 type requestMeta struct {
 	Version, Caps, Info, LogLevel []byte
+	// Others is set when _meta has a member of another name, or a name
+	// escaped (see onlyEngineMeta).
+	Others bool
 }
 
 // read finds the members of _meta in params (an object). It reports
@@ -60,6 +64,9 @@ func (m *requestMeta) read(params []byte) bool {
 		}
 		meta.Reset(v)
 		for meta.Next() {
+			if meta.KeyEscaped() {
+				m.Others = true
+			}
 			switch string(meta.Name(nil)) {
 			case MetaProtocolVersion:
 				m.Version = meta.Value()
@@ -69,6 +76,8 @@ func (m *requestMeta) read(params []byte) bool {
 				m.Info = meta.Value()
 			case MetaLogLevel:
 				m.LogLevel = meta.Value()
+			default:
+				m.Others = true
 			}
 		}
 		if meta.Err() != nil {
@@ -77,6 +86,60 @@ func (m *requestMeta) read(params []byte) bool {
 	}
 	return top.Err() == nil
 }
+
+// engineMeta reports whether name is one of the keys of _meta that the
+// engine reads and a handler finds in its ServerSession instead.
+func engineMeta(name string) bool {
+	switch name {
+	case MetaProtocolVersion, MetaClientCapabilities, MetaClientInfo, MetaLogLevel:
+		return true
+	}
+	return false
+}
+
+// onlyEngineMeta reports whether v, a _meta value, is an object of the
+// engine's keys alone, none escaped, and at least one.
+func onlyEngineMeta(v []byte) bool {
+	if codec.KindOf(v) != codec.ValueObject {
+		return false
+	}
+	var it codec.Members
+	for it.Reset(v); it.Next(); {
+		if it.KeyEscaped() || !engineMeta(string(it.Name(nil))) {
+			return false
+		}
+	}
+	return it.Err() == nil && it.Index() >= 0
+}
+
+// dropEngineMeta removes the engine's keys (engineMeta) from the Meta
+// field of the params p points to, after a decode that kept them: the
+// version, client capabilities, client info and log level of a request
+// are its ServerSession's to say, in every era, so a handler finds the
+// same Meta whichever era or decoder served it. A Meta left empty
+// becomes nil. Reflection: this is the slow path's, after sonic.
+func dropEngineMeta(p any) {
+	v := reflect.ValueOf(p)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	f := v.Elem().FieldByName("Meta")
+	if !f.IsValid() || f.Type() != metaType || f.Len() == 0 {
+		return
+	}
+	m := f.Interface().(Meta)
+	for k := range m {
+		if engineMeta(k) {
+			delete(m, k)
+		}
+	}
+	if len(m) == 0 {
+		f.Set(reflect.Zero(metaType))
+	}
+}
+
+// metaType is the type of the Meta field of params.
+var metaType = reflect.TypeFor[Meta]()
 
 // quotedStateless is Version20260728 as a JSON string.
 const quotedStateless = `"` + Version20260728 + `"`
@@ -163,6 +226,7 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 		}
 		rs.level.Store(l.severity())
 	}
+	rs.engineMeta = !mm.Others
 	rs.c.Store(home.c.Load())
 	rs.state.Store(stateInitialized)
 	return rs, nil

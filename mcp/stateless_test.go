@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -420,5 +422,34 @@ func TestStateless_besideTheGoClient(t *testing.T) {
 				t.Fatalf("%d sessions, want the Go client's alone", n)
 			}
 		})
+	}
+}
+
+// The engine's keys of _meta (version, client capabilities, client info,
+// log level) are the session's to say, not the params' Meta: a handler
+// finds in Meta the request's other keys alone, whichever decoder took
+// the params (the tools/call fast path, or sonic when they are not
+// common: here the escaped key and the null arguments).
+func TestStateless_metaHoldsTheRequestsOwnKeys(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "srv", Version: "1.0"}, nil)
+	must(t, srv.AddTool(&mcp.Tool{Name: "meta"}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if req.Params.Meta == nil {
+			return textResult(req.Session.ProtocolVersion() + " nil"), nil
+		}
+		keys := slices.Sorted(maps.Keys(req.Params.Meta))
+		return textResult(req.Session.ProtocolVersion() + " " + strings.Join(keys, ",")), nil
+	}))
+	p := newStatelessPeer(t, srv, "inprocess")
+	for _, tc := range []struct{ meta, want string }{
+		{modernMeta(`{}`), "2026-07-28 nil"},
+		{modernMeta(`{}`, `"io.modelcontextprotocol/logLevel":"info"`), "2026-07-28 nil"},
+		{modernMeta(`{}`, `"progressToken":7`, `"x.example/k":1`), "2026-07-28 progressToken,x.example/k"},
+		{modernMeta(`{}`, `"io.modelcontextprotocol\u002flogLevel":"info"`), "2026-07-28 nil"},
+		{modernMeta(`{"sampling":{}}`, `"k":1`) + `,"arguments":null`, "2026-07-28 k"},
+	} {
+		want := canon(t, `{"resultType":"complete",`+serverInfoMeta+`,"content":[{"type":"text","text":"`+tc.want+`"}]}`)
+		if got := p.call("tools/call", `{"name":"meta","_meta":`+tc.meta+`}`); got != want {
+			t.Errorf("_meta %s: got %s, want %s", tc.meta, got, want)
+		}
 	}
 }

@@ -101,9 +101,10 @@ type CallToolParams struct {
 	Task      *TaskMetadata   `json:"task,omitempty"`
 }
 
-// decodeCommon decodes params holding only a name without escapes and an
-// object of arguments (see commonDecoder).
-func (p *CallToolParams) decodeCommon(data []byte) bool {
+// decodeCommon decodes params holding only a name without escapes, an
+// object of arguments and a _meta of the engine's keys alone (a
+// stateless call's; see dropEngineMeta) (see commonDecoder).
+func (p *CallToolParams) decodeCommon(data []byte, engineMeta bool) bool {
 	var name, args []byte
 	var it codec.Members
 	for it.Reset(data); it.Next(); {
@@ -115,6 +116,8 @@ func (p *CallToolParams) decodeCommon(data []byte) bool {
 			name = v[1 : len(v)-1]
 		case string(it.Name(nil)) == "arguments" && codec.KindOf(v) == codec.ValueObject:
 			args = v
+		case string(it.Name(nil)) == "_meta" && (engineMeta || onlyEngineMeta(v)):
+			// What the engine reads (see dropEngineMeta): Meta stays nil.
 		default:
 			return false
 		}

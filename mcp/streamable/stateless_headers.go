@@ -138,13 +138,22 @@ func equalArgument(raw []byte, s string) bool {
 }
 
 // mirrored returns the raw values of the params' member nameKey ("": none
-// wanted) and of its _meta's protocol version; nil for those absent.
+// wanted) and of its _meta's protocol version, the first of each as
+// codec.Member finds them; nil for those absent. One walk over params.
 func mirrored(params []byte, nameKey string) (name, version []byte) {
-	if nameKey != "" {
-		name, _ = codec.Member(params, nameKey)
-	}
-	if meta, ok := codec.Member(params, "_meta"); ok && codec.KindOf(meta) == codec.ValueObject {
-		version, _ = codec.Member(meta, mcp.MetaProtocolVersion)
+	var it codec.Members
+	var scratch [64]byte
+	wantName, wantMeta := nameKey != "", true
+	for it.Reset(params); (wantName || wantMeta) && it.Next(); {
+		switch n := it.Name(scratch[:0]); {
+		case wantName && string(n) == nameKey:
+			name, wantName = it.Value(), false
+		case wantMeta && string(n) == "_meta":
+			wantMeta = false
+			if meta := it.Value(); codec.KindOf(meta) == codec.ValueObject {
+				version, _ = codec.Member(meta, mcp.MetaProtocolVersion)
+			}
+		}
 	}
 	return name, version
 }
