@@ -24,7 +24,7 @@ func (s *Server) AddMethod(name string, h router.Handler, opts *router.MethodOpt
 		return ErrReservedMethod
 	}
 	return s.router.Register(name, router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
-		ctx, ss, err := sessionOf(ctx, afterInit|stateless, req)
+		ctx, ss, err := sessionOf(ctx, afterInit|stateless, req, nil)
 		if err != nil {
 			return nil, err
 		}

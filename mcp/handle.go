@@ -112,7 +112,8 @@ func (c *requestWith[P]) run(ctx context.Context, g gate, ss *ServerSession, req
 // params into p (a pointer). A request of a stateless version gets a
 // session of its own, in the context returned too.
 func prepare(ctx context.Context, g gate, req *router.Request, p any) (context.Context, *ServerSession, error) {
-	ctx, ss, err := sessionOf(ctx, g, req)
+	var view requestMeta
+	ctx, ss, err := sessionOf(ctx, g, req, &view)
 	if err != nil {
 		return ctx, nil, err
 	}
@@ -129,21 +130,23 @@ func prepare(ctx context.Context, g gate, req *router.Request, p any) (context.C
 			return ctx, nil, codec.DuplicateNameError(params, at)
 		}
 	}
-	if !decodedCommon(p, params, ss.engineMeta) {
-		if err := codec.UnmarshalExact(params, p); err != nil {
-			return ctx, nil, invalidParams("Invalid params: " + err.Error())
-		}
-		if bytes.Contains(params, statelessKey) {
-			dropEngineMeta(p)
-		}
+	if d, ok := p.(commonDecoder); ok && (ss.stateless() || view.reread(params)) && d.decodeCommon(view) {
+		return ctx, ss, nil // the view statelessSession read, or a new one
+	}
+	if err := codec.UnmarshalExact(params, p); err != nil {
+		return ctx, nil, invalidParams("Invalid params: " + err.Error())
+	}
+	if bytes.Contains(params, statelessKey) {
+		dropEngineMeta(p)
 	}
 	return ctx, ss, nil
 }
 
 // sessionOf returns the session that serves req under gate g: the
 // connection's, or for a request of a stateless version one of its own
-// (see statelessSession), which the context returned carries.
-func sessionOf(ctx context.Context, g gate, req *router.Request) (context.Context, *ServerSession, error) {
+// (see statelessSession), which the context returned carries. view, if
+// not nil, receives statelessSession's view of the params.
+func sessionOf(ctx context.Context, g gate, req *router.Request, view *requestMeta) (context.Context, *ServerSession, error) {
 	ss := SessionFromContext(ctx)
 	if ss == nil {
 		return ctx, nil, errNoSession
@@ -152,7 +155,10 @@ func sessionOf(ctx context.Context, g gate, req *router.Request) (context.Contex
 		ss.setConn(conn.FromContext(ctx))
 	}
 	if g&onlyStateless != 0 || bytes.Contains(req.Params, statelessKey) {
-		rs, err := ss.srv.statelessSession(ss, g, req.Method, req.Params)
+		if view == nil {
+			view = new(requestMeta)
+		}
+		rs, err := ss.srv.statelessSession(ss, g, req.Method, req.Params, view)
 		if err != nil {
 			return ctx, nil, err
 		}
@@ -185,19 +191,13 @@ func (ss *ServerSession) result(g gate, method string, res any, err error) (any,
 	return r, nil
 }
 
-// commonDecoder is a params type that decodes its common form itself, in
-// one walk over the bytes, and reports false, leaving itself alone, for
-// anything else (which sonic then decodes, to the same value less the
-// engine's keys of _meta: see dropEngineMeta). engineMeta says that
-// _meta, if any, is known to hold the engine's keys alone.
+// commonDecoder is a params type that decodes its common form itself
+// from a view of its bytes (one walk: requestMeta), and reports false,
+// leaving itself alone, for anything else (which sonic then decodes, to
+// the same value less the engine's keys of _meta: see dropEngineMeta).
+// The view goes by value: through an interface, a pointer would escape.
 type commonDecoder interface {
-	decodeCommon(data []byte, engineMeta bool) bool
-}
-
-// decodedCommon reports whether p decoded data itself.
-func decodedCommon(p any, data []byte, engineMeta bool) bool {
-	d, ok := p.(commonDecoder)
-	return ok && d.decodeCommon(data, engineMeta)
+	decodeCommon(view requestMeta) bool
 }
 
 // invalidParams is a -32602 error with this message.

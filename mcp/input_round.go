@@ -29,6 +29,7 @@ type inputRound struct {
 	ctx         context.Context // the handler's: its principal
 	req         *router.Request // valid until the handler returns
 	responses   []byte          // the inputResponses object as received, or nil
+	token       []byte          // the requestState value as received, or nil
 	*roundState                 // nil until needed (see more)
 }
 
@@ -86,24 +87,13 @@ type statelessAlloc struct {
 }
 
 // open starts r for req, a request of a stateless version to a method
-// that may answer input_required: it reads the inputResponses and
-// requestState members of its params and opens the state. A state the
-// server cannot open is refused with sealed.RPCError's answer. A request
-// that carries neither costs one walk over its params' members.
+// that may answer input_required, with the inputResponses and
+// requestState members of its params that statelessSession found
+// (requestMeta), and opens the state. A state the server cannot open is
+// refused with sealed.RPCError's answer.
 func (r *inputRound) open(ctx context.Context, s *Server, req *router.Request) error {
-	*r = inputRound{on: true, srv: s, ctx: ctx, req: req}
-	var token []byte
-	if codec.KindOf(req.Params) == codec.ValueObject {
-		var m codec.Members
-		for m.Reset(req.Params); m.Next(); {
-			switch string(m.Name(nil)) {
-			case "inputResponses":
-				r.responses = m.Value()
-			case "requestState":
-				token = m.Value()
-			}
-		}
-	}
+	token := r.token
+	*r = inputRound{on: true, srv: s, ctx: ctx, req: req, responses: r.responses}
 	if r.responses != nil {
 		if err := checkResponses(r.responses); err != nil {
 			return err

@@ -70,9 +70,6 @@ type ServerSession struct {
 	// round, set with home, is the run of that request's handler; on
 	// when its method may answer input_required (see inputRound).
 	round *inputRound
-	// engineMeta, set with home, says that the request's _meta holds the
-	// engine's keys alone (onlyEngineMeta), read once by statelessSession.
-	engineMeta bool
 }
 
 // SessionTransport is the hook of a transport that serves a session

@@ -38,53 +38,93 @@ const (
 // told apart at the cost of one bytes.Index.
 var statelessKey = []byte(`"io.modelcontextprotocol/`)
 
-// requestMeta is what the params of a request may carry in _meta under a
-// stateless version: each member a raw view into the params, judged
-// apart.
+// requestMeta is a view of a request's params from one walk over them:
+// what _meta may carry under a stateless version, each member a raw view
+// into the params, judged apart; the members of multi-round-trip
+// requests, which inputRound.open takes from it; and tools/call's common
+// form, which CallToolParams.decodeCommon takes from it.
 type requestMeta struct {
 	Version, Caps, Info, LogLevel []byte
-	// Others is set when _meta has a member of another name, or a name
-	// escaped (see onlyEngineMeta).
+	// Others is set when a _meta is empty or has a member of another name
+	// or a name escaped: it does not hold the engine's keys alone.
 	Others bool
+	// Responses and State are the members inputResponses and
+	// requestState.
+	Responses, State []byte
+	// Name and Args are the members name (a string without escapes) and
+	// arguments (an object); Uncommon is set when the params have another
+	// member, a name escaped, or a name or arguments of another kind.
+	Name, Args []byte
+	Uncommon   bool
 }
 
-// read finds the members of _meta in params (an object). It reports
+// read finds the members of params (an object) that m holds. It reports
 // false when _meta is not an object. A member given twice
 // is refused before (codec.DuplicateName), so the last one is the one.
 func (m *requestMeta) read(params []byte) bool {
-	var top, meta codec.Members
-	top.Reset(params)
-	for top.Next() {
-		if top.KeyEscaped() || string(top.Key()) != `"_meta"` {
-			continue
-		}
+	var top codec.Members
+	var scratch [64]byte
+	for top.Reset(params); top.Next(); {
 		v := top.Value()
-		if codec.KindOf(v) != codec.ValueObject {
-			return false
+		if top.KeyEscaped() {
+			m.Uncommon = true
 		}
-		meta.Reset(v)
-		for meta.Next() {
-			if meta.KeyEscaped() {
-				m.Others = true
+		switch string(top.Name(scratch[:0])) {
+		case "_meta":
+			if codec.KindOf(v) != codec.ValueObject || !m.readMeta(v) {
+				return false
 			}
-			switch string(meta.Name(nil)) {
-			case MetaProtocolVersion:
-				m.Version = meta.Value()
-			case MetaClientCapabilities:
-				m.Caps = meta.Value()
-			case MetaClientInfo:
-				m.Info = meta.Value()
-			case MetaLogLevel:
-				m.LogLevel = meta.Value()
-			default:
-				m.Others = true
+		case "name":
+			if codec.KindOf(v) != codec.ValueString || bytes.IndexByte(v, '\\') >= 0 {
+				m.Uncommon = true
 			}
-		}
-		if meta.Err() != nil {
-			return false
+			m.Name = v
+		case "arguments":
+			if codec.KindOf(v) != codec.ValueObject {
+				m.Uncommon = true
+			}
+			m.Args = v
+		case "inputResponses":
+			m.Responses, m.Uncommon = v, true
+		case "requestState":
+			m.State, m.Uncommon = v, true
+		default:
+			m.Uncommon = true
 		}
 	}
 	return top.Err() == nil
+}
+
+// reread is read from a view of nothing.
+func (m *requestMeta) reread(params []byte) bool {
+	*m = requestMeta{}
+	return m.read(params)
+}
+
+// readMeta reads the members of v, a _meta object, into m.
+func (m *requestMeta) readMeta(v []byte) bool {
+	var meta codec.Members
+	for meta.Reset(v); meta.Next(); {
+		if meta.KeyEscaped() {
+			m.Others = true
+		}
+		switch string(meta.Name(nil)) {
+		case MetaProtocolVersion:
+			m.Version = meta.Value()
+		case MetaClientCapabilities:
+			m.Caps = meta.Value()
+		case MetaClientInfo:
+			m.Info = meta.Value()
+		case MetaLogLevel:
+			m.LogLevel = meta.Value()
+		default:
+			m.Others = true
+		}
+	}
+	if meta.Index() < 0 {
+		m.Others = true // an empty _meta decodes to an empty Meta, not nil
+	}
+	return meta.Err() == nil
 }
 
 // engineMeta reports whether name is one of the keys of _meta that the
@@ -95,21 +135,6 @@ func engineMeta(name string) bool {
 		return true
 	}
 	return false
-}
-
-// onlyEngineMeta reports whether v, a _meta value, is an object of the
-// engine's keys alone, none escaped, and at least one.
-func onlyEngineMeta(v []byte) bool {
-	if codec.KindOf(v) != codec.ValueObject {
-		return false
-	}
-	var it codec.Members
-	for it.Reset(v); it.Next(); {
-		if it.KeyEscaped() || !engineMeta(string(it.Name(nil))) {
-			return false
-		}
-	}
-	return it.Err() == nil && it.Index() >= 0
 }
 
 // dropEngineMeta removes the engine's keys (engineMeta) from the Meta
@@ -165,10 +190,11 @@ var (
 // -32601 under a stateless version; one of the stateless versions only
 // (g&onlyStateless) is -32602 without one. A _meta that names another
 // version, or lacks what the version requires, is refused with the
-// specification's error.
-func (s *Server) statelessSession(home *ServerSession, g gate, method string, params []byte) (*ServerSession, error) {
-	var mm requestMeta
-	if codec.KindOf(params) == codec.ValueObject && bytes.Contains(params, statelessKey) {
+// specification's error. The caller has found statelessKey in params
+// unless g&onlyStateless; mm receives the view of params read on the way
+// (see requestMeta), whole when a session is returned.
+func (s *Server) statelessSession(home *ServerSession, g gate, method string, params []byte, mm *requestMeta) (*ServerSession, error) {
+	if codec.KindOf(params) == codec.ValueObject && (g&onlyStateless == 0 || bytes.Contains(params, statelessKey)) {
 		if at := codec.DuplicateName(params); at >= 0 {
 			return nil, codec.DuplicateNameError(params, at)
 		}
@@ -208,6 +234,7 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 	rs := &a.ss
 	*rs = ServerSession{srv: s, home: home, done: home.done, transport: home.transport,
 		version: version, vlevel: levelOf(version), round: &a.round}
+	a.round.responses, a.round.token = mm.Responses, mm.State // for open
 	if codec.KindOf(mm.Caps) != codec.ValueObject ||
 		(string(mm.Caps) != "{}" && codec.UnmarshalExact(mm.Caps, &rs.clientCaps) != nil) {
 		return nil, invalidParams("Invalid params: " + MetaClientCapabilities + " must be a ClientCapabilities object")
@@ -226,7 +253,6 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 		}
 		rs.level.Store(l.severity())
 	}
-	rs.engineMeta = !mm.Others
 	rs.c.Store(home.c.Load())
 	rs.state.Store(stateInitialized)
 	return rs, nil

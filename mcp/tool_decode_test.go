@@ -127,7 +127,8 @@ var callParams = []string{
 func decodeParamsBothWays(t testing.TB, data []byte) bool {
 	t.Helper()
 	var fast, slow CallToolParams
-	if !fast.decodeCommon(data, false) {
+	var view requestMeta
+	if !view.read(data) || !fast.decodeCommon(view) {
 		return false
 	}
 	err := codec.UnmarshalExact(data, &slow)

@@ -103,31 +103,18 @@ type CallToolParams struct {
 
 // decodeCommon decodes params holding only a name without escapes, an
 // object of arguments and a _meta of the engine's keys alone (a
-// stateless call's; see dropEngineMeta) (see commonDecoder).
-func (p *CallToolParams) decodeCommon(data []byte, engineMeta bool) bool {
-	var name, args []byte
-	var it codec.Members
-	for it.Reset(data); it.Next(); {
-		v := it.Value()
-		switch {
-		case it.KeyEscaped():
-			return false
-		case string(it.Name(nil)) == "name" && codec.KindOf(v) == codec.ValueString && bytes.IndexByte(v, '\\') < 0:
-			name = v[1 : len(v)-1]
-		case string(it.Name(nil)) == "arguments" && codec.KindOf(v) == codec.ValueObject:
-			args = v
-		case string(it.Name(nil)) == "_meta" && (engineMeta || onlyEngineMeta(v)):
-			// What the engine reads (see dropEngineMeta): Meta stays nil.
-		default:
-			return false
-		}
-	}
-	if it.Err() != nil {
+// stateless call's; see dropEngineMeta) from their view (see
+// commonDecoder).
+func (p *CallToolParams) decodeCommon(view requestMeta) bool {
+	if view.Uncommon || view.Others {
 		return false
 	}
-	*p = CallToolParams{Name: string(name)}
-	if args != nil {
-		p.Arguments = bytes.Clone(args)
+	*p = CallToolParams{}
+	if n := view.Name; n != nil {
+		p.Name = string(n[1 : len(n)-1])
+	}
+	if view.Args != nil {
+		p.Arguments = bytes.Clone(view.Args)
 	}
 	return true
 }
