@@ -145,12 +145,13 @@ type httpClientStream struct {
 	once   sync.Once      // Close's
 	wg     sync.WaitGroup // every goroutine of the stream
 
-	session  atomic.Pointer[string]
-	version  atomic.Pointer[string]
-	refused  atomic.Int32   // the status of the first request refused before a session began
-	scan     *codec.Scanner // Write's
-	scanners sync.Pool      // the event readers'
-	calls    sync.Map       // id (as sent) → *pendingCall
+	session   atomic.Pointer[string]
+	version   atomic.Pointer[string]
+	refused   atomic.Int32   // the status of the first request refused before a session began
+	scan      *codec.Scanner // Write's
+	scanners  sync.Pool      // the event readers'
+	calls     sync.Map       // id (as sent) → *pendingCall
+	validated validators     // results kept for If-None-Match
 
 	listening chan struct{} // closed once the server answered listen's first GET
 	listened  func()        // closes listening, once
@@ -228,6 +229,7 @@ func (t *httpClientStream) send(msg []byte) error {
 		pc := &pendingCall{ctx: t.ctx}
 		if h != nil { // stateless: the POST ends when the call is cancelled
 			pc.ctx, pc.abort = context.WithCancel(t.ctx)
+			t.validated.ask(pc, validatorKey(&m), h)
 		}
 		t.calls.Store(string(id), pc)
 		t.wg.Go(func() {
@@ -242,7 +244,7 @@ func (t *httpClientStream) send(msg []byte) error {
 				return
 			}
 			defer func() { <-t.slots }()
-			t.request(pc.ctx, body, id, h)
+			t.request(pc, body, id, h)
 		})
 		return nil
 	}
@@ -269,6 +271,8 @@ type pendingCall struct {
 	cancelled atomic.Bool        // the client cancelled it
 	ctx       context.Context    // its POST's
 	abort     context.CancelFunc // ends its POST (stateless versions); nil under the others
+	key       string             // its result's key in validated (stateless versions); "" under the others
+	kept      validated          // the result it asked to revalidate (If-None-Match), if any
 }
 
 // ErrClosedTransport is returned when sending on a closed HTTP transport.
@@ -287,7 +291,7 @@ func (t *httpClientStream) post(msg []byte, h http.Header) error {
 	switch resp.StatusCode {
 	case http.StatusAccepted:
 	case http.StatusOK:
-		t.consume(resp, nil)
+		t.consume(resp, nil, nil)
 	default:
 		if err := t.statusError(resp); errors.Is(err, ErrSessionNotFound) {
 			return err
@@ -299,21 +303,20 @@ func (t *httpClientStream) post(msg []byte, h http.Header) error {
 // request posts a request and delivers what comes back, resuming the
 // event stream if it breaks before the answer came. Every way it fails
 // ends the call with an error response of its own making.
-func (t *httpClientStream) request(ctx context.Context, msg, id []byte, h http.Header) {
+func (t *httpClientStream) request(pc *pendingCall, msg, id []byte, h http.Header) {
 	defer t.calls.Delete(string(id))
-	resp, err := t.do(ctx, http.MethodPost, msg, "", h)
+	resp, err := t.do(pc.ctx, http.MethodPost, msg, "", h)
 	if err != nil {
 		t.failCall(id, err)
 		return
 	}
 	defer drain(resp)
-	if resp.StatusCode != http.StatusOK {
-		if resp.StatusCode != http.StatusAccepted { // 202: cancelled meanwhile
-			t.failCall(id, t.statusError(resp))
-		}
-		return
-	}
-	if !t.consume(resp, id) {
+	switch {
+	case resp.StatusCode == http.StatusNotModified && t.notModified(pc, id):
+	case resp.StatusCode == http.StatusAccepted: // cancelled meanwhile
+	case resp.StatusCode != http.StatusOK:
+		t.failCall(id, t.statusError(resp))
+	case !t.consume(resp, id, pc):
 		t.failCall(id, errStreamLost)
 	}
 }
@@ -324,11 +327,17 @@ var errStreamLost = errors.New("mcp: the response's event stream broke and could
 // consume delivers what a 200 response brings: a JSON message, or an
 // event stream (resumed as long as it breaks before the answer to id, if
 // any, came). It reports whether that answer came (true without an id).
-func (t *httpClientStream) consume(resp *http.Response, id []byte) bool {
+// A JSON answer to pc (if not nil) with an ETag is kept for revalidation.
+func (t *httpClientStream) consume(resp *http.Response, id []byte, pc *pendingCall) bool {
 	if !strings.EqualFold(httpjson.MediaType(resp.Header.Get("Content-Type")), "text/event-stream") {
 		body, err := codec.ReadBody(resp.Body, t.max, nil)
 		if err != nil || len(bytes.TrimSpace(body)) == 0 {
 			return id == nil
+		}
+		if pc != nil && pc.key != "" {
+			if tag := resp.Header.Get("Etag"); tag != "" {
+				t.validated.keep(pc.key, tag, body)
+			}
 		}
 		t.deliver(body)
 		return true

@@ -118,7 +118,10 @@
 // ConnectSSE speaks HTTP+SSE only. An answer that is neither JSON-RPC nor
 // one of the statuses above (a wrong URL's 404, a proxy's 502) fails the
 // call, or Connect, with a *transport.HTTPStatusError. NewClientStream is
-// the client side as a bare conn.Stream.
+// the client side as a bare conn.Stream. Under 2026-07-28 a request whose
+// last answer came with an ETag (a list, a read, server/discover) is sent
+// again with If-None-Match, and a 304 is answered from the result kept
+// (the last 256 such results).
 //
 // # Design
 //
