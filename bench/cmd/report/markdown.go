@@ -62,7 +62,7 @@ func writeMarkdown(w io.Writer, res results, m meta) error {
 		}
 		p("| %s | %s | %s (%s is better) | %s | %s | %s | %s | %s |\n", wl.key, wl.title, e.Unit, e.Better, mineCell, peerCell, advCell, target, met)
 	}
-	writeMetricsCost(p, res)
+	writeModeCosts(p, res)
 	p("\n## Each workload\n")
 	for _, wl := range workloads {
 		e, ok := res.Workloads[wl.key]
