@@ -76,7 +76,7 @@ func (tc *taskContext) awaitInput(ctx context.Context, method string) func() {
 // gone, is left as it is.
 func (s *Server) setTaskStatus(ctx context.Context, ss *ServerSession, id string, status TaskStatus, msg string) {
 	var task Task
-	err := s.tasks.Store.Update(ctx, ss.tasks.key, id, func(old []byte) ([]byte, error) {
+	err := s.tasks.Store.Update(ctx, sessionScope(ss).key, id, func(old []byte) ([]byte, error) {
 		var rec taskRecord
 		if err := json.Unmarshal(old, &rec); err != nil {
 			return nil, err
