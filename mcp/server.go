@@ -107,7 +107,7 @@ type Server struct {
 	// extTasks are the running tasks of the tasks extension (2026-07-28),
 	// which belong to no session; nil without tasks.
 	extTasks *sessionTasks
-	states *sealed.Ring // seals requestState
+	states   *sealed.Ring // seals requestState
 	// protocol holds the names of the methods the server itself serves;
 	// written by NewServer only.
 	protocol map[string]struct{}

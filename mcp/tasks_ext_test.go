@@ -63,8 +63,12 @@ func addExtTools(t *testing.T, srv *mcp.Server) {
 		if err != nil {
 			return nil, err
 		}
-		return mcp.StartTask(ctx, req, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return textResult(fmt.Sprintf("Hello, %v, from %s", r.Content["name"], req.Session.ProtocolVersion())), nil
+		return mcp.StartTask(ctx, req, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			where := "the call"
+			if mcp.TaskIDFromContext(ctx) != "" {
+				where = "a task"
+			}
+			return textResult(fmt.Sprintf("Hello, %v, from %s of %s", r.Content["name"], where, req.Session.ProtocolVersion())), nil
 		})
 	}))
 }
@@ -293,9 +297,9 @@ func TestTasksExt_startTaskAfterInputRounds(t *testing.T) {
 			t.Fatalf("round 1: %v", first)
 		}
 		second := obj(t, p.call("tools/call", `{"name":"late","arguments":{},"inputResponses":`+answer+`,"requestState":"`+state+`","_meta":`+meta+`}`))
-		want := "[map[text:Hello, Alice, from 2026-07-28 type:text]]"
+		want := "[map[text:Hello, Alice, from a task of 2026-07-28 type:text]]"
 		if meta == noExtMeta {
-			if second["resultType"] != "complete" || fmt.Sprint(second["content"]) != want {
+			if second["resultType"] != "complete" || fmt.Sprint(second["content"]) != "[map[text:Hello, Alice, from the call of 2026-07-28 type:text]]" {
 				t.Errorf("without the extension, round 2: %v", second)
 			}
 			continue

@@ -42,10 +42,14 @@ func taskOf(ctx context.Context, ss *ServerSession) *taskContext {
 }
 
 // TaskIDFromContext returns the id of the task a tool handler runs as
-// (tools/call as a task, 2025-11-25), or "" when it does not run as one.
+// (tools/call as a task of 2025-11-25, or of the tasks extension under
+// 2026-07-28), or "" when it does not run as one.
 func TaskIDFromContext(ctx context.Context) string {
 	if tc, _ := ctx.Value(taskContextKey{}).(*taskContext); tc != nil {
 		return tc.id
+	}
+	if ss := SessionFromContext(ctx); ss != nil && ss.taskIn != nil {
+		return ss.taskIn.id
 	}
 	return ""
 }
