@@ -91,7 +91,7 @@ func (r *ServerRequest[P]) Inputs(ctx context.Context, in ...Input) ([]InputAnsw
 			results[i] = out[i].Roots
 		}
 	}
-	if ti := ss.taskIn; ti != nil {
+	if ti := ss.taskIn(); ti != nil {
 		if err := ti.ask(ctx, asks, results); err != nil {
 			return nil, err
 		}

@@ -70,10 +70,10 @@ type ServerSession struct {
 	// round, set with home, is the run of that request's handler; on
 	// when its method may answer input_required (see inputRound).
 	round *inputRound
-	// taskIn, set with home, is the task of the tasks extension whose
-	// tool this session runs (2026-07-28): its questions to the client
-	// become the task's input requests (see taskInput).
-	taskIn *taskInput
+	// ext, set with home, ties the session to the tasks extension
+	// (2026-07-28): nil but for a task's tool or a handler that called
+	// StartTask.
+	ext *extRun
 }
 
 // SessionTransport is the hook of a transport that serves a session
@@ -232,7 +232,7 @@ func (ss *ServerSession) call(ctx context.Context, method string, params, result
 // becomes an input request of the request ss serves, if its method may
 // answer input_required, or of the task ss runs.
 func (ss *ServerSession) ask(ctx context.Context, method string, params, result any) error {
-	if ti := ss.taskIn; ti != nil && methodCode(method) != 0 {
+	if ti := ss.taskIn(); ti != nil && methodCode(method) != 0 {
 		return ti.ask(ctx, []ask{{method: method, params: params}}, []any{result})
 	}
 	if ss.round == nil || !ss.round.on || methodCode(method) == 0 {

@@ -72,11 +72,38 @@ type TaskFunc func(ctx context.Context, req *CallToolRequest) (*CallToolResult, 
 // the task's input requests).
 func StartTask(ctx context.Context, req *CallToolRequest, f TaskFunc) (*CallToolResult, error) {
 	ss := req.Session
-	if ss == nil || !ss.stateless() || ss.taskIn != nil || ss.srv.tasks == nil || !ss.declaresTasks() {
+	if ss == nil || !ss.stateless() || ss.ext != nil || ss.srv.tasks == nil || !ss.declaresTasks() {
 		return f(ctx, req)
 	}
-	req.Params.deferred = f
+	ss.ext = &extRun{rest: f}
 	return nil, nil
+}
+
+// extRun ties a session of a stateless version to the tasks extension:
+// in is the task whose tool the session runs (its questions become the
+// task's input requests), or rest what the tool handler of the session's
+// request left to a new task (StartTask).
+type extRun struct {
+	in   *taskInput
+	rest TaskFunc
+}
+
+// taskIn returns the task whose tool ss runs, or nil (also for a nil
+// ss).
+func (ss *ServerSession) taskIn() *taskInput {
+	if ss == nil || ss.ext == nil {
+		return nil
+	}
+	return ss.ext.in
+}
+
+// rest returns what the tool handler of the request ss serves left to a
+// task, or nil.
+func (ss *ServerSession) rest() TaskFunc {
+	if ss.ext == nil {
+		return nil
+	}
+	return ss.ext.rest
 }
 
 // declaresTasks reports whether the request ss serves declared the tasks

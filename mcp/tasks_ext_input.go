@@ -25,7 +25,7 @@ type taskInput struct {
 // task (ti) rather than into the request's input_required result.
 func (s *Server) taskSession(rs *ServerSession, ti *taskInput) *ServerSession {
 	ts := &ServerSession{srv: s, home: rs.home, done: rs.done, transport: rs.transport,
-		version: rs.version, vlevel: rs.vlevel, clientCaps: rs.clientCaps, clientInfo: rs.clientInfo, taskIn: ti}
+		version: rs.version, vlevel: rs.vlevel, clientCaps: rs.clientCaps, clientInfo: rs.clientInfo, ext: &extRun{in: ti}}
 	ts.level.Store(rs.level.Load())
 	ts.c.Store(rs.c.Load())
 	ts.state.Store(stateInitialized)

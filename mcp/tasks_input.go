@@ -48,8 +48,8 @@ func TaskIDFromContext(ctx context.Context) string {
 	if tc, _ := ctx.Value(taskContextKey{}).(*taskContext); tc != nil {
 		return tc.id
 	}
-	if ss := SessionFromContext(ctx); ss != nil && ss.taskIn != nil {
-		return ss.taskIn.id
+	if ti := SessionFromContext(ctx).taskIn(); ti != nil {
+		return ti.id
 	}
 	return ""
 }

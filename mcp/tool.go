@@ -240,7 +240,7 @@ func (s *Server) callToolStateless(ctx context.Context, req *CallToolRequest, st
 	case err != nil:
 		return nil, err
 	case res == nil: // the handler called StartTask
-		return s.startTask(ctx, ss, s.extScope(ctx), nil, toolRun(s, st, req, req.Params.deferred))
+		return s.startTask(ctx, ss, s.extScope(ctx), nil, toolRun(s, st, req, ss.rest()))
 	}
 	return res.encodeCommon(), nil
 }
@@ -326,7 +326,7 @@ func (s *Server) runTool(ctx context.Context, ss *ServerSession, st *serverTool,
 		}
 	}
 	res, err := st.handler(ctx, r)
-	if err == nil && p.deferred != nil {
+	if err == nil && ss.rest() != nil {
 		return nil, nil // the rest runs as a task
 	}
 	return st.outcome(ctx, ss, res, err)

@@ -99,8 +99,6 @@ type CallToolParams struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Task      *TaskMetadata   `json:"task,omitempty"`
-
-	deferred TaskFunc // what the handler left to a task (StartTask)
 }
 
 // decodeCommon decodes params holding only a name without escapes and an
