@@ -264,19 +264,13 @@ func (s *Server) finishTask(ctx context.Context, ss *ServerSession, sc taskScope
 		rec.Task.StatusMessage = rec.Error.Message // not a Go error's text
 	}
 	var task Task
-	err = s.tasks.Store.Update(ctx, sc.key, id, func(old []byte) ([]byte, error) {
-		var cur taskRecord
-		if err := json.Unmarshal(old, &cur); err != nil {
-			return nil, err
-		}
-		if cur.Task.Status.Terminal() {
-			return nil, errTaskEnded
-		}
+	err = s.updateLive(ctx, sc, id, func(cur *taskRecord) error {
 		task = cur.Task
 		task.Status, task.StatusMessage = rec.Task.Status, rec.Task.StatusMessage
 		task.LastUpdatedAt = time.Now().UTC().Format(taskTimeFormat)
 		rec.Task, rec.Ext, rec.Keys = task, cur.Ext, cur.Keys
-		return json.Marshal(&rec)
+		*cur = rec
+		return nil
 	})
 	if err == nil && !sc.ext {
 		_ = ss.notify(ctx, "notifications/tasks/status", &task)
@@ -285,6 +279,25 @@ func (s *Server) finishTask(ctx context.Context, ss *ServerSession, sc taskScope
 
 // errTaskEnded refuses to change a task that has ended.
 var errTaskEnded = errors.New("mcp: the task has ended")
+
+// updateLive changes with f the record of task id of scope sc,
+// atomically, unless the task has ended (errTaskEnded) or is gone
+// (ErrTaskNotFound); an error of f leaves it as it was and is returned.
+func (s *Server) updateLive(ctx context.Context, sc taskScope, id string, f func(rec *taskRecord) error) error {
+	return s.tasks.Store.Update(ctx, sc.key, id, func(old []byte) ([]byte, error) {
+		var rec taskRecord
+		if err := json.Unmarshal(old, &rec); err != nil {
+			return nil, err
+		}
+		if rec.Task.Status.Terminal() {
+			return nil, errTaskEnded
+		}
+		if err := f(&rec); err != nil {
+			return nil, err
+		}
+		return json.Marshal(&rec)
+	})
+}
 
 // toTaskError keeps a tool's protocol error as the JSON-RPC error it would
 // have been answered with.

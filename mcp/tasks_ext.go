@@ -201,7 +201,7 @@ type UpdateTaskParams struct {
 
 // extUpdateTask serves tasks/update: the answers to input requests
 // outstanding are stored for the tool, which is woken; answers to other
-// keys are ignored. An answer that is not a valid result of its
+// keys, or to a task that has ended, are ignored. An answer that is not a valid result of its
 // request's method is -32602, and nothing is stored.
 func (s *Server) extUpdateTask(ctx context.Context, ss *ServerSession, _ *router.Request, p *UpdateTaskParams) (any, error) {
 	if !ss.stateless() {
@@ -218,11 +218,7 @@ func (s *Server) extUpdateTask(ctx context.Context, ss *ServerSession, _ *router
 		return nil, errTaskKeys
 	}
 	sc := s.extScope(ctx)
-	err := s.tasks.Store.Update(ctx, sc.key, p.TaskID, func(old []byte) ([]byte, error) {
-		var rec taskRecord
-		if err := json.Unmarshal(old, &rec); err != nil {
-			return nil, err
-		}
+	err := s.updateLive(ctx, sc, p.TaskID, func(rec *taskRecord) error {
 		n := 0
 		for key, raw := range answers {
 			q, ok := rec.Inputs[key]
@@ -233,10 +229,10 @@ func (s *Server) extUpdateTask(ctx context.Context, ss *ServerSession, _ *router
 				Method string `json:"method"`
 			}
 			if err := json.Unmarshal(q, &in); err != nil {
-				return nil, err
+				return err
 			}
 			if err := decodeAnswer(key, in.Method, raw, resultOf(in.Method)); err != nil {
-				return nil, err
+				return err
 			}
 			if rec.Answers == nil {
 				rec.Answers = map[string]json.RawMessage{}
@@ -246,15 +242,15 @@ func (s *Server) extUpdateTask(ctx context.Context, ss *ServerSession, _ *router
 			n++
 		}
 		if n == 0 {
-			return nil, errNothingAnswered
+			return errNothingAnswered
 		}
 		rec.Task.LastUpdatedAt = time.Now().UTC().Format(taskTimeFormat)
-		return json.Marshal(&rec)
+		return nil
 	})
 	switch {
 	case errors.Is(err, ErrTaskNotFound):
 		return nil, errTaskNotFound
-	case err != nil && !errors.Is(err, errNothingAnswered):
+	case err != nil && !errors.Is(err, errNothingAnswered) && !errors.Is(err, errTaskEnded):
 		return nil, err
 	case err == nil:
 		sc.run.wakeTask(p.TaskID)
@@ -299,19 +295,12 @@ func (s *Server) extCancelTask(ctx context.Context, ss *ServerSession, p *TaskID
 		return nil, err
 	}
 	sc := s.extScope(ctx)
-	err := s.tasks.Store.Update(ctx, sc.key, p.TaskID, func(old []byte) ([]byte, error) {
-		var rec taskRecord
-		if err := json.Unmarshal(old, &rec); err != nil {
-			return nil, err
-		}
-		if rec.Task.Status.Terminal() {
-			return nil, errTaskEnded
-		}
+	err := s.updateLive(ctx, sc, p.TaskID, func(rec *taskRecord) error {
 		rec.Task.Status = TaskCancelled
 		rec.Task.StatusMessage = "The task was cancelled by request."
 		rec.Task.LastUpdatedAt = time.Now().UTC().Format(taskTimeFormat)
 		rec.Inputs = nil
-		return json.Marshal(&rec)
+		return nil
 	})
 	switch {
 	case errors.Is(err, ErrTaskNotFound):

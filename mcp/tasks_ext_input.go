@@ -48,16 +48,8 @@ var errNotAnswered = errors.New("mcp: input requests not answered yet")
 // task working again. It fails when ctx ends first (the task cancelled,
 // or out of time) or the task has ended.
 func (ti *taskInput) ask(ctx context.Context, asks []ask, results []any) error {
-	store := ti.srv.tasks.Store
 	keys := make([]string, len(asks))
-	err := store.Update(ctx, ti.sc.key, ti.id, func(old []byte) ([]byte, error) {
-		var rec taskRecord
-		if err := json.Unmarshal(old, &rec); err != nil {
-			return nil, err
-		}
-		if rec.Task.Status.Terminal() {
-			return nil, errTaskEnded
-		}
+	err := ti.srv.updateLive(ctx, ti.sc, ti.id, func(rec *taskRecord) error {
 		if rec.Inputs == nil {
 			rec.Inputs = map[string]json.RawMessage{}
 		}
@@ -69,35 +61,28 @@ func (ti *taskInput) ask(ctx context.Context, asks []ask, results []any) error {
 			}
 			raw, err := codec.AppendValue(nil, &taskInputRequest{Method: a.method, Params: params})
 			if err != nil {
-				return nil, err
+				return err
 			}
 			rec.Inputs[keys[i]] = raw
 		}
 		rec.Task.Status, rec.Task.StatusMessage = TaskInputRequired, "Waiting for the client's input."
 		rec.Task.LastUpdatedAt = time.Now().UTC().Format(taskTimeFormat)
-		return json.Marshal(&rec)
+		return nil
 	})
 	if err != nil {
 		return ti.failed(ctx, err)
 	}
 	var poll *time.Timer
 	for {
-		err := store.Update(ctx, ti.sc.key, ti.id, func(old []byte) ([]byte, error) {
-			var rec taskRecord
-			if err := json.Unmarshal(old, &rec); err != nil {
-				return nil, err
-			}
-			if rec.Task.Status.Terminal() {
-				return nil, errTaskEnded
-			}
+		err := ti.srv.updateLive(ctx, ti.sc, ti.id, func(rec *taskRecord) error {
 			for _, k := range keys {
 				if _, ok := rec.Answers[k]; !ok {
-					return nil, errNotAnswered
+					return errNotAnswered
 				}
 			}
 			for i, k := range keys {
 				if err := codec.UnmarshalExact(rec.Answers[k], results[i]); err != nil {
-					return nil, err // checked by tasks/update: not expected
+					return err // checked by tasks/update: not expected
 				}
 				delete(rec.Answers, k)
 			}
@@ -105,7 +90,7 @@ func (ti *taskInput) ask(ctx context.Context, asks []ask, results []any) error {
 				rec.Task.Status, rec.Task.StatusMessage = TaskWorking, ""
 			}
 			rec.Task.LastUpdatedAt = time.Now().UTC().Format(taskTimeFormat)
-			return json.Marshal(&rec)
+			return nil
 		})
 		if !errors.Is(err, errNotAnswered) {
 			if poll != nil {

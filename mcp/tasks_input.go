@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"sync"
 	"time"
@@ -80,18 +79,11 @@ func (tc *taskContext) awaitInput(ctx context.Context, method string) func() {
 // gone, is left as it is.
 func (s *Server) setTaskStatus(ctx context.Context, ss *ServerSession, id string, status TaskStatus, msg string) {
 	var task Task
-	err := s.tasks.Store.Update(ctx, sessionScope(ss).key, id, func(old []byte) ([]byte, error) {
-		var rec taskRecord
-		if err := json.Unmarshal(old, &rec); err != nil {
-			return nil, err
-		}
-		if rec.Task.Status.Terminal() {
-			return nil, errTaskEnded
-		}
+	err := s.updateLive(ctx, sessionScope(ss), id, func(rec *taskRecord) error {
 		rec.Task.Status, rec.Task.StatusMessage = status, msg
 		rec.Task.LastUpdatedAt = time.Now().UTC().Format(taskTimeFormat)
 		task = rec.Task
-		return json.Marshal(&rec)
+		return nil
 	})
 	if err == nil {
 		_ = ss.notify(ctx, "notifications/tasks/status", &task)

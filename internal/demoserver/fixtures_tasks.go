@@ -60,7 +60,7 @@ func addTaskTools(s *mcp.Server) error {
 		mcp.AddTool(s, &mcp.Tool{Name: "failing_job", Description: "After a second, fails as a tool (isError); it must run as a task",
 			Execution: supports(mcp.TaskSupportRequired)},
 			func(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
-				if err := sleep(ctx, time.Second); err != nil {
+				if err := pause(ctx, time.Second); err != nil {
 					return nil, nil, err
 				}
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "The job failed, as it always does."}}}, nil, nil
@@ -112,20 +112,8 @@ func addTaskTools(s *mcp.Server) error {
 // unless cancelled first.
 func slowCompute(ctx context.Context, _ *mcp.CallToolRequest, in slowComputeArgs) (*mcp.CallToolResult, any, error) {
 	secs := min(max(in.Seconds, 0), maxComputeSeconds)
-	if err := sleep(ctx, time.Duration(secs*float64(time.Second))); err != nil {
+	if err := pause(ctx, time.Duration(secs*float64(time.Second))); err != nil {
 		return nil, nil, err
 	}
 	return text(fmt.Sprintf("Computed %q in %v s.", in.Label, secs)), nil, nil
-}
-
-// sleep waits for d, or returns ctx's error once it ends first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
