@@ -244,6 +244,9 @@ func (s *Server) extUpdateTask(ctx context.Context, ss *ServerSession, _ *router
 		if n == 0 {
 			return errNothingAnswered
 		}
+		if len(rec.Inputs) == 0 { // the tool goes on
+			rec.Task.Status, rec.Task.StatusMessage = TaskWorking, ""
+		}
 		rec.Task.LastUpdatedAt = time.Now().UTC().Format(taskTimeFormat)
 		return nil
 	})

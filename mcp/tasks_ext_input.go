@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"time"
 
@@ -22,11 +23,13 @@ type taskInput struct {
 
 // taskSession returns the session a task of the extension runs its tool
 // on: that of the request that made it (rs), whose questions go to the
-// task (ti) rather than into the request's input_required result.
+// task (ti) rather than into the request's input_required result, and
+// which sends no log message (the request has been answered: nothing
+// goes with it any more).
 func (s *Server) taskSession(rs *ServerSession, ti *taskInput) *ServerSession {
 	ts := &ServerSession{srv: s, home: rs.home, done: rs.done, transport: rs.transport,
 		version: rs.version, vlevel: rs.vlevel, clientCaps: rs.clientCaps, clientInfo: rs.clientInfo, ext: &extRun{in: ti}}
-	ts.level.Store(rs.level.Load())
+	ts.level.Store(math.MaxInt32)
 	ts.c.Store(rs.c.Load())
 	ts.state.Store(stateInitialized)
 	return ts

@@ -250,16 +250,16 @@ func (s *Server) callToolStateless(ctx context.Context, req *CallToolRequest, st
 // its result.
 func toolRun(s *Server, st *serverTool, r *CallToolRequest, rest TaskFunc) taskRun {
 	return func(ctx context.Context, ss *ServerSession) (*CallToolResult, error) {
+		if ss == r.Session { // a task of 2025-11-25
+			return s.runTool(ctx, ss, st, r)
+		}
+		// A task of the extension: the request, answered already, takes
+		// no progress notification any more.
+		q := *r
+		q.Session, q.token = ss, nil
 		if rest == nil {
-			if ss == r.Session {
-				return s.runTool(ctx, ss, st, r)
-			}
-			q := *r
-			q.Session = ss
 			return s.runTool(ctx, ss, st, &q)
 		}
-		q := *r
-		q.Session = ss
 		res, err := rest(ctx, &q)
 		return st.outcome(ctx, ss, res, err)
 	}
