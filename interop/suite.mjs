@@ -133,11 +133,14 @@ export function suite({ open, http = false }) {
         assert.equal(init.result.protocolVersion, v);
         // 2024-11-05 has completion/complete but no completions capability.
         const completions = v === '2024-11-05' ? {} : { completions: {} };
+        // 2025-11-25 has tasks (experimental), for tools/call.
+        const tasks = v === '2025-11-25' ? { tasks: { cancel: {}, list: {}, requests: { tools: { call: {} } } } } : {};
         assert.deepEqual(client.getServerCapabilities(), {
           logging: {}, ...completions,
           prompts: { listChanged: true },
           resources: { subscribe: true, listChanged: true },
           tools: { listChanged: true },
+          ...tasks,
         });
         assert.equal(client.getServerVersion().name, 'mcpwire-demoserver');
         assert.ok(client.getInstructions());

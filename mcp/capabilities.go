@@ -9,6 +9,10 @@ type ClientCapabilities struct {
 	Sampling     *SamplingCapability    `json:"sampling,omitempty"`
 	Elicitation  *ElicitationCapability `json:"elicitation,omitempty"`
 	Tasks        map[string]any         `json:"tasks,omitzero"`
+	// Extensions are the extensions the client supports (2026-07-28), by
+	// identifier, each with its settings ({} for none), such as
+	// TasksExtension.
+	Extensions map[string]any `json:"extensions,omitzero"`
 }
 
 // RootsCapability says a client offers roots/list.
@@ -39,6 +43,10 @@ type ServerCapabilities struct {
 	Resources    *ResourcesCapability   `json:"resources,omitempty"`
 	Tools        *ToolsCapability       `json:"tools,omitempty"`
 	Tasks        map[string]any         `json:"tasks,omitzero"`
+	// Extensions are the extensions the server supports (2026-07-28), by
+	// identifier, each with its settings ({} for none); under 2026-07-28
+	// a server with tasks declares TasksExtension here.
+	Extensions map[string]any `json:"extensions,omitzero"`
 }
 
 // LoggingCapability says a server sends notifications/message and serves

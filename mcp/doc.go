@@ -72,7 +72,7 @@
 // or the client capabilities is -32602; a version the server does not
 // speak is -32022 (data: supported, requested); a method 2026-07-28
 // removed (initialize, ping, logging/setLevel, resources/subscribe and
-// unsubscribe, tasks/*) is -32601. Every result carries resultType
+// unsubscribe, tasks/result, tasks/list) is -32601. Every result carries resultType
 // "complete" and the server's Implementation in _meta
 // ([MetaServerInfo]); list and read results, and discover's, the cache
 // hints ttlMs and cacheScope of ServerOptions.Caching (without it, 0 and
@@ -85,8 +85,8 @@
 // asks for, each tagged with the request's id ([MetaSubscriptionID])
 // after an acknowledgement of what the server honours; it ends
 // unanswered when the client cancels it, and answered when the server's
-// connection stops (listen.go). Not yet served under 2026-07-28: the
-// tasks extension.
+// connection stops (listen.go). Tasks are the tasks extension there
+// (see Tasks).
 //
 // # Caching
 //
@@ -239,6 +239,19 @@
 // session has ended. The client's calls are ClientSession.CallToolAsTask,
 // GetTask, TaskResult, ListTasks and CancelTask;
 // ClientOptions.TaskStatusHandler hears the status notifications.
+//
+// Under 2026-07-28 the same TaskOptions serve the tasks extension
+// ([TasksExtension], declared in ServerCapabilities.Extensions by
+// server/discover) to the requests that declare it in their _meta's
+// client capabilities: the server decides which calls become tasks (a
+// tool that supports them runs as one from the start, any other's
+// handler may call [StartTask]), tools/call answers the task itself
+// (resultType "task"), tasks/get the task with its result, error or
+// input requests inlined, tasks/update answers those, tasks/cancel is
+// acknowledged even once the task has ended; a task is bound to the
+// request's principal, not to a connection (tasks_ext.go). A request
+// that did not declare the extension is refused tasks/get, tasks/update
+// and tasks/cancel, and calls of a "required" tool, with -32021.
 //
 // # Client
 //

@@ -245,10 +245,11 @@ func (s *Server) registerProtocol() {
 	s.register("prompts/list", method(afterInit|stateless|cacheable, s.listPrompts), false)
 	s.register("prompts/get", withRequest(afterInit|stateless|inputs, s.getPrompt), false)
 	s.register("completion/complete", withRequest(afterInit|stateless, s.complete), false)
-	s.register("tasks/get", method(afterInit, s.getTask), false)
+	s.register("tasks/get", method(afterInit|stateless, s.getTask), false)
 	s.register("tasks/result", method(afterInit, s.taskResult), false)
 	s.register("tasks/list", method(afterInit, s.listTasks), false)
-	s.register("tasks/cancel", method(afterInit, s.cancelTask), false)
+	s.register("tasks/cancel", method(afterInit|stateless, s.cancelTask), false)
+	s.register("tasks/update", method(afterInit|stateless, s.extUpdateTask), false)
 }
 
 func ignoreNote(context.Context, *ServerSession, *router.Request, *struct{}) (any, error) {

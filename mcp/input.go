@@ -63,6 +63,9 @@ func (r *ServerRequest[P]) Roots(ctx context.Context) (*ListRootsResult, error) 
 // order. Under 2026-07-28 every question without an answer goes into one
 // input_required result (and it fails with ErrInputRequired); under the
 // older versions the requests are sent to the client one after another.
+// In a tool running as a task of the tasks extension (2026-07-28) they
+// all become the task's input requests at once, and Inputs waits until
+// every one has been answered (see StartTask).
 // Each question is checked first, as Elicit, Sample and Roots check
 // theirs: if one fails, none is asked.
 func (r *ServerRequest[P]) Inputs(ctx context.Context, in ...Input) ([]InputAnswer, error) {
@@ -74,21 +77,29 @@ func (r *ServerRequest[P]) Inputs(ctx context.Context, in ...Input) ([]InputAnsw
 		}
 	}
 	out := make([]InputAnswer, len(in))
-	missing := false
+	results := make([]any, len(in))
 	for i := range asks {
-		a := &asks[i]
-		var result any
-		switch a.method {
+		switch asks[i].method {
 		case "elicitation/create":
 			out[i].Elicit = new(ElicitResult)
-			result = out[i].Elicit
+			results[i] = out[i].Elicit
 		case "sampling/createMessage":
 			out[i].Sample = new(CreateMessageResult)
-			result = out[i].Sample
+			results[i] = out[i].Sample
 		default:
 			out[i].Roots = new(ListRootsResult)
-			result = out[i].Roots
+			results[i] = out[i].Roots
 		}
+	}
+	if ti := ss.taskIn(); ti != nil {
+		if err := ti.ask(ctx, asks, results); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	missing := false
+	for i := range asks {
+		a, result := &asks[i], results[i]
 		if !ss.stateless() {
 			if err := ss.call(ctx, a.method, a.params, result); err != nil {
 				return nil, err

@@ -104,7 +104,10 @@ type Server struct {
 	log    *slog.Logger
 	router *router.Router
 	tasks  *TaskOptions // nil: no tasks
-	states *sealed.Ring // seals requestState
+	// extTasks are the running tasks of the tasks extension (2026-07-28),
+	// which belong to no session; nil without tasks.
+	extTasks *sessionTasks
+	states   *sealed.Ring // seals requestState
 	// protocol holds the names of the methods the server itself serves;
 	// written by NewServer only.
 	protocol map[string]struct{}
@@ -159,6 +162,7 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.Tasks != nil {
 		s.tasks = s.opts.Tasks.withDefaults()
+		s.extTasks = &sessionTasks{running: map[string]*runningTask{}}
 	}
 	if s.opts.Conn != nil {
 		s.conn = *s.opts.Conn

@@ -70,6 +70,10 @@ type ServerSession struct {
 	// round, set with home, is the run of that request's handler; on
 	// when its method may answer input_required (see inputRound).
 	round *inputRound
+	// ext, set with home, ties the session to the tasks extension
+	// (2026-07-28): nil but for a task's tool or a handler that called
+	// StartTask.
+	ext *extRun
 }
 
 // SessionTransport is the hook of a transport that serves a session
@@ -204,7 +208,7 @@ func (ss *ServerSession) call(ctx context.Context, method string, params, result
 		return ErrNotConnected
 	}
 	if ss.stateless() {
-		return ss.ask(method, params, result)
+		return ss.ask(ctx, method, params, result)
 	}
 	if ss.tasks != nil && method != "ping" {
 		if tc := taskOf(ctx, ss); tc != nil {
@@ -226,8 +230,11 @@ func (ss *ServerSession) call(ctx context.Context, method string, params, result
 
 // ask is call under a stateless version: the request to the client
 // becomes an input request of the request ss serves, if its method may
-// answer input_required.
-func (ss *ServerSession) ask(method string, params, result any) error {
+// answer input_required, or of the task ss runs.
+func (ss *ServerSession) ask(ctx context.Context, method string, params, result any) error {
+	if ti := ss.taskIn(); ti != nil && methodCode(method) != 0 {
+		return ti.ask(ctx, []ask{{method: method, params: params}}, []any{result})
+	}
 	if ss.round == nil || !ss.round.on || methodCode(method) == 0 {
 		return errStatelessCall
 	}

@@ -270,12 +270,19 @@ func (ss *ServerSession) stateless() bool { return ss.home != nil }
 
 // statelessCapabilities returns what the server declares under a
 // stateless version: what it declares at initialize (its list changes and
-// resource subscriptions come through subscriptions/listen there), less
-// what that version serves otherwise or not yet (tasks, through an
-// extension).
+// resource subscriptions come through subscriptions/listen there), with
+// tasks as that version has them: the tasks extension.
 func (s *Server) statelessCapabilities() ServerCapabilities {
 	c := s.capabilities()
 	c.Tasks = nil
+	if s.tasks != nil {
+		ext := make(map[string]any, len(c.Extensions)+1)
+		for k, v := range c.Extensions {
+			ext[k] = v
+		}
+		ext[TasksExtension] = map[string]any{}
+		c.Extensions = ext
+	}
 	return c
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -85,6 +86,7 @@ type sessionTasks struct {
 type runningTask struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed once the task's outcome is stored
+	wake   chan struct{} // (capacity 1) the client has answered some of its input requests
 }
 
 // tasksFor reports whether ss is served tasks: the server has them and the
@@ -130,13 +132,29 @@ var (
 	errNoTasks      = codec.NewError(codec.CodeMethodNotFound, "Method not found")
 )
 
-// startTask runs a tool call as a task: it stores the task, starts the
-// tool on a goroutine of its own and returns the CreateTaskResult.
-func (s *Server) startTask(ctx context.Context, ss *ServerSession, st *serverTool, r *CallToolRequest, meta *TaskMetadata) (any, error) {
+// taskScope is where a task lives: the running tasks it is among, its
+// session key in the store, and which tasks it is one of.
+type taskScope struct {
+	run *sessionTasks
+	key string
+	ext bool // the tasks extension (2026-07-28), not 2025-11-25's tasks
+}
+
+// sessionScope is the scope of the tasks of ss, a session of 2025-11-25.
+func sessionScope(ss *ServerSession) taskScope { return taskScope{run: ss.tasks, key: ss.tasks.key} }
+
+// taskRun is the work of a task: a tool call, run on the session given.
+type taskRun func(ctx context.Context, ss *ServerSession) (*CallToolResult, error)
+
+// startTask stores a new task of scope sc, whose lifetime ttl asks for
+// (nil: the default), starts run on a goroutine of its own and returns
+// the result that answers the request: 2025-11-25's CreateTaskResult, or
+// the extension's.
+func (s *Server) startTask(ctx context.Context, ss *ServerSession, sc taskScope, ttlAsked *int64, run taskRun) (any, error) {
 	o := s.tasks
 	ttl := o.DefaultTTL
-	if meta.TTL != nil && *meta.TTL > 0 {
-		ttl = min(time.Duration(*meta.TTL)*time.Millisecond, o.MaxTTL)
+	if ttlAsked != nil && *ttlAsked > 0 {
+		ttl = min(time.Duration(*ttlAsked)*time.Millisecond, o.MaxTTL)
 	}
 	id, err := newTaskID()
 	if err != nil {
@@ -149,17 +167,17 @@ func (s *Server) startTask(ctx context.Context, ss *ServerSession, st *serverToo
 		CreatedAt: now.Format(taskTimeFormat), LastUpdatedAt: now.Format(taskTimeFormat),
 		TTL: &ttlMS, PollInterval: millis(o.PollInterval),
 	}
-	data, err := json.Marshal(&taskRecord{Task: task})
+	data, err := json.Marshal(&taskRecord{Task: task, Ext: sc.ext})
 	if err != nil {
 		return nil, err
 	}
-	tasks := ss.tasks
+	tasks := sc.run
 	tasks.mu.Lock()
 	defer tasks.mu.Unlock()
 	if tasks.closed {
 		return nil, ErrNotConnected
 	}
-	switch err := o.Store.Create(ctx, tasks.key, id, data, now.Add(ttl), o.MaxTasks); {
+	switch err := o.Store.Create(ctx, sc.key, id, data, now.Add(ttl), o.MaxTasks); {
 	case errors.Is(err, ErrTaskLimit):
 		return nil, errTaskLimit
 	case err != nil:
@@ -168,26 +186,51 @@ func (s *Server) startTask(ctx context.Context, ss *ServerSession, st *serverToo
 	// The tool outlives the request: its context keeps the request's
 	// values, loses its cancellation, and ends with the task's lifetime.
 	// Its requests to the client make the task input_required.
-	tctx, cancel := context.WithDeadline(withTask(context.WithoutCancel(ctx), ss, id), now.Add(ttl))
-	rt := &runningTask{cancel: cancel, done: make(chan struct{})}
+	rt := &runningTask{done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	tctx, tss := context.WithoutCancel(ctx), ss
+	if sc.ext {
+		tss = s.taskSession(ss, &taskInput{srv: s, sc: sc, id: id, wake: rt.wake})
+		tctx = context.WithValue(tctx, sessionKey{}, tss)
+	} else {
+		tctx = withTask(tctx, ss, id)
+	}
+	tctx, rt.cancel = context.WithDeadline(tctx, now.Add(ttl))
 	tasks.running[id] = rt
 	tasks.wg.Add(1)
 	go func() {
 		defer tasks.wg.Done()
-		res, err := s.runTool(tctx, ss, st, r)
-		s.finishTask(context.WithoutCancel(tctx), ss, id, res, err)
-		cancel()
+		res, err := runGuarded(tctx, tss, run)
+		s.finishTask(context.WithoutCancel(tctx), ss, sc, id, res, err)
+		rt.cancel()
 		tasks.mu.Lock()
 		delete(tasks.running, id)
 		tasks.mu.Unlock()
 		close(rt.done)
 	}()
+	if sc.ext {
+		return &extTask{ResultType: "task", extTaskInfo: task.ext()}, nil
+	}
 	return &CreateTaskResult{Task: &task}, nil
 }
 
+// runGuarded runs a task's work; a panic of it is an internal error,
+// logged with its stack.
+func runGuarded(ctx context.Context, ss *ServerSession, run taskRun) (res *CallToolResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			ss.srv.log.Error("mcp: task panicked", "panic", v, "stack", string(debug.Stack()))
+			res, err = nil, codec.NewError(codec.CodeInternalError, "Internal error")
+		}
+	}()
+	return run(ctx, ss)
+}
+
 // finishTask stores a task's outcome — unless the task has ended already
-// (cancelled) or is gone — and tells the client its new status.
-func (s *Server) finishTask(ctx context.Context, ss *ServerSession, id string, res *CallToolResult, err error) {
+// (cancelled) or is gone — and, under 2025-11-25, tells the client its
+// new status. A tool's result with isError fails a task of 2025-11-25
+// but completes one of the extension, whose failed status is for
+// protocol errors alone.
+func (s *Server) finishTask(ctx context.Context, ss *ServerSession, sc taskScope, id string, res *CallToolResult, err error) {
 	var rec taskRecord
 	switch {
 	case err != nil:
@@ -196,11 +239,13 @@ func (s *Server) finishTask(ctx context.Context, ss *ServerSession, id string, r
 		rec.Error = toTaskError(err)
 	default:
 		r := *res
-		r.Meta = maps.Clone(r.Meta)
-		if r.Meta == nil {
-			r.Meta = Meta{}
+		if !sc.ext {
+			r.Meta = maps.Clone(r.Meta)
+			if r.Meta == nil {
+				r.Meta = Meta{}
+			}
+			r.Meta[RelatedTaskMetaKey] = &RelatedTaskMetadata{TaskID: id}
 		}
-		r.Meta[RelatedTaskMetaKey] = &RelatedTaskMetadata{TaskID: id}
 		raw, e := codec.AppendValue(nil, &r)
 		if e != nil {
 			rec.Task.Status = TaskFailed
@@ -210,33 +255,49 @@ func (s *Server) finishTask(ctx context.Context, ss *ServerSession, id string, r
 		}
 		rec.Result = raw
 		rec.Task.Status = TaskCompleted
-		if res.IsError {
+		if res.IsError && !sc.ext {
 			rec.Task.Status = TaskFailed
 			rec.Task.StatusMessage = firstText(res)
 		}
 	}
+	if sc.ext && rec.Error != nil {
+		rec.Task.StatusMessage = rec.Error.Message // not a Go error's text
+	}
 	var task Task
-	err = s.tasks.Store.Update(ctx, ss.tasks.key, id, func(old []byte) ([]byte, error) {
-		var cur taskRecord
-		if err := json.Unmarshal(old, &cur); err != nil {
-			return nil, err
-		}
-		if cur.Task.Status.Terminal() {
-			return nil, errTaskEnded
-		}
+	err = s.updateLive(ctx, sc, id, func(cur *taskRecord) error {
 		task = cur.Task
 		task.Status, task.StatusMessage = rec.Task.Status, rec.Task.StatusMessage
 		task.LastUpdatedAt = time.Now().UTC().Format(taskTimeFormat)
-		rec.Task = task
-		return json.Marshal(&rec)
+		rec.Task, rec.Ext, rec.Keys = task, cur.Ext, cur.Keys
+		*cur = rec
+		return nil
 	})
-	if err == nil {
+	if err == nil && !sc.ext {
 		_ = ss.notify(ctx, "notifications/tasks/status", &task)
 	}
 }
 
 // errTaskEnded refuses to change a task that has ended.
 var errTaskEnded = errors.New("mcp: the task has ended")
+
+// updateLive changes with f the record of task id of scope sc,
+// atomically, unless the task has ended (errTaskEnded) or is gone
+// (ErrTaskNotFound); an error of f leaves it as it was and is returned.
+func (s *Server) updateLive(ctx context.Context, sc taskScope, id string, f func(rec *taskRecord) error) error {
+	return s.tasks.Store.Update(ctx, sc.key, id, func(old []byte) ([]byte, error) {
+		var rec taskRecord
+		if err := json.Unmarshal(old, &rec); err != nil {
+			return nil, err
+		}
+		if rec.Task.Status.Terminal() {
+			return nil, errTaskEnded
+		}
+		if err := f(&rec); err != nil {
+			return nil, err
+		}
+		return json.Marshal(&rec)
+	})
+}
 
 // toTaskError keeps a tool's protocol error as the JSON-RPC error it would
 // have been answered with.
@@ -270,9 +331,9 @@ func firstText(r *CallToolResult) string {
 	return ""
 }
 
-// loadTask reads a task of ss.
-func (s *Server) loadTask(ctx context.Context, ss *ServerSession, id string) (*taskRecord, error) {
-	data, err := s.tasks.Store.Get(ctx, ss.tasks.key, id)
+// loadTask reads a task of scope sc.
+func (s *Server) loadTask(ctx context.Context, sc taskScope, id string) (*taskRecord, error) {
+	data, err := s.tasks.Store.Get(ctx, sc.key, id)
 	if errors.Is(err, ErrTaskNotFound) {
 		return nil, errTaskNotFound
 	}
@@ -286,12 +347,16 @@ func (s *Server) loadTask(ctx context.Context, ss *ServerSession, id string) (*t
 	return &rec, nil
 }
 
-// getTask serves tasks/get.
+// getTask serves tasks/get (under a stateless version, the tasks
+// extension's: extGetTask).
 func (s *Server) getTask(ctx context.Context, ss *ServerSession, _ *router.Request, p *TaskIDParams) (any, error) {
+	if ss.stateless() {
+		return s.extGetTask(ctx, ss, p)
+	}
 	if !s.tasksFor(ss) {
 		return nil, errNoTasks
 	}
-	rec, err := s.loadTask(ctx, ss, p.TaskID)
+	rec, err := s.loadTask(ctx, sessionScope(ss), p.TaskID)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +370,7 @@ func (s *Server) taskResult(ctx context.Context, ss *ServerSession, _ *router.Re
 		return nil, errNoTasks
 	}
 	for {
-		rec, err := s.loadTask(ctx, ss, p.TaskID)
+		rec, err := s.loadTask(ctx, sessionScope(ss), p.TaskID)
 		if err != nil {
 			return nil, err
 		}
@@ -345,9 +410,13 @@ func (s *Server) taskResult(ctx context.Context, ss *ServerSession, _ *router.Re
 	}
 }
 
-// cancelTask serves tasks/cancel: the task becomes cancelled (an error
+// cancelTask serves tasks/cancel (under a stateless version, the tasks
+// extension's: extCancelTask): the task becomes cancelled (an error
 // for one that has ended already) and its tool's context is cancelled.
 func (s *Server) cancelTask(ctx context.Context, ss *ServerSession, _ *router.Request, p *TaskIDParams) (any, error) {
+	if ss.stateless() {
+		return s.extCancelTask(ctx, ss, p)
+	}
 	if !s.tasksFor(ss) {
 		return nil, errNoTasks
 	}

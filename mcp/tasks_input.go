@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"sync"
 	"time"
@@ -42,10 +41,14 @@ func taskOf(ctx context.Context, ss *ServerSession) *taskContext {
 }
 
 // TaskIDFromContext returns the id of the task a tool handler runs as
-// (tools/call as a task, 2025-11-25), or "" when it does not run as one.
+// (tools/call as a task of 2025-11-25, or of the tasks extension under
+// 2026-07-28), or "" when it does not run as one.
 func TaskIDFromContext(ctx context.Context) string {
 	if tc, _ := ctx.Value(taskContextKey{}).(*taskContext); tc != nil {
 		return tc.id
+	}
+	if ti := SessionFromContext(ctx).taskIn(); ti != nil {
+		return ti.id
 	}
 	return ""
 }
@@ -76,18 +79,11 @@ func (tc *taskContext) awaitInput(ctx context.Context, method string) func() {
 // gone, is left as it is.
 func (s *Server) setTaskStatus(ctx context.Context, ss *ServerSession, id string, status TaskStatus, msg string) {
 	var task Task
-	err := s.tasks.Store.Update(ctx, ss.tasks.key, id, func(old []byte) ([]byte, error) {
-		var rec taskRecord
-		if err := json.Unmarshal(old, &rec); err != nil {
-			return nil, err
-		}
-		if rec.Task.Status.Terminal() {
-			return nil, errTaskEnded
-		}
+	err := s.updateLive(ctx, sessionScope(ss), id, func(rec *taskRecord) error {
 		rec.Task.Status, rec.Task.StatusMessage = status, msg
 		rec.Task.LastUpdatedAt = time.Now().UTC().Format(taskTimeFormat)
 		task = rec.Task
-		return json.Marshal(&rec)
+		return nil
 	})
 	if err == nil {
 		_ = ss.notify(ctx, "notifications/tasks/status", &task)

@@ -85,6 +85,14 @@ type taskRecord struct {
 	Task   Task            `json:"task"`
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  *taskError      `json:"error,omitempty"`
+	// Ext marks a task of the tasks extension (2026-07-28); the rest is
+	// its alone: the input requests outstanding ({"method","params"}) and
+	// the answers the tool has not taken yet, by key, and how many keys
+	// it has made (see newKey).
+	Ext     bool                       `json:"ext,omitempty"`
+	Inputs  map[string]json.RawMessage `json:"inputs,omitempty"`
+	Answers map[string]json.RawMessage `json:"answers,omitempty"`
+	Keys    int                        `json:"keys,omitempty"`
 }
 
 // taskError is a JSON-RPC error kept for tasks/result.

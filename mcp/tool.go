@@ -189,6 +189,9 @@ func (s *Server) callTool(ctx context.Context, req *ServerRequest[*CallToolParam
 		return nil, invalidParams("Unknown tool: " + p.Name).
 			WithData(&unknownToolData{p.Name, names})
 	}
+	if ss.stateless() {
+		return s.callToolStateless(ctx, req, st)
+	}
 	asTask := p.Task != nil && s.tasksFor(ss)
 	if s.tasksFor(ss) {
 		support := ""
@@ -203,13 +206,63 @@ func (s *Server) callTool(ctx context.Context, req *ServerRequest[*CallToolParam
 		}
 	}
 	if asTask {
-		return s.startTask(ctx, ss, st, req, p.Task)
+		return s.startTask(ctx, ss, sessionScope(ss), p.Task.TTL, toolRun(s, st, req, nil))
 	}
 	res, err := s.runTool(ctx, ss, st, req)
 	if err != nil {
 		return nil, err
 	}
 	return res.encodeCommon(), nil
+}
+
+// callToolStateless is callTool under a stateless version, where the
+// tasks extension may run the call as a task: up front for a tool that
+// supports tasks (TaskSupport optional or required), or once its handler
+// calls StartTask; only for a request that declares the extension. A
+// tool that requires tasks is refused to one that does not, with -32021.
+func (s *Server) callToolStateless(ctx context.Context, req *CallToolRequest, st *serverTool) (any, error) {
+	ss := req.Session
+	if s.tasks != nil && st.tool.Execution != nil {
+		switch st.tool.Execution.TaskSupport {
+		case TaskSupportRequired:
+			if !ss.declaresTasks() {
+				return nil, errTasksUndeclared
+			}
+			fallthrough
+		case TaskSupportOptional:
+			if ss.declaresTasks() {
+				return s.startTask(ctx, ss, s.extScope(ctx), nil, toolRun(s, st, req, nil))
+			}
+		}
+	}
+	res, err := s.runTool(ctx, ss, st, req)
+	switch {
+	case err != nil:
+		return nil, err
+	case res == nil: // the handler called StartTask
+		return s.startTask(ctx, ss, s.extScope(ctx), nil, toolRun(s, st, req, ss.rest()))
+	}
+	return res.encodeCommon(), nil
+}
+
+// toolRun returns the work of a task that runs a tool call: the tool's
+// handler, or what it left to the task (StartTask), then the checks of
+// its result.
+func toolRun(s *Server, st *serverTool, r *CallToolRequest, rest TaskFunc) taskRun {
+	return func(ctx context.Context, ss *ServerSession) (*CallToolResult, error) {
+		if ss == r.Session { // a task of 2025-11-25
+			return s.runTool(ctx, ss, st, r)
+		}
+		// A task of the extension: the request, answered already, takes
+		// no progress notification any more.
+		q := *r
+		q.Session, q.token = ss, nil
+		if rest == nil {
+			return s.runTool(ctx, ss, st, &q)
+		}
+		res, err := rest(ctx, &q)
+		return st.outcome(ctx, ss, res, err)
+	}
 }
 
 // encodeCommon returns the common result (plain text blocks, isError,
@@ -273,6 +326,16 @@ func (s *Server) runTool(ctx context.Context, ss *ServerSession, st *serverTool,
 		}
 	}
 	res, err := st.handler(ctx, r)
+	if err == nil && ss.rest() != nil {
+		return nil, nil // the rest runs as a task
+	}
+	return st.outcome(ctx, ss, res, err)
+}
+
+// outcome is what a call of the tool whose handler returned (res, err)
+// ends with: a protocol error as it is, another error as a tool error,
+// a result checked and laid out for ss (finish).
+func (st *serverTool) outcome(ctx context.Context, ss *ServerSession, res *CallToolResult, err error) (*CallToolResult, error) {
 	if err != nil {
 		var ce *codec.Error
 		var ec codec.ErrCoder

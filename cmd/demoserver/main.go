@@ -1,7 +1,9 @@
 // Command demoserver is mcpwire's example server: an MCP server holding
 // the fixtures of the official MCP conformance suite (shared/CONFORMANCE.md
 // §1: tools, resources, a resource template, prompts, completions, logging,
-// progress, sampling, elicitation, list changes, subscriptions) plus echo,
+// progress, sampling, elicitation, list changes, subscriptions; the
+// multi-round-trip tools and the tasks of MCP 2026-07-28's scenarios,
+// with tasks in every version that has them) plus echo,
 // and, on the same stream, the JSON-RPC 2.0 specification's example
 // methods (subtract, sum, get_data, echo and the notifications update,
 // notify_hello, notify_sum), which answer with or without initialize,

@@ -192,8 +192,11 @@ func TestMCP_initializeNegotiatesEveryVersionAndDeclaresTheCapabilities(t *testi
 				t.Fatal(err)
 			}
 			want := `{"logging":{},"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true}}`
-			if v == mcp.Version20241105 { // completion/complete, but no capability for it yet
+			switch v {
+			case mcp.Version20241105: // completion/complete, but no capability for it yet
 				want = `{"logging":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true}}`
+			case mcp.Version20251125: // and tasks (under 2026-07-28, the tasks extension)
+				want = strings.TrimSuffix(want, "}") + `,"tasks":{"cancel":{},"list":{},"requests":{"tools":{"call":{}}}}}`
 			}
 			if string(got) != want {
 				t.Fatalf("capabilities %s, want %s", got, want)
@@ -207,8 +210,9 @@ func TestMCP_initializeNegotiatesEveryVersionAndDeclaresTheCapabilities(t *testi
 
 // fixtureTools are the tools the server has from the start.
 var fixtureTools = []string{
-	"add", "add_dynamic_tool", "echo", "json_schema_2020_12_tool", "ping_client",
-	"test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
+	"add", "add_dynamic_tool", "confirm_delete", "echo", "failing_job", "greet",
+	"json_schema_2020_12_tool", "multi_input", "ping_client", "protocol_error_job",
+	"slow_compute", "test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
 	"test_elicitation_sep1330_enums", "test_elicitation_url", "test_embedded_resource",
 	"test_error_handling", "test_image_content", "test_input_required_result_capabilities",
 	"test_input_required_result_elicitation", "test_input_required_result_list_roots",
@@ -217,7 +221,7 @@ var fixtureTools = []string{
 	"test_input_required_result_tampered_state", "test_logging_tool",
 	"test_missing_capability", "test_multiple_content_types", "test_param_headers",
 	"test_reconnection", "test_sampling", "test_simple_text", "test_streaming_elicitation",
-	"test_tool_with_logging", "test_tool_with_progress", "test_trigger_prompt_change",
+	"test_tool_with_logging", "test_tool_with_progress", "test_tool_with_task", "test_trigger_prompt_change",
 	"test_trigger_tool_change", "test_url_elicitation_required",
 }
 

@@ -90,6 +90,7 @@ func newDemo(o demoOptions) (*demo, error) {
 		KeepAlive:         mcp.KeepAlive{Interval: o.keepAlive, MaxMissed: keepAliveMisses},
 		CompletionHandler: complete,
 		Conn:              o.conn,
+		Tasks:             &taskOptions,
 	})
 	if o.guard != nil {
 		d.srv.Use(o.guard.middleware()...) // cache hits go through it too
@@ -101,6 +102,7 @@ func newDemo(o demoOptions) (*demo, error) {
 		d.addResources(),
 		addPrompts(d.srv),
 		addInputTools(d.srv),
+		addTaskTools(d.srv),
 	)
 	if err != nil {
 		return nil, err

@@ -73,6 +73,8 @@ func (t *httpClientStream) modernHeaders(m *codec.Message) http.Header {
 		nameKey = "name"
 	case "resources/read":
 		nameKey = "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		nameKey = "taskId"
 	default:
 		return h
 	}

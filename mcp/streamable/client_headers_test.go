@@ -87,6 +87,9 @@ func TestClient_statelessHeaders(t *testing.T) {
 	if _, err := cs.ReadResource(ctx, "file:///a b.txt"); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := cs.GetTask(ctx, "task-1"); err != nil {
+		t.Fatal(err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	for method, want := range map[string]map[string]string{
@@ -98,6 +101,7 @@ func TestClient_statelessHeaders(t *testing.T) {
 			"Mcp-Param-Val": "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=", "Mcp-Param-Gone": "", "Mcp-Param-Query": "",
 			"Mcp-Session-Id": ""},
 		"resources/read": {"Mcp-Method": "resources/read", "Mcp-Name": "file:///a b.txt"},
+		"tasks/get":      {"Mcp-Method": "tasks/get", "Mcp-Name": "task-1"}, // the tasks extension's routing header
 	} {
 		h := seen[method]
 		if h == nil {
@@ -110,7 +114,7 @@ func TestClient_statelessHeaders(t *testing.T) {
 			}
 		}
 	}
-	if n := len(seen); n != 4 || strings.Contains(strings.Join(seen["tools/call"].Values("Mcp-Param-Query"), ""), "SELECT") {
+	if n := len(seen); n != 5 || strings.Contains(strings.Join(seen["tools/call"].Values("Mcp-Param-Query"), ""), "SELECT") {
 		t.Errorf("posted %d methods", n)
 	}
 }

@@ -15,8 +15,9 @@ import (
 // Under a stateless protocol version a request's headers mirror its
 // body, so that intermediaries may route on them (the specification's
 // "Request Metadata"): MCP-Protocol-Version its _meta's version, Mcp-Method
-// its method, Mcp-Name the params' name (tools/call, prompts/get) or uri
-// (resources/read). Each is required, and must be equal to the body's
+// its method, Mcp-Name the params' name (tools/call, prompts/get), uri
+// (resources/read) or taskId (tasks/get, tasks/update and tasks/cancel of
+// the tasks extension). Each is required, and must be equal to the body's
 // value, compared byte for byte once the header's surrounding white space
 // is dropped and, for Mcp-Name, its Base64 form ("=?base64?…?=") decoded;
 // otherwise the request is refused with -32020 (HeaderMismatch), which
@@ -42,6 +43,8 @@ func checkHeaders(hd http.Header, m *codec.Message, srv *mcp.Server) *codec.Erro
 		nameKey = "name"
 	case isMethod(m, "resources/read"):
 		nameKey = "uri"
+	case isMethod(m, "tasks/get"), isMethod(m, "tasks/update"), isMethod(m, "tasks/cancel"):
+		nameKey = "taskId" // the tasks extension's routing header
 	}
 	name, version := mirrored(m.Params, nameKey)
 	if version == nil {

@@ -116,6 +116,9 @@ func TestHTTPStateless_headersMustMirrorTheBody(t *testing.T) {
 		{"Base64 of another name", echo26("1", "x"), headers26("tools/call", b64("ZWNobzI=")), false},
 		{"resources/read's uri", `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"test://a",` + meta26 + `}}`,
 			headers26("resources/read", "test://b"), false},
+		{"tasks/get's taskId", task26("tasks/get"), headers26("tasks/get", "t2"), false},
+		{"tasks/update without its name", task26("tasks/update"), headers26("tasks/update", ""), false},
+		{"tasks/cancel's taskId", task26("tasks/cancel"), headers26("tasks/cancel", "t2"), false},
 		{"tools/list", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta26 + `}}`, headers26("tools/list", ""), true},
 		{"tools/list without its method", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta26 + `}}`,
 			[]string{"Mcp-Protocol-Version", "2026-07-28"}, false},
@@ -132,7 +135,17 @@ func TestHTTPStateless_headersMustMirrorTheBody(t *testing.T) {
 				t.Errorf("%s: %d id %s %v, want 400 with -32020 and id 1", c.name, st, a.ID, a.Error)
 			}
 		}
+		// With Mcp-Name its taskId, a tasks/get gets past the headers to
+		// the method (which a server without tasks does not serve).
+		if st, a := readAnswer(t, p.post(task26("tasks/get"), headers26("tasks/get", "t1")...)); st != http.StatusNotFound || a.Error == nil || a.Error.Code != codec.CodeMethodNotFound {
+			t.Errorf("tasks/get with its taskId: %d %v, want 404 with -32601", st, a.Error)
+		}
 	})
+}
+
+// task26 is a 2026-07-28 request of a tasks method on task "t1".
+func task26(method string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"taskId":"t1","inputResponses":{},` + meta26 + `}}`
 }
 
 // What the specification refuses under 2026-07-28, with its statuses:
