@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
 )
@@ -74,6 +76,38 @@ func Discover(ctx context.Context, client *http.Client, issuer string) (*ServerM
 		return nil, fmt.Errorf("%w: %s: %w", ErrDiscovery, issuer, last)
 	}
 	return nil, fmt.Errorf("%w: %s publishes no metadata", ErrDiscovery, issuer)
+}
+
+// discoverURL returns the URL member (named name) of issuer's metadata
+// that pick reads, or an error if there is none.
+func discoverURL(ctx context.Context, client *http.Client, issuer, name string, pick func(*ServerMetadata) string) (string, error) {
+	md, err := Discover(ctx, client, issuer)
+	if err != nil {
+		return "", err
+	}
+	u := pick(md)
+	if u == "" {
+		return "", fmt.Errorf("%w: %s publishes no %s", ErrDiscovery, issuer, name)
+	}
+	return u, nil
+}
+
+// setDefaults fills the options both verifiers share: the leeway (zero:
+// DefaultLeeway; negative: none), the HTTP client, the logger, the clock.
+func setDefaults(leeway *time.Duration, client **http.Client, logger **slog.Logger, now *func() time.Time) {
+	if *leeway == 0 {
+		*leeway = DefaultLeeway
+	}
+	*leeway = max(*leeway, 0)
+	if *client == nil {
+		*client = http.DefaultClient
+	}
+	if *logger == nil {
+		*logger = slog.Default()
+	}
+	if *now == nil {
+		*now = time.Now
+	}
 }
 
 // discoveryURLs returns the metadata locations of issuer, in the order

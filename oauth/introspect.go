@@ -93,28 +93,14 @@ func NewIntrospectionVerifier(ctx context.Context, opts *IntrospectionOptions) (
 	if o.MaxCacheEntries <= 0 {
 		o.MaxCacheEntries = DefaultMaxCacheEntries
 	}
-	if o.Leeway == 0 {
-		o.Leeway = DefaultLeeway
-	}
-	o.Leeway = max(o.Leeway, 0)
-	if o.HTTPClient == nil {
-		o.HTTPClient = http.DefaultClient
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	setDefaults(&o.Leeway, &o.HTTPClient, &o.Logger, &o.Now)
 	if o.Endpoint == "" {
-		md, err := Discover(ctx, o.HTTPClient, o.Issuer)
+		var err error
+		o.Endpoint, err = discoverURL(ctx, o.HTTPClient, o.Issuer, "introspection_endpoint",
+			func(md *ServerMetadata) string { return md.IntrospectionEndpoint })
 		if err != nil {
 			return nil, err
 		}
-		if md.IntrospectionEndpoint == "" {
-			return nil, fmt.Errorf("%w: %s publishes no introspection_endpoint", ErrDiscovery, o.Issuer)
-		}
-		o.Endpoint = md.IntrospectionEndpoint
 	}
 	return &IntrospectionVerifier{opts: o, cache: map[[sha256.Size]byte]cached{}}, nil
 }

@@ -109,34 +109,20 @@ func NewJWTVerifier(ctx context.Context, opts *JWTOptions) (*JWTVerifier, error)
 			return nil, fmt.Errorf("oauth: the algorithm %q may not verify access tokens", a)
 		}
 	}
-	if o.Leeway == 0 {
-		o.Leeway = DefaultLeeway
-	}
-	o.Leeway = max(o.Leeway, 0)
+	setDefaults(&o.Leeway, &o.HTTPClient, &o.Logger, &o.Now)
 	if o.KeyRefreshInterval <= 0 {
 		o.KeyRefreshInterval = DefaultKeyRefreshInterval
 	}
 	if o.UnknownKeyRefreshInterval <= 0 {
 		o.UnknownKeyRefreshInterval = DefaultUnknownKeyRefreshInterval
 	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = http.DefaultClient
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
 	if o.JWKSURL == "" {
-		md, err := Discover(ctx, o.HTTPClient, o.Issuer)
+		var err error
+		o.JWKSURL, err = discoverURL(ctx, o.HTTPClient, o.Issuer, "jwks_uri",
+			func(md *ServerMetadata) string { return md.JWKSURI })
 		if err != nil {
 			return nil, err
 		}
-		if md.JWKSURI == "" {
-			return nil, fmt.Errorf("%w: %s publishes no jwks_uri", ErrDiscovery, o.Issuer)
-		}
-		o.JWKSURL = md.JWKSURI
 	}
 	bg, stop := context.WithCancel(context.Background())
 	logger := o.Logger
