@@ -81,8 +81,10 @@ type JWTOptions struct {
 // the cached set lacks makes it fetch the set again, rate-limited, so a
 // key rotated in is found without a restart); exp, nbf and iat with the
 // leeway; iss; aud. The scopes come from the scope claim (space-separated)
-// or scp (a string or an array). It is safe for concurrent use; Close
-// stops its key refresh.
+// or scp (a string or an array). A token whose key cannot be found — the
+// key set unreachable included — is refused with ErrTokenSignature, not
+// ErrUnavailable: keys fetched before keep serving the tokens they sign.
+// It is safe for concurrent use; Close stops its key refresh.
 type JWTVerifier struct {
 	opts   JWTOptions
 	keys   keyfunc.Keyfunc
