@@ -34,6 +34,9 @@ var allowed = map[string][]string{
 	"mcp/streamable": {"mcp", "transport", "conn", "codec"},
 	"metrics":        {"conn", "codec"},
 	"middleware":     {"router", "codec", "conn", "transport"},
+	// oauth is DESIGN.md §2's "authorization" row: the OAuth 2.1
+	// resource server (and, later, the client's flows).
+	"oauth":          {"codec", "router", "conn", "transport", "middleware"},
 	"bench":          {all},
 	"fuzz":           {all},
 	"cmd/loadgen":    {"conn", "transport", "mcp", "mcp/streamable"},
