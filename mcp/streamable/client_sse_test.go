@@ -41,6 +41,9 @@ func waitNoSessions(t *testing.T, srv *mcp.Server) {
 	}
 }
 
+// A client of the default version (2026-07-28) speaks LatestVersion over
+// the HTTP+SSE transport, which has no stateless version: by ConnectSSE,
+// and by Connect falling back on it.
 func TestConnectSSE_mcpwireLegacyEndpoint(t *testing.T) {
 	srv := toolServer(t)
 	url := serveSSE(t, srv)
