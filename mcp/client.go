@@ -305,8 +305,10 @@ func (c *Client) options(s *ClientSession) *conn.Options {
 }
 
 // Connect starts a session with the server at the other end of a message
-// stream and runs the handshake (initialize, notifications/initialized).
-// On failure the session is closed.
+// stream and runs the handshake: server/discover under a stateless
+// version (the default), falling back to initialize for a server of the
+// older versions; initialize and notifications/initialized under the
+// others. On failure the session is closed.
 func (c *Client) Connect(ctx context.Context, stream conn.Stream) (*ClientSession, error) {
 	return c.ConnectTransport(ctx, stream, nil)
 }

@@ -97,7 +97,9 @@ func TestClient_defaultRefusesWhatTheVersionRemoved(t *testing.T) {
 	var seen methodLog
 	r.Use(seen.mw)
 	cs, err := fakeServer(t, r, mcp.NewClient(nil, &mcp.ClientOptions{
-		RootsHandler: func(context.Context, *mcp.ClientSession) (*mcp.ListRootsResult, error) { return &mcp.ListRootsResult{}, nil },
+		RootsHandler: func(context.Context, *mcp.ClientSession) (*mcp.ListRootsResult, error) {
+			return &mcp.ListRootsResult{}, nil
+		},
 	}))
 	if err != nil {
 		t.Fatal(err)

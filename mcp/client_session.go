@@ -41,11 +41,13 @@ type ClientSession struct {
 func (s *ClientSession) Conn() *conn.Conn { return s.c }
 
 // InitializeResult returns the server's answer to initialize: its
-// protocol version, capabilities, identity and instructions. Shared: do
-// not modify it.
+// protocol version, capabilities, identity and instructions; under a
+// stateless version, the same made of server/discover's answer. Shared:
+// do not modify it.
 func (s *ClientSession) InitializeResult() *InitializeResult { return &s.init }
 
-// ProtocolVersion returns the negotiated version.
+// ProtocolVersion returns the negotiated version: the stateless one the
+// server listed in server/discover, or the one initialize agreed on.
 func (s *ClientSession) ProtocolVersion() string { return s.init.ProtocolVersion }
 
 // Close ends the session at once.

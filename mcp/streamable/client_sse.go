@@ -19,8 +19,9 @@ import (
 // ConnectSSE connects to the MCP server whose HTTP+SSE endpoint (the
 // transport of 2024-11-05, which SSEHandler serves) is at endpoint, and
 // runs the handshake, initialize (Client.ConnectStateful: a client of a
-// stateless version asks for mcp.LatestVersion). A GET opens the event stream, whose first event,
-// "endpoint", gives the URL to POST messages to: resolved against
+// stateless version asks for mcp.LatestVersion). A GET opens the event
+// stream, whose first event, "endpoint", gives the URL to POST messages
+// to: resolved against
 // endpoint (it may be relative, and carries the session, typically in its
 // query), it must have endpoint's origin, so that opts.Header
 // (credentials, say) goes nowhere else. Each message goes out in a POST
