@@ -13,27 +13,6 @@ import (
 	"github.com/mcpwire/mcpwire/router"
 )
 
-// methodLog is server middleware that records the methods it serves.
-type methodLog struct {
-	mu      sync.Mutex
-	methods []string
-}
-
-func (m *methodLog) mw(next router.Handler) router.Handler {
-	return router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
-		m.mu.Lock()
-		m.methods = append(m.methods, req.Method)
-		m.mu.Unlock()
-		return next.Handle(ctx, req)
-	})
-}
-
-func (m *methodLog) list() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.methods)
-}
-
 // A client made without options speaks 2026-07-28 with mcpwire's server,
 // over every transport: server/discover, no initialize, no session kept.
 func TestClient_defaultSpeaksTheStatelessVersion(t *testing.T) {
@@ -41,7 +20,7 @@ func TestClient_defaultSpeaksTheStatelessVersion(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			srv := mcp.NewServer(nil, nil)
 			must(t, addEcho(srv))
-			var seen methodLog
+			var seen recorder // the methods served (client_middleware_test.go)
 			srv.Use(seen.mw)
 			cs := tr.connect(t, srv, mcp.NewClient(nil, nil))
 			if v := cs.ProtocolVersion(); v != mcp.Version20260728 {
@@ -50,7 +29,7 @@ func TestClient_defaultSpeaksTheStatelessVersion(t *testing.T) {
 			if r, err := cs.CallTool(ctx10(t), "echo", map[string]string{"message": "hi"}); err != nil || r.IsError {
 				t.Fatalf("CallTool: %v %+v", err, r)
 			}
-			got := seen.list()
+			got := strings.Fields(seen.String())
 			if len(got) == 0 || got[0] != "server/discover" || slices.Contains(got, "initialize") || !slices.Contains(got, "tools/call") {
 				t.Errorf("the server served %q, want server/discover first and no initialize", got)
 			}
@@ -94,7 +73,7 @@ func TestClient_defaultRefusesWhatTheVersionRemoved(t *testing.T) {
 		return map[string]any{"supportedVersions": []string{mcp.Version20260728}, "capabilities": map[string]any{}}, nil
 	})
 	handle(r, "tools/list", func([]byte) (any, error) { return codec.Raw(`{"tools":[]}`), nil })
-	var seen methodLog
+	var seen recorder // the methods served (client_middleware_test.go)
 	r.Use(seen.mw)
 	cs, err := fakeServer(t, r, mcp.NewClient(nil, &mcp.ClientOptions{
 		RootsHandler: func(context.Context, *mcp.ClientSession) (*mcp.ListRootsResult, error) {
@@ -121,7 +100,7 @@ func TestClient_defaultRefusesWhatTheVersionRemoved(t *testing.T) {
 	if _, err := cs.ListTools(ctx, nil); err != nil {
 		t.Fatalf("tools/list: %v", err)
 	}
-	if got := seen.list(); !slices.Equal(got, []string{"server/discover", "tools/list"}) {
+	if got := seen.String(); got != "server/discover tools/list" {
 		t.Errorf("the server saw %q", got)
 	}
 }
@@ -137,7 +116,7 @@ func TestClient_defaultSetLoggingLevelRidesEachRequest(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
 	}))
-	var seen methodLog
+	var seen recorder // the methods served (client_middleware_test.go)
 	srv.Use(seen.mw)
 	var mu sync.Mutex
 	var logs []string
@@ -176,7 +155,7 @@ func TestClient_defaultSetLoggingLevelRidesEachRequest(t *testing.T) {
 	if err := cs.SetLoggingLevel(ctx, "loud"); err == nil {
 		t.Fatal("an unknown level was accepted")
 	}
-	if slices.Contains(seen.list(), "logging/setLevel") {
-		t.Errorf("logging/setLevel sent under 2026-07-28: %q", seen.list())
+	if got := seen.String(); strings.Contains(got, "logging/setLevel") {
+		t.Errorf("logging/setLevel sent under 2026-07-28: %q", got)
 	}
 }
