@@ -82,6 +82,11 @@ func mcpwirePipe(tb testing.TB) (caller, func()) {
 	return mcpwireStreams(tb, nil, conn.NewMessageStream(a, nil), conn.NewMessageStream(b, nil))
 }
 
+// mcpwireClientOptions pin the version the peers' clients speak
+// (pinnedVersion): a call in a session, not mcpwire's default
+// (2026-07-28, stateless).
+var mcpwireClientOptions = &mcp.ClientOptions{ProtocolVersion: pinnedVersion}
+
 // mcpwireStreams connects a server session on a and a client on b.
 func mcpwireStreams(tb testing.TB, opts *mcp.ServerOptions, a, b conn.Stream) (caller, func()) {
 	srv := mcpwireServer(tb, opts)
@@ -90,7 +95,7 @@ func mcpwireStreams(tb testing.TB, opts *mcp.ServerOptions, a, b conn.Stream) (c
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, nil).Connect(ctx, b)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, mcpwireClientOptions).Connect(ctx, b)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -124,7 +129,7 @@ func mcpwireStdioSession(tb testing.TB, srv *mcp.Server) (*mcp.ClientSession, fu
 	sr, cw, cr, sw := osPipes(tb)
 	ran := make(chan error, 1)
 	go func() { ran <- srv.Run(context.Background(), &pipeRWC{sr, sw}) }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, nil).ConnectIO(context.Background(), &pipeRWC{cr, cw})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, mcpwireClientOptions).ConnectIO(context.Background(), &pipeRWC{cr, cw})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -159,7 +164,7 @@ func mcpwireHTTPWith(tb testing.TB, opts *mcp.ServerOptions) (caller, func()) {
 	h := mcpwireHandler(mcpwireServer(tb, opts))
 	hs := httptest.NewServer(h)
 	hc := loopbackClient()
-	cs, err := streamable.Connect(context.Background(), mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, nil), hs.URL+"/mcp", &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Client: hc}})
+	cs, err := streamable.Connect(context.Background(), mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "1"}, mcpwireClientOptions), hs.URL+"/mcp", &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Client: hc}})
 	if err != nil {
 		h.Close()
 		hs.Close()

@@ -2,6 +2,7 @@ package interop_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,10 +29,11 @@ import (
 // a clean close (the server exits with status 0).
 func TestInterop_clientAgainstTypeScriptSDKServer(t *testing.T) {
 	node := nodetest.Node(t, ".")
-	// A client that asks for 2026-07-28 finds a server of the 2025 era
-	// (server/discover refused) and falls back to initialize.
-	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
-		t.Run(version, func(t *testing.T) { clientAgainstTypeScriptSDKServer(t, node, version) })
+	// A client that asks for 2026-07-28, as the default client does
+	// (""), finds a server of the 2025 era (server/discover refused) and
+	// falls back to initialize.
+	for _, version := range []string{mcp.Version20251125, mcp.Version20260728, ""} {
+		t.Run(cmp.Or(version, "default"), func(t *testing.T) { clientAgainstTypeScriptSDKServer(t, node, version) })
 	}
 }
 

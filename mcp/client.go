@@ -16,7 +16,7 @@ import (
 // defaults; NewClient copies the value.
 type ClientOptions struct {
 	// ProtocolVersion is the version the session speaks (default
-	// LatestVersion). One of SupportedVersions is asked for at
+	// DefaultClientVersion, 2026-07-28). One of SupportedVersions is asked for at
 	// initialize, and the session accepts any of them the server
 	// answers with. A stateless one (Version20260728) has no initialize:
 	// the session asks server/discover, and each request carries the
@@ -127,7 +127,7 @@ func NewClient(impl *Implementation, opts *ClientOptions) *Client {
 		c.log = o.Logger
 	}
 	if c.opts.ProtocolVersion == "" {
-		c.opts.ProtocolVersion = LatestVersion
+		c.opts.ProtocolVersion = DefaultClientVersion
 	}
 	if o := c.opts.Capabilities; o != nil {
 		c.caps = *o
@@ -305,8 +305,10 @@ func (c *Client) options(s *ClientSession) *conn.Options {
 }
 
 // Connect starts a session with the server at the other end of a message
-// stream and runs the handshake (initialize, notifications/initialized).
-// On failure the session is closed.
+// stream and runs the handshake: server/discover under a stateless
+// version (the default), falling back to initialize for a server of the
+// older versions; initialize and notifications/initialized under the
+// others. On failure the session is closed.
 func (c *Client) Connect(ctx context.Context, stream conn.Stream) (*ClientSession, error) {
 	return c.ConnectTransport(ctx, stream, nil)
 }
@@ -317,7 +319,23 @@ func (c *Client) Connect(ctx context.Context, stream conn.Stream) (*ClientSessio
 func (c *Client) ConnectTransport(ctx context.Context, stream conn.Stream, t ClientTransport) (*ClientSession, error) {
 	s := &ClientSession{client: c, hs: t}
 	s.c = conn.NewStream(stream, c.options(s))
-	return s, s.handshake(ctx)
+	return s, s.handshake(ctx, c.opts.ProtocolVersion)
+}
+
+// ConnectStateful is ConnectTransport for a transport that carries only
+// the versions with initialize, such as the HTTP+SSE transport of
+// 2024-11-05 (streamable.ConnectSSE): the session runs initialize at
+// once, asking for ClientOptions.ProtocolVersion when it is not a
+// stateless version, else for LatestVersion; it never sends
+// server/discover. t may be nil.
+func (c *Client) ConnectStateful(ctx context.Context, stream conn.Stream, t ClientTransport) (*ClientSession, error) {
+	version := c.opts.ProtocolVersion
+	if IsStatelessVersion(version) {
+		version = LatestVersion
+	}
+	s := &ClientSession{client: c, hs: t}
+	s.c = conn.NewStream(stream, c.options(s))
+	return s, s.handshake(ctx, version)
 }
 
 // ClientTransport is told how a client session's handshake goes, by a
@@ -339,16 +357,17 @@ type ClientTransport interface {
 func (c *Client) ConnectIO(ctx context.Context, rwc io.ReadWriteCloser) (*ClientSession, error) {
 	s := &ClientSession{client: c}
 	s.c = conn.New(rwc, c.options(s))
-	return s, s.handshake(ctx)
+	return s, s.handshake(ctx, c.opts.ProtocolVersion)
 }
 
 // ErrUnsupportedVersion is returned by Connect when the server answers
 // initialize with a protocol version this package does not speak.
 var ErrUnsupportedVersion = errors.New("mcp: the server answered with an unsupported protocol version")
 
-func (s *ClientSession) handshake(ctx context.Context) error {
+// handshake opens the session under version: server/discover for a
+// stateless one (falling back to initialize), else initialize.
+func (s *ClientSession) handshake(ctx context.Context, version string) error {
 	c := s.client
-	version := c.opts.ProtocolVersion
 	if IsStatelessVersion(version) {
 		fallback, legacy, err := s.discover(ctx, version)
 		if err == nil && !fallback {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"sync/atomic"
 
@@ -23,6 +24,9 @@ type ClientSession struct {
 	// request's _meta carries (see callModern); nil under the others.
 	// Set by the handshake, read-only afterwards.
 	modern []byte
+	// logMeta, once SetLoggingLevel has run under a stateless version, is
+	// modern with the level (MetaLogLevel) added.
+	logMeta atomic.Pointer[[]byte]
 
 	elicits pendingElicitations // URL mode elicitations not yet complete
 	outputs toolOutputs         // output schemas of the listed tools
@@ -37,11 +41,13 @@ type ClientSession struct {
 func (s *ClientSession) Conn() *conn.Conn { return s.c }
 
 // InitializeResult returns the server's answer to initialize: its
-// protocol version, capabilities, identity and instructions. Shared: do
-// not modify it.
+// protocol version, capabilities, identity and instructions; under a
+// stateless version, the same made of server/discover's answer. Shared:
+// do not modify it.
 func (s *ClientSession) InitializeResult() *InitializeResult { return &s.init }
 
-// ProtocolVersion returns the negotiated version.
+// ProtocolVersion returns the negotiated version: the stateless one the
+// server listed in server/discover, or the one initialize agreed on.
 func (s *ClientSession) ProtocolVersion() string { return s.init.ProtocolVersion }
 
 // Close ends the session at once.
@@ -140,8 +146,24 @@ func (s *ClientSession) decode(raw codec.Raw, result any) error {
 // ownedDecoder is a result that can decode from bytes it may keep.
 type ownedDecoder interface{ decodeOwned(data []byte) error }
 
-// Ping checks that the server answers.
-func (s *ClientSession) Ping(ctx context.Context) error { return s.call(ctx, "ping", nil, nil) }
+// Ping checks that the server answers. Under a stateless version
+// (Version20260728), which has no ping, it fails at once with an error
+// wrapping ErrNotInVersion, nothing sent.
+func (s *ClientSession) Ping(ctx context.Context) error {
+	if s.modern != nil {
+		return s.notInVersion("ping")
+	}
+	return s.call(ctx, "ping", nil, nil)
+}
+
+// ErrNotInVersion is wrapped by the error of a ClientSession call of a
+// method that the session's protocol version does not have (ping under
+// 2026-07-28): the call fails at once, nothing sent.
+var ErrNotInVersion = errors.New("mcp: the session's protocol version does not have this method")
+
+func (s *ClientSession) notInVersion(method string) error {
+	return fmt.Errorf("%w: %s is not part of protocol version %s", ErrNotInVersion, method, s.ProtocolVersion())
+}
 
 // ListTools returns one page of the server's tools (p may be nil). The
 // session keeps the output schemas listed, to check the results of
@@ -332,13 +354,36 @@ func (s *ClientSession) Complete(ctx context.Context, p *CompleteParams) (*Compl
 }
 
 // SetLoggingLevel sets the least severe level of the log messages the
-// server sends.
+// server sends. Under a stateless version (Version20260728), which has
+// no logging/setLevel, nothing is sent: every later request of the
+// session carries the level in its _meta (MetaLogLevel), as the version
+// asks, replacing one the caller put there; a level that is not one of
+// the LoggingLevel constants is refused with an error. Under those
+// versions a session whose level was never set gets no log messages.
 func (s *ClientSession) SetLoggingLevel(ctx context.Context, level LoggingLevel) error {
-	return s.call(ctx, "logging/setLevel", &SetLevelParams{Level: level}, nil)
+	if s.modern == nil {
+		return s.call(ctx, "logging/setLevel", &SetLevelParams{Level: level}, nil)
+	}
+	if !level.Valid() {
+		return fmt.Errorf("mcp: %q is not a logging level", level)
+	}
+	m := append([]byte(nil), s.modern...)
+	m = append(m, ',')
+	m = codec.AppendString(m, MetaLogLevel)
+	m = append(m, ':')
+	m = codec.AppendString(m, string(level))
+	s.logMeta.Store(&m)
+	return nil
 }
 
 // NotifyRootsListChanged tells the server the client's roots changed.
+// Under a stateless version (Version20260728), which has no such
+// notification (the server asks for the roots whenever a request needs
+// them), it sends nothing and returns nil.
 func (s *ClientSession) NotifyRootsListChanged(ctx context.Context) error {
+	if s.modern != nil {
+		return nil
+	}
 	return s.c.Notify(ctx, "notifications/roots/list_changed", nil)
 }
 
@@ -378,7 +423,16 @@ func pages[T any](ctx context.Context, fetch func(cursor string) ([]T, string, e
 // CallToolAsTask calls a tool as a task (2025-11-25): the server answers
 // at once with the task it made, whose result TaskResult waits for. A nil
 // p.Task asks for the server's default lifetime.
+//
+// The tasks of 2025-11-25 are not part of the stateless versions
+// (2026-07-28 moved them to an extension this client does not speak):
+// under those, CallToolAsTask, GetTask, TaskResult, ListTasks and
+// CancelTask fail at once with an error wrapping ErrNotInVersion,
+// nothing sent.
 func (s *ClientSession) CallToolAsTask(ctx context.Context, p *CallToolParams) (*CreateTaskResult, error) {
+	if s.modern != nil {
+		return nil, s.notInVersion("tools/call as a task")
+	}
 	if p.Task == nil {
 		q := *p
 		q.Task = &TaskMetadata{}
@@ -393,6 +447,9 @@ func (s *ClientSession) CallToolAsTask(ctx context.Context, p *CallToolParams) (
 
 // GetTask returns a task's state (tasks/get).
 func (s *ClientSession) GetTask(ctx context.Context, taskID string) (*Task, error) {
+	if s.modern != nil {
+		return nil, s.notInVersion("tasks/get")
+	}
 	var r Task
 	if err := s.call(ctx, "tasks/get", &TaskIDParams{TaskID: taskID}, &r); err != nil {
 		return nil, err
@@ -405,6 +462,9 @@ func (s *ClientSession) GetTask(ctx context.Context, taskID string) (*Task, erro
 // error. The result is not checked against the tool's output schema (the
 // task does not say which tool it ran).
 func (s *ClientSession) TaskResult(ctx context.Context, taskID string) (*CallToolResult, error) {
+	if s.modern != nil {
+		return nil, s.notInVersion("tasks/result")
+	}
 	var r CallToolResult
 	if err := s.call(ctx, "tasks/result", &TaskIDParams{TaskID: taskID}, &r); err != nil {
 		return nil, err
@@ -414,6 +474,9 @@ func (s *ClientSession) TaskResult(ctx context.Context, taskID string) (*CallToo
 
 // ListTasks returns one page of the session's tasks (p may be nil).
 func (s *ClientSession) ListTasks(ctx context.Context, p *ListTasksParams) (*ListTasksResult, error) {
+	if s.modern != nil {
+		return nil, s.notInVersion("tasks/list")
+	}
 	var r ListTasksResult
 	if err := s.call(ctx, "tasks/list", orEmpty(p), &r); err != nil {
 		return nil, err
@@ -424,6 +487,9 @@ func (s *ClientSession) ListTasks(ctx context.Context, p *ListTasksParams) (*Lis
 // CancelTask cancels a task (tasks/cancel) and returns its state, now
 // cancelled. A task that has ended already cannot be cancelled (-32602).
 func (s *ClientSession) CancelTask(ctx context.Context, taskID string) (*Task, error) {
+	if s.modern != nil {
+		return nil, s.notInVersion("tasks/cancel")
+	}
 	var r Task
 	if err := s.call(ctx, "tasks/cancel", &TaskIDParams{TaskID: taskID}, &r); err != nil {
 		return nil, err

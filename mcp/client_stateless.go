@@ -44,12 +44,16 @@ func (c *Client) modernMeta(version string) ([]byte, error) {
 var metaMember = []byte(`"_meta"`)
 
 // metaKeys are the _meta members modernMeta sets: a caller's own are
-// replaced.
-var metaKeys = []string{MetaProtocolVersion, MetaClientCapabilities, MetaClientInfo}
+// replaced. metaLogKeys add the level SetLoggingLevel sets.
+var (
+	metaKeys    = []string{MetaProtocolVersion, MetaClientCapabilities, MetaClientInfo}
+	metaLogKeys = []string{MetaProtocolVersion, MetaClientCapabilities, MetaClientInfo, MetaLogLevel}
+)
 
 // withMeta returns params (a JSON object, or nil for none) with meta's
-// members in its _meta, which keeps the caller's other members.
-func withMeta(params, meta []byte) ([]byte, error) {
+// members in its _meta, which keeps the caller's other members but those
+// named in keys.
+func withMeta(params, meta []byte, keys []string) ([]byte, error) {
 	// The common case, params without _meta (nor escapes, which could
 	// spell it), takes one copy.
 	if !bytes.Contains(params, metaMember) && !bytes.Contains(params, []byte(`\u`)) {
@@ -70,7 +74,7 @@ func withMeta(params, meta []byte) ([]byte, error) {
 		old = v
 	}
 	m := append([]byte{'{'}, meta...)
-	m, err := appendMembers(m, old, metaKeys, len(meta) > 0)
+	m, err := appendMembers(m, old, keys, len(meta) > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +152,11 @@ func (s *ClientSession) callModern(ctx context.Context, method string, params, r
 			return s.decode(hit, result)
 		}
 	}
-	if p, err = withMeta(p, s.modern); err != nil {
+	meta, keys := s.modern, metaKeys
+	if m := s.logMeta.Load(); m != nil {
+		meta, keys = *m, metaLogKeys
+	}
+	if p, err = withMeta(p, meta, keys); err != nil {
 		return err
 	}
 	for round := 0; ; round++ {

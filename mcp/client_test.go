@@ -1,8 +1,10 @@
 package mcp_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -80,25 +82,36 @@ var transports = []struct {
 	{"http", connectOverHTTP},
 }
 
+// Every typed call works under the default version (2026-07-28) and
+// under the latest with initialize; what 2026-07-28 removed (ping) fails
+// at once.
 func TestClient_typedCallsOfEveryFeature(t *testing.T) {
 	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) { typedCallsOfEveryFeature(t, tr.connect) })
+		for _, v := range []string{"", mcp.LatestVersion} {
+			t.Run(tr.name+"/"+cmp.Or(v, "default"), func(t *testing.T) { typedCallsOfEveryFeature(t, tr.connect, v) })
+		}
 	}
 }
 
-func typedCallsOfEveryFeature(t *testing.T, connect func(testing.TB, *mcp.Server, *mcp.Client) *mcp.ClientSession) {
+func typedCallsOfEveryFeature(t *testing.T, connect func(testing.TB, *mcp.Server, *mcp.Client) *mcp.ClientSession, version string) {
 	srv := resourceServer(t)
 	must(t, addEcho(srv))
 	must(t, srv.AddPrompt(&mcp.Prompt{Name: "p", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}},
 		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: "hi " + req.Params.Arguments["who"]}}}}, nil
 		}))
-	cs := connect(t, srv, mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil))
+	cs := connect(t, srv, mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: version}))
 	ctx := context.Background()
-	if cs.ProtocolVersion() != mcp.LatestVersion || cs.InitializeResult().Capabilities.Tools == nil {
+	want, notFound := cmp.Or(version, mcp.DefaultClientVersion), codec.CodeResourceNotFound
+	if mcp.IsStatelessVersion(want) {
+		notFound = codec.CodeInvalidParams
+	}
+	if cs.ProtocolVersion() != want || cs.InitializeResult().Capabilities.Tools == nil {
 		t.Fatalf("handshake: %+v", cs.InitializeResult())
 	}
-	must(t, cs.Ping(ctx))
+	if err := cs.Ping(ctx); mcp.IsStatelessVersion(want) != errors.Is(err, mcp.ErrNotInVersion) {
+		t.Fatalf("ping under %s: %v", want, err)
+	}
 
 	var tools []string
 	for tl, err := range cs.Tools(ctx) {
@@ -138,7 +151,7 @@ func typedCallsOfEveryFeature(t *testing.T, connect func(testing.TB, *mcp.Server
 	if err != nil || rr.Contents[0].Text != `{"id":"7"}` {
 		t.Fatalf("%+v, %v", rr, err)
 	}
-	if _, err := cs.ReadResource(ctx, "test://none"); !isCode(err, codec.CodeResourceNotFound) {
+	if _, err := cs.ReadResource(ctx, "test://none"); !isCode(err, notFound) {
 		t.Fatalf("unknown resource: %v", err)
 	}
 	gp, err := cs.GetPrompt(ctx, "p", map[string]string{"who": "Ada"})
@@ -150,8 +163,11 @@ func typedCallsOfEveryFeature(t *testing.T, connect func(testing.TB, *mcp.Server
 	must(t, cs.Unsubscribe(ctx, "test://static-text"))
 }
 
+// connectB connects a client of a session (LatestVersion), as the
+// benchmarks measured before 2026-07-28 became the default; the stateless
+// rows ask for it themselves.
 func connectB(b *testing.B, srv *mcp.Server) *mcp.ClientSession {
-	return connect(b, srv, mcp.NewClient(nil, nil))
+	return connect(b, srv, mcp.NewClient(nil, &mcp.ClientOptions{ProtocolVersion: mcp.LatestVersion}))
 }
 
 func isCode(err error, c codec.Code) bool {
@@ -197,6 +213,11 @@ func handlersServeTheServersRequestsAndNotifications(t *testing.T, connect func(
 	updated := make(chan string, 1)
 	changed := make(chan struct{}, 1)
 	c := mcp.NewClient(nil, &mcp.ClientOptions{
+		// The server's requests to the client while one handler runs,
+		// its progress once and its log at the session's default level
+		// are of the versions with initialize: under 2026-07-28 the
+		// handler is re-run per round of input (rounds_test.go).
+		ProtocolVersion: mcp.LatestVersion,
 		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: []mcp.Content{&mcp.TextContent{Text: "A:" + req.Params.Messages[0].Content[0].(*mcp.TextContent).Text}}}, nil
 		},
@@ -288,16 +309,22 @@ func TestClient_refusesAnUnsupportedVersion(t *testing.T) {
 	a, b := conn.Pipe()
 	defer a.Close()
 	go func() {
-		// A server that answers initialize with a version nobody speaks.
-		msg, err := a.ReadMessage()
-		if err != nil {
-			return
+		// A server that answers every request (server/discover, then
+		// initialize) with an initialize result of a version nobody speaks.
+		for {
+			msg, err := a.ReadMessage()
+			if err != nil {
+				return
+			}
+			var req struct {
+				ID json.RawMessage `json:"id"`
+			}
+			codec.Unmarshal(msg, &req)
+			if req.ID == nil {
+				continue
+			}
+			a.WriteMessage([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"protocolVersion":"1999-01-01","capabilities":{},"serverInfo":{"name":"old","version":"0"}}}`))
 		}
-		var req struct {
-			ID json.RawMessage `json:"id"`
-		}
-		codec.Unmarshal(msg, &req)
-		a.WriteMessage([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"protocolVersion":"1999-01-01","capabilities":{},"serverInfo":{"name":"old","version":"0"}}}`))
 	}()
 	_, err := mcp.NewClient(nil, nil).Connect(context.Background(), conn.NewMessageStream(b, nil))
 	if err != mcp.ErrUnsupportedVersion {

@@ -20,7 +20,10 @@ func TestServer_concurrentCallsWhileToolsChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close(context.Background())
+	// Closed after the sessions (cleanups run last first): a session of
+	// 2026-07-28 holds a worker with its subscriptions/listen stream
+	// until it ends.
+	t.Cleanup(func() { p.Close(context.Background()) })
 	srv := mcp.NewServer(nil, &mcp.ServerOptions{
 		PageSize:     3,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolsCapability{ListChanged: true}},

@@ -152,15 +152,21 @@
 // state opens as often as it is presented until it expires: what must
 // happen at most once needs a record of its own on the server.
 //
-// A client speaks 2026-07-28 when [ClientOptions].ProtocolVersion says
-// so: its session asks server/discover instead of initialize, adds the
+// A client speaks 2026-07-28 unless [ClientOptions].ProtocolVersion names
+// another version ([DefaultClientVersion]): its session asks
+// server/discover instead of initialize, adds the
 // version, its capabilities and its identity to the _meta of every
 // request, completes input_required results with its sampling,
 // elicitation and roots handlers (the requestState echoed, at most 16
 // rounds), keeps list results while their ttlMs says they are fresh
 // (until the list's list_changed), and falls back to initialize when
 // the server answers server/discover with an error of the older versions.
-// Over Streamable HTTP (package mcp/streamable) each POST then carries
+// What the version removed fails at once, nothing sent: Ping and the
+// tasks calls with an error wrapping [ErrNotInVersion];
+// SetLoggingLevel instead sets the level every later request carries in
+// _meta ([MetaLogLevel]), and NotifyRootsListChanged sends nothing. A
+// transport of the older versions alone (HTTP+SSE) connects with
+// [Client.ConnectStateful], which runs initialize. Over Streamable HTTP (package mcp/streamable) each POST then carries
 // MCP-Protocol-Version, Mcp-Method, Mcp-Name and the Mcp-Param headers
 // of the tool's x-mcp-header annotations ([ToolParamHeaders]).
 //
@@ -258,7 +264,8 @@
 // A Client connects over a message stream (Connect), a byte stream
 // (ConnectIO), a command it starts and speaks to over stdio
 // (ConnectCommand), or HTTP (package mcp/streamable), runs the handshake
-// and returns a ClientSession with typed calls and iterators over paged
+// (server/discover under 2026-07-28, the default, else initialize; see
+// Multi-round-trip requests) and returns a ClientSession with typed calls and iterators over paged
 // lists. Its options' handlers serve the server's sampling, elicitation
 // and roots requests (setting one declares the capability) and receive
 // its notifications. Elicitation is dispatched by mode — form to

@@ -62,6 +62,10 @@ func TestElicitURL_acceptedAndCompleted(t *testing.T) {
 			completed := make(chan string, 4)
 			marks := make(chan struct{}, 1)
 			c := mcp.NewClient(nil, &mcp.ClientOptions{
+				// URL mode's completion notification, and the server's
+				// sessions it is sent on, are of 2025-11-25 (2026-07-28
+				// removed both).
+				ProtocolVersion: mcp.LatestVersion,
 				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 					return &mcp.ElicitResult{Action: mcp.ElicitDecline}, nil
 				},
@@ -108,6 +112,9 @@ func TestElicitURL_acceptedAndCompleted(t *testing.T) {
 // messages it receives to marks (markHandler).
 func urlOnlyClient(completed chan<- string, marks chan<- struct{}) *mcp.Client {
 	return mcp.NewClient(nil, &mcp.ClientOptions{
+		// URL mode's completion notification, and the server's sessions
+		// it is sent on, are of 2025-11-25 (2026-07-28 removed both).
+		ProtocolVersion: mcp.LatestVersion,
 		URLElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
 		},
@@ -206,6 +213,9 @@ func TestElicitURL_requiredErrorThenCompleted(t *testing.T) {
 func TestElicitURL_refusedWithoutTheCapability(t *testing.T) {
 	srv := elicitServer(t)
 	formOnly := mcp.NewClient(nil, &mcp.ClientOptions{
+		// URL mode's completion notification, and the server's sessions
+		// it is sent on, are of 2025-11-25 (2026-07-28 removed both).
+		ProtocolVersion: mcp.LatestVersion,
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			t.Error("a handler saw a request")
 			return nil, errors.New("no")

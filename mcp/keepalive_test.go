@@ -99,7 +99,9 @@ func testKeepAlive_clientPingsOverStdio(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(context.Background(), counted) }()
 
-	c := mcp.NewClient(nil, &mcp.ClientOptions{KeepAlive: mcp.KeepAlive{Interval: 10 * time.Millisecond, Timeout: 5 * time.Second}})
+	// Keep-alive pings are of the versions with initialize: 2026-07-28
+	// has no ping.
+	c := mcp.NewClient(nil, &mcp.ClientOptions{ProtocolVersion: mcp.LatestVersion, KeepAlive: mcp.KeepAlive{Interval: 10 * time.Millisecond, Timeout: 5 * time.Second}})
 	cs, err := c.ConnectIO(context.Background(), &transport.Stdio{R: outR, W: inW})
 	if err != nil {
 		t.Fatal(err)

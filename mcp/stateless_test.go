@@ -388,7 +388,7 @@ func TestStateless_besideTheGoClient(t *testing.T) {
 	for _, transport := range []string{"stdio", "inprocess"} {
 		t.Run(transport, func(t *testing.T) {
 			srv := statelessServer(t)
-			c := mcp.NewClient(&mcp.Implementation{Name: "goclient", Version: "3"}, nil)
+			c := mcp.NewClient(&mcp.Implementation{Name: "goclient", Version: "3"}, &mcp.ClientOptions{ProtocolVersion: mcp.Version20251125})
 			var cs *mcp.ClientSession
 			if transport == "inprocess" {
 				cs = connectInProcess(t, srv, c)

@@ -38,6 +38,9 @@ func TestTaskInputRequired(t *testing.T) {
 			asked := make(chan struct{})
 			answer := make(chan struct{})
 			c := mcp.NewClient(nil, &mcp.ClientOptions{
+				// Tasks as a request param are of 2025-11-25: 2026-07-28
+				// moved them to an extension.
+				ProtocolVersion: mcp.LatestVersion,
 				ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 					mu.Lock()
 					related = append(related, relatedOf(req.Params.Meta))
@@ -115,6 +118,9 @@ func TestTaskInputRequired_cancelledWhileWaiting(t *testing.T) {
 		}))
 	asked := make(chan struct{})
 	c := mcp.NewClient(nil, &mcp.ClientOptions{
+		// Tasks as a request param are of 2025-11-25: 2026-07-28 moved
+		// them to an extension.
+		ProtocolVersion: mcp.LatestVersion,
 		RootsHandler: func(ctx context.Context, _ *mcp.ClientSession) (*mcp.ListRootsResult, error) {
 			close(asked)
 			<-ctx.Done() // the server cancels the request with the task

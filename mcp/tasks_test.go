@@ -48,6 +48,11 @@ func taskServer(t *testing.T, o *mcp.TaskOptions, pageSize int) (*mcp.Server, ch
 	return srv, release
 }
 
+// tasks2025 are the options of the clients of the tasks tests: tasks
+// as a request param are of 2025-11-25 (2026-07-28 moved them to an
+// extension), and the default version is 2026-07-28.
+var tasks2025 = &mcp.ClientOptions{ProtocolVersion: mcp.Version20251125}
+
 func ctx10(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
@@ -71,7 +76,7 @@ func TestTaskCreatePollResult(t *testing.T) {
 
 func testTaskCreatePollResult(t *testing.T) {
 	srv, release := taskServer(t, &mcp.TaskOptions{PollInterval: 20 * time.Millisecond}, 0)
-	cs := connect(t, srv, mcp.NewClient(nil, nil))
+	cs := connect(t, srv, mcp.NewClient(nil, tasks2025))
 	ctx := ctx10(t)
 	tc := cs.InitializeResult().Capabilities.Tasks
 	if _, ok := tc["requests"].(map[string]any)["tools"].(map[string]any)["call"]; !ok || tc["list"] == nil || tc["cancel"] == nil {
@@ -127,7 +132,7 @@ func testTaskCreatePollResult(t *testing.T) {
 
 func TestTaskFailures(t *testing.T) {
 	srv, _ := taskServer(t, &mcp.TaskOptions{}, 0)
-	cs := connect(t, srv, mcp.NewClient(nil, nil))
+	cs := connect(t, srv, mcp.NewClient(nil, tasks2025))
 	ctx := ctx10(t)
 	cr, err := cs.CallToolAsTask(ctx, &mcp.CallToolParams{Name: "fail"})
 	if err != nil {
@@ -178,7 +183,7 @@ func TestTaskCancel(t *testing.T) {
 
 func testTaskCancel(t *testing.T) {
 	srv, _ := taskServer(t, &mcp.TaskOptions{}, 0)
-	cs := connect(t, srv, mcp.NewClient(nil, nil))
+	cs := connect(t, srv, mcp.NewClient(nil, tasks2025))
 	ctx := ctx10(t)
 	cr, err := cs.CallToolAsTask(ctx, &mcp.CallToolParams{Name: "wait"})
 	if err != nil {
@@ -203,7 +208,7 @@ func testTaskCancel(t *testing.T) {
 func TestTaskListPages(t *testing.T) {
 	srv, release := taskServer(t, &mcp.TaskOptions{MaxTasks: 5}, 2)
 	close(release)
-	cs := connect(t, srv, mcp.NewClient(nil, nil))
+	cs := connect(t, srv, mcp.NewClient(nil, tasks2025))
 	ctx := ctx10(t)
 	want := map[string]bool{}
 	for range 5 {
@@ -245,7 +250,7 @@ func TestTaskListPages(t *testing.T) {
 
 func TestTaskExpiry(t *testing.T) {
 	srv, _ := taskServer(t, &mcp.TaskOptions{MaxTTL: 50 * time.Millisecond}, 0)
-	cs := connect(t, srv, mcp.NewClient(nil, nil))
+	cs := connect(t, srv, mcp.NewClient(nil, tasks2025))
 	ctx := ctx10(t)
 	ttl := int64(60000) // over MaxTTL: cut to it
 	cr, err := cs.CallToolAsTask(ctx, &mcp.CallToolParams{Name: "wait", Task: &mcp.TaskMetadata{TTL: &ttl}})
@@ -289,7 +294,7 @@ func TestTaskVersionGating(t *testing.T) {
 	// A server without tasks declares none and ignores the param too.
 	plain := mcp.NewServer(nil, nil)
 	addEcho(plain)
-	cs2 := connect(t, plain, mcp.NewClient(nil, nil))
+	cs2 := connect(t, plain, mcp.NewClient(nil, tasks2025))
 	if cs2.InitializeResult().Capabilities.Tasks != nil {
 		t.Fatal("tasks declared without TaskOptions")
 	}

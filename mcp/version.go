@@ -13,10 +13,21 @@ const (
 	Version20250326 = "2025-03-26"
 	Version20241105 = "2024-11-05"
 
-	// LatestVersion is the version initialize answers with when it does
-	// not support the one the client asked for: the newest version that
-	// has initialize.
+	// LatestVersion is the newest version that has initialize (the
+	// latest of the stateful versions, SupportedVersions): what
+	// initialize answers with when it does not support the one the
+	// client asked for, and what a client asks initialize for when it
+	// falls back from a stateless version or speaks over a transport
+	// that has only the stateful versions (Client.ConnectStateful). It
+	// is not the newest version this package speaks: that is
+	// DefaultClientVersion.
 	LatestVersion = Version20251125
+
+	// DefaultClientVersion is the version a Client speaks when
+	// ClientOptions.ProtocolVersion is empty: the newest, stateless, one
+	// (the session falls back to initialize with servers of the older
+	// versions).
+	DefaultClientVersion = Version20260728
 )
 
 // supportedVersions lists the versions negotiated at initialize, newest

@@ -166,8 +166,13 @@ func checkReads(t *testing.T, s *mcp.ClientSession, b *backend) {
 	if fmt.Sprint(fromTemplate) != fmt.Sprint(info) || rr.Contents[0].MIMEType != "application/json" {
 		t.Errorf("schema://table/orders is not describe_table's answer:\n%+v\n%+v", fromTemplate, info)
 	}
-	if _, err := s.ReadResource(ctx, "schema://table/nope"); rpcCode(err) != codec.CodeResourceNotFound {
-		t.Errorf("an unknown table's resource: %v, want -32002", err)
+	// -32002 up to 2025-11-25, -32602 under 2026-07-28 (the client's default).
+	notFound := codec.CodeResourceNotFound
+	if mcp.IsStatelessVersion(s.ProtocolVersion()) {
+		notFound = codec.CodeInvalidParams
+	}
+	if _, err := s.ReadResource(ctx, "schema://table/nope"); rpcCode(err) != notFound {
+		t.Errorf("an unknown table's resource under %s: %v, want %d", s.ProtocolVersion(), err, notFound)
 	}
 
 	// Completion of {name}.

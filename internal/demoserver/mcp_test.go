@@ -2,6 +2,7 @@ package demoserver
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -548,9 +549,12 @@ func TestMCP_samplingAndElicitationAreAnsweredByTheClient(t *testing.T) {
 				}
 			}
 
+			// The server pings its client under the versions with
+			// initialize; 2026-07-28 has no ping: a tool error.
 			res, err = cs.CallTool(ctx, "ping_client", nil)
-			if err != nil || res.IsError || !strings.HasPrefix(textOf(t, res), "The client answered ping") {
-				t.Fatalf("ping_client: %+v, %v", res, err)
+			stateless := mcp.IsStatelessVersion(cs.ProtocolVersion())
+			if err != nil || res.IsError != stateless || !stateless && !strings.HasPrefix(textOf(t, res), "The client answered ping") {
+				t.Fatalf("ping_client under %s: %+v, %v", cs.ProtocolVersion(), res, err)
 			}
 		})
 	}
@@ -560,10 +564,13 @@ func TestMCP_samplingAndElicitationAreAnsweredByTheClient(t *testing.T) {
 // URL and then tells it the interaction has completed;
 // test_url_elicitation_required fails with -32042 naming a URL, tells of
 // its completion soon after, and then succeeds.
+//
+// The completion notification is of 2025-11-25 (2026-07-28 removed it):
+// the client asks for that version.
 func TestMCP_urlModeElicitation(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			cs, rec := connectOver(t, tr, "")
+			cs, rec := connectOver(t, tr, mcp.Version20251125)
 			ctx := testCtx(t)
 			res, err := cs.CallTool(ctx, "test_elicitation_url", nil)
 			if err != nil {
@@ -590,25 +597,39 @@ func TestMCP_urlModeElicitation(t *testing.T) {
 	}
 }
 
+// Under the versions with initialize, a tool that needs a capability the
+// client did not declare fails as a tool; under 2026-07-28 (the default)
+// the request fails with -32021, naming the capability.
 func TestMCP_samplingWithoutTheCapabilityIsAToolError(t *testing.T) {
-	c := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
-	ctx := testCtx(t)
-	cs, err := c.ConnectCommand(ctx, exec.Command(build(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	for _, tc := range []struct {
-		tool string
-		args map[string]string
-	}{
-		{"test_sampling", map[string]string{"prompt": "x"}},
-		{"test_elicitation", map[string]string{"message": "x"}},
-	} {
-		res, err := cs.CallTool(ctx, tc.tool, tc.args)
-		if err != nil || !res.IsError || !strings.Contains(textOf(t, res), "does not support") {
-			t.Fatalf("%s: %+v, %v", tc.tool, res, err)
-		}
+	for _, version := range []string{mcp.Version20251125, ""} {
+		t.Run(cmp.Or(version, "default"), func(t *testing.T) {
+			c := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: version})
+			ctx := testCtx(t)
+			cs, err := c.ConnectCommand(ctx, exec.Command(build(t)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			for _, tc := range []struct {
+				tool, capability string
+				args             map[string]string
+			}{
+				{"test_sampling", "sampling", map[string]string{"prompt": "x"}},
+				{"test_elicitation", "elicitation", map[string]string{"message": "x"}},
+			} {
+				res, err := cs.CallTool(ctx, tc.tool, tc.args)
+				if version == "" {
+					var e *codec.Error
+					if !errors.As(err, &e) || e.Code != codec.CodeMissingRequiredClientCapability || !strings.Contains(fmt.Sprintf("%s", e.Data), tc.capability) {
+						t.Fatalf("%s: %+v, %v (data %v), want -32021 naming %s", tc.tool, res, err, e, tc.capability)
+					}
+					continue
+				}
+				if err != nil || !res.IsError || !strings.Contains(textOf(t, res), "does not support") {
+					t.Fatalf("%s: %+v, %v", tc.tool, res, err)
+				}
+			}
+		})
 	}
 }
 
@@ -645,7 +666,10 @@ func TestMCP_aToolAddedAtRunTimeIsAnnounced(t *testing.T) {
 func TestMCP_resources(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
-			cs, rec := connectOver(t, tr, "", "-watch-interval", "50ms")
+			// The demo server changes test://watched-resource only while
+			// a session (2025-11-25) is subscribed: not for a
+			// subscriptions/listen stream of 2026-07-28.
+			cs, rec := connectOver(t, tr, mcp.Version20251125, "-watch-interval", "50ms")
 			ctx := testCtx(t)
 			var uris []string
 			for r, err := range cs.Resources(ctx) {

@@ -192,7 +192,7 @@ var servers = []struct {
 			if err != nil {
 				return nil, err
 			}
-			cs, err := mcp.NewClient(nil, nil).ConnectIO(ctx, nc)
+			cs, err := mcp.NewClient(nil, stateful).ConnectIO(ctx, nc)
 			if err != nil {
 				return nil, err
 			}
@@ -210,6 +210,10 @@ var servers = []struct {
 	}},
 }
 
+// stateful are the options of the MCP clients here: the lifecycle of
+// sessions is of the versions with initialize (2026-07-28 has none).
+var stateful = &mcp.ClientOptions{ProtocolVersion: mcp.LatestVersion}
+
 // serveMCPHTTP serves sh, one of mcp/streamable's handlers, on a
 // loopback HTTP server until the test ends; connect is its client.
 func serveMCPHTTP(t *testing.T, sh interface {
@@ -225,7 +229,7 @@ func serveMCPHTTP(t *testing.T, sh interface {
 		hs.Close()
 	})
 	return server{sh.Len, func(ctx context.Context) (call, error) {
-		cs, err := connect(ctx, mcp.NewClient(nil, nil), hs.URL, nil)
+		cs, err := connect(ctx, mcp.NewClient(nil, stateful), hs.URL, nil)
 		if err != nil {
 			return nil, err
 		}

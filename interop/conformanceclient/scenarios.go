@@ -36,12 +36,15 @@ var scenarios = map[string]scenario{
 }
 
 // connect opens a session with the server at url over Streamable HTTP,
-// asking for protocol version when the client speaks it.
+// asking for protocol version when the client speaks it, else for
+// mcp.LatestVersion (2025-11-25, what the suite runs when it names no
+// version), not the client's default.
 func connect(ctx context.Context, url, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	o := mcp.ClientOptions{}
 	if opts != nil {
 		o = *opts
 	}
+	o.ProtocolVersion = mcp.LatestVersion
 	if slices.Contains(mcp.SupportedVersions(), version) || mcp.IsStatelessVersion(version) {
 		o.ProtocolVersion = version
 	}

@@ -23,7 +23,7 @@ func BenchmarkStreamableHTTP_toolsCall(b *testing.B) {
 				b.Fatal(err)
 			}
 			ts, _ := serveHTTP(b, srv, &streamable.Options{JSONResponse: mode.json})
-			cs := connectHTTP(b, ts.URL, mcp.NewClient(nil, nil))
+			cs := connectHTTP(b, ts.URL, mcp.NewClient(nil, stateful)) // a call in a session
 			ctx := context.Background()
 			args := map[string]string{"message": "hello"}
 			b.ReportAllocs()

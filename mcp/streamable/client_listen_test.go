@@ -38,12 +38,16 @@ func heldGETs(t *testing.T, srv *mcp.Server) (url string, client *http.Client, a
 // conformance suite's sse-retry scenario takes any GET for that). In a
 // synctest bubble: with the GET held, Connect is still waiting once
 // every goroutine is blocked.
+// stateful are the options of a client that holds a GET stream: one of
+// the versions with initialize (2026-07-28 has no GET stream).
+var stateful = &mcp.ClientOptions{ProtocolVersion: mcp.LatestVersion}
+
 func TestConnect_waitsForTheServerToAnswerItsGET(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		url, client, arrived, release := heldGETs(t, bubbleServer(t, nil))
 		done := make(chan *mcp.ClientSession, 1)
 		go func() {
-			cs, err := streamable.Connect(t.Context(), mcp.NewClient(nil, nil), url,
+			cs, err := streamable.Connect(t.Context(), mcp.NewClient(nil, stateful), url,
 				&streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Client: client}})
 			must(t, err)
 			done <- cs
@@ -71,7 +75,7 @@ func TestConnect_waitsForTheGETOneSecondAtMost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		url, client, _, release := heldGETs(t, bubbleServer(t, nil))
 		start := time.Now()
-		cs, err := streamable.Connect(t.Context(), mcp.NewClient(nil, nil), url,
+		cs, err := streamable.Connect(t.Context(), mcp.NewClient(nil, stateful), url,
 			&streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Client: client}})
 		must(t, err)
 		defer cs.Close()

@@ -18,8 +18,10 @@ import (
 
 // ConnectSSE connects to the MCP server whose HTTP+SSE endpoint (the
 // transport of 2024-11-05, which SSEHandler serves) is at endpoint, and
-// runs the handshake. A GET opens the event stream, whose first event,
-// "endpoint", gives the URL to POST messages to: resolved against
+// runs the handshake, initialize (Client.ConnectStateful: a client of a
+// stateless version asks for mcp.LatestVersion). A GET opens the event
+// stream, whose first event, "endpoint", gives the URL to POST messages
+// to: resolved against
 // endpoint (it may be relative, and carries the session, typically in its
 // query), it must have endpoint's origin, so that opts.Header
 // (credentials, say) goes nowhere else. Each message goes out in a POST
@@ -36,7 +38,9 @@ func ConnectSSE(ctx context.Context, c *mcp.Client, endpoint string, opts *Clien
 	if err != nil {
 		return nil, err
 	}
-	return c.Connect(ctx, conn.NewMessageStream(mc, nil))
+	// The transport has no stateless version: the session runs
+	// initialize whatever version the client speaks elsewhere.
+	return c.ConnectStateful(ctx, conn.NewMessageStream(mc, nil), nil)
 }
 
 // sseClient is the client side of HTTP+SSE as a conn.MessageConn: the

@@ -41,6 +41,9 @@ func waitNoSessions(t *testing.T, srv *mcp.Server) {
 	}
 }
 
+// A client of the default version (2026-07-28) speaks LatestVersion over
+// the HTTP+SSE transport, which has no stateless version: by ConnectSSE,
+// and by Connect falling back on it.
 func TestConnectSSE_mcpwireLegacyEndpoint(t *testing.T) {
 	srv := toolServer(t)
 	url := serveSSE(t, srv)
@@ -207,10 +210,13 @@ func TestConnectHTTP_fallsBackToAHandWrittenLegacyServer(t *testing.T) {
 	l.mu.Lock()
 	posts := l.posts
 	l.mu.Unlock()
-	if posts[0] != "/events" {
-		t.Fatalf("the Streamable HTTP attempt went to %q", posts[0])
+	// The default client tries server/discover, then initialize, over
+	// Streamable HTTP; both are refused, and the legacy transport runs
+	// initialize again.
+	if len(posts) < 2 || posts[0] != "/events" || posts[1] != "/events" {
+		t.Fatalf("the Streamable HTTP attempts went to %q", posts)
 	}
-	for _, p := range posts[1:] {
+	for _, p := range posts[2:] {
 		if p != "/messages?session_id=abc" {
 			t.Fatalf("a message went to %q", p)
 		}

@@ -39,11 +39,14 @@ func (l *logRecorder) String() string {
 
 // A tool closes its stream mid-call: the client resumes it and gets what
 // was sent meanwhile, then the result.
+//
+// Resumed streams, the GET stream and sessions are of the versions
+// with initialize: the client is pinned to one (2026-07-28 has none).
 func TestClientHTTP_resumesAStreamTheServerClosed(t *testing.T) {
 	onBothServers(t, func(t *testing.T, serveHTTP serveFunc) {
 		ts, _ := serveHTTP(t, toolServer(t), fastRetry)
 		var logs logRecorder
-		cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, &mcp.ClientOptions{LoggingMessageHandler: logs.handler}))
+		cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, &mcp.ClientOptions{ProtocolVersion: mcp.LatestVersion, LoggingMessageHandler: logs.handler}))
 		res, err := cs.CallTool(context.Background(), "test_reconnection", nil)
 		if err != nil || res.Content[0].(*mcp.TextContent).Text != "Reconnection test completed" {
 			t.Fatalf("%+v, %v", res, err)
@@ -95,6 +98,8 @@ func (r *breakAfterEvent) Read(p []byte) (int, error) {
 
 func (r *breakAfterEvent) Close() error { return r.rc.Close() }
 
+// Resumed streams, the GET stream and sessions are of the versions
+// with initialize: the client is pinned to one (2026-07-28 has none).
 func TestClientHTTP_resumesABrokenConnection(t *testing.T) {
 	srv := mcp.NewServer(nil, nil)
 	release := make(chan struct{})
@@ -109,7 +114,7 @@ func TestClientHTTP_resumesABrokenConnection(t *testing.T) {
 	defer tr.CloseIdleConnections()
 	bt := &breakingTransport{base: tr, method: http.MethodPost, match: `"tools/call"`}
 	var logs logRecorder
-	c := mcp.NewClient(nil, &mcp.ClientOptions{LoggingMessageHandler: logs.handler})
+	c := mcp.NewClient(nil, &mcp.ClientOptions{ProtocolVersion: mcp.LatestVersion, LoggingMessageHandler: logs.handler})
 	cs, err := streamable.Connect(context.Background(), c, ts.URL, &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Client: &http.Client{Transport: bt}}})
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +136,8 @@ func TestClientHTTP_resumesABrokenConnection(t *testing.T) {
 	}
 }
 
+// Resumed streams, the GET stream and sessions are of the versions
+// with initialize: the client is pinned to one (2026-07-28 has none).
 func TestClientHTTP_resumesABrokenGetStream(t *testing.T) {
 	srv := mcp.NewServer(nil, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolsCapability{ListChanged: true}}})
 	ts, _ := serveHTTP(t, srv, fastRetry)
@@ -138,7 +145,7 @@ func TestClientHTTP_resumesABrokenGetStream(t *testing.T) {
 	defer tr.CloseIdleConnections()
 	bt := &breakingTransport{base: tr, method: http.MethodGet}
 	changed := make(chan struct{}, 4)
-	c := mcp.NewClient(nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} }})
+	c := mcp.NewClient(nil, &mcp.ClientOptions{ProtocolVersion: mcp.LatestVersion, ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} }})
 	cs, err := streamable.Connect(context.Background(), c, ts.URL, &streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Client: &http.Client{Transport: bt}}})
 	if err != nil {
 		t.Fatal(err)
@@ -190,10 +197,12 @@ func TestHTTPHandler_shutdownLetsRunningCallsFinish(t *testing.T) {
 	}
 }
 
+// Resumed streams, the GET stream and sessions are of the versions
+// with initialize: the client is pinned to one (2026-07-28 has none).
 func TestClientHTTP_serverInJSONModeSendsRequestsOnTheGetStream(t *testing.T) {
 	ts, _ := serveHTTP(t, toolServer(t), &streamable.Options{JSONResponse: true})
 	var logs logRecorder
-	cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, &mcp.ClientOptions{
+	cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, &mcp.ClientOptions{ProtocolVersion: mcp.LatestVersion,
 		LoggingMessageHandler: logs.handler,
 		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: []mcp.Content{&mcp.TextContent{Text: "from GET"}}}, nil
@@ -216,10 +225,12 @@ func TestClientHTTP_serverInJSONModeSendsRequestsOnTheGetStream(t *testing.T) {
 	}
 }
 
+// Resumed streams, the GET stream and sessions are of the versions
+// with initialize: the client is pinned to one (2026-07-28 has none).
 func TestClientHTTP_aSessionTheServerEndedFailsTheClient(t *testing.T) {
 	srv := echoServer(t)
 	ts, _ := serveHTTP(t, srv, fastRetry)
-	cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, nil))
+	cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, stateful))
 	ctx := context.Background()
 	must(t, cs.Ping(ctx))
 	for _, ss := range srv.Sessions() {
@@ -233,6 +244,8 @@ func TestClientHTTP_aSessionTheServerEndedFailsTheClient(t *testing.T) {
 	}
 }
 
+// Resumed streams, the GET stream and sessions are of the versions
+// with initialize: the client is pinned to one (2026-07-28 has none).
 func TestClientHTTP_closeDeletesTheSession(t *testing.T) {
 	srv := echoServer(t)
 	h := streamable.NewHandler(srv, fastRetry)
@@ -243,7 +256,7 @@ func TestClientHTTP_closeDeletesTheSession(t *testing.T) {
 	}))
 	defer ts.Close()
 	defer h.Close()
-	cs, err := streamable.Connect(context.Background(), mcp.NewClient(nil, nil), ts.URL,
+	cs, err := streamable.Connect(context.Background(), mcp.NewClient(nil, stateful), ts.URL,
 		&streamable.ClientOptions{HTTPClientOptions: transport.HTTPClientOptions{Header: http.Header{"Authorization": {"Bearer t"}}}})
 	if err != nil {
 		t.Fatal(err)

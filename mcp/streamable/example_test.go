@@ -46,7 +46,7 @@ func ExampleNewHandler() {
 	}
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output:
-	// 2025-11-25 echo-server
+	// 2026-07-28 echo-server
 	// hello over HTTP
 }
 

@@ -194,8 +194,9 @@ func TestKeepAlive_clientOverHTTPClosesAServerThatHangs(t *testing.T) {
 
 	var logs logBuffer
 	c := mcp.NewClient(nil, &mcp.ClientOptions{
-		KeepAlive: mcp.KeepAlive{Interval: 20 * time.Millisecond, Timeout: 50 * time.Millisecond, MaxMissed: 2},
-		Conn:      &conn.Options{Logger: logs.Logger()},
+		ProtocolVersion: mcp.LatestVersion, // 2026-07-28 has no ping
+		KeepAlive:       mcp.KeepAlive{Interval: 20 * time.Millisecond, Timeout: 50 * time.Millisecond, MaxMissed: 2},
+		Conn:            &conn.Options{Logger: logs.Logger()},
 	})
 	cs, err := streamable.Connect(context.Background(), c, ts.URL, nil)
 	if err != nil {

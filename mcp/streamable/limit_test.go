@@ -368,10 +368,11 @@ func TestHTTP_concurrentInitializesStopAtMaxSessions(t *testing.T) {
 }
 
 // The Go client reports a refused session as the server's -32000.
+// Sessions are of the versions with initialize (stateful).
 func TestHTTP_clientSeesTheRefusal(t *testing.T) {
 	ts, _ := serveHTTP(t, echoServer(t), &streamable.Options{MaxSessions: 1})
-	connectHTTP(t, ts.URL, mcp.NewClient(nil, nil))
-	cs, err := streamable.Connect(context.Background(), mcp.NewClient(nil, nil), ts.URL, nil)
+	connectHTTP(t, ts.URL, mcp.NewClient(nil, stateful))
+	cs, err := streamable.Connect(context.Background(), mcp.NewClient(nil, stateful), ts.URL, nil)
 	if err == nil {
 		cs.Close()
 		t.Fatal("a session past MaxSessions was accepted")
