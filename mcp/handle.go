@@ -130,8 +130,10 @@ func prepare(ctx context.Context, g gate, req *router.Request, p any) (context.C
 			return ctx, nil, codec.DuplicateNameError(params, at)
 		}
 	}
-	if d, ok := p.(commonDecoder); ok && (ss.stateless() || view.reread(params)) && d.decodeCommon(view) {
-		return ctx, ss, nil // the view statelessSession read, or a new one
+	// tools/call's common params decode from a view of them, the one
+	// statelessSession read or a new one; anything else goes to sonic.
+	if cp, ok := p.(*CallToolParams); ok && (ss.stateless() || view.reread(params)) && cp.decodeCommon(&view) {
+		return ctx, ss, nil
 	}
 	if err := codec.UnmarshalExact(params, p); err != nil {
 		return ctx, nil, invalidParams("Invalid params: " + err.Error())
@@ -189,15 +191,6 @@ func (ss *ServerSession) result(g gate, method string, res any, err error) (any,
 		}
 	}
 	return r, nil
-}
-
-// commonDecoder is a params type that decodes its common form itself
-// from a view of its bytes (one walk: requestMeta), and reports false,
-// leaving itself alone, for anything else (which sonic then decodes, to
-// the same value less the engine's keys of _meta: see dropEngineMeta).
-// The view goes by value: through an interface, a pointer would escape.
-type commonDecoder interface {
-	decodeCommon(view requestMeta) bool
 }
 
 // invalidParams is a -32602 error with this message.

@@ -103,9 +103,10 @@ type CallToolParams struct {
 
 // decodeCommon decodes params holding only a name without escapes, an
 // object of arguments and a _meta of the engine's keys alone (a
-// stateless call's; see dropEngineMeta) from their view (see
-// commonDecoder).
-func (p *CallToolParams) decodeCommon(view requestMeta) bool {
+// stateless call's; see dropEngineMeta) from their view, made by one walk
+// over them, and reports false, leaving p alone, for anything else (which
+// sonic then decodes, to the same value less the engine's keys of _meta).
+func (p *CallToolParams) decodeCommon(view *requestMeta) bool {
 	if view.Uncommon || view.Others {
 		return false
 	}
