@@ -183,7 +183,7 @@ func (ss *ServerSession) result(g gate, method string, res any, err error) (any,
 	if err != nil || res == nil || !ss.stateless() {
 		return res, err
 	}
-	r := &statelessResult{v: res, info: ss.srv.info}
+	r := &statelessResult{v: res, info: ss.srv.info, head: ss.srv.head}
 	if _, more := res.(*inputRequired); g&cacheable != 0 && !more { // not a result a client keeps
 		r.hint = ss.srv.hints.of(method)
 		if h, ok := res.(*hinted); ok {

@@ -97,6 +97,7 @@ type ServerOptions struct {
 type Server struct {
 	impl   Implementation
 	info   []byte        // impl encoded: the serverInfo of stateless results
+	head   []byte        // statelessHead(info)
 	hints  hints         // the cache hints of stateless results (Caching)
 	cache  *cache.Method // ResponseCache's, nil without one
 	opts   ServerOptions
@@ -146,6 +147,7 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	} else { // a value sonic cannot encode: invalid UTF-8 in a name, say
 		s.info = []byte(`{"name":"","version":""}`)
 	}
+	s.head = statelessHead(s.info)
 	s.hints = newHints(s.opts.Caching)
 	if s.opts.ResponseCache != nil {
 		s.cache = s.opts.ResponseCache.Method(0) // each entry lives its result's ttl

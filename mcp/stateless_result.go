@@ -13,6 +13,7 @@ import (
 type statelessResult struct {
 	v    any
 	info []byte     // the server's Implementation, encoded
+	head []byte     // statelessHead(info)
 	hint *cacheHint // nil: not cacheable
 }
 
@@ -23,7 +24,32 @@ func (r *statelessResult) AppendJSON(b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
+	if r.hint == nil && plainToolResult(r.v) && len(b) > n+1 && b[n] == '{' && b[n+1] != '}' {
+		// tools/call's result: this package encodes it without resultType
+		// or _meta, and never empty (content is always there), so what
+		// completeResult would find missing is known without a walk.
+		return slices.Insert(b, n+1, r.head...), nil
+	}
 	return completeResult(b, n, r.info, r.hint), nil
+}
+
+// plainToolResult reports whether v is a tool's result without a _meta of
+// its own, as tools/call answers it.
+func plainToolResult(v any) bool {
+	switch r := v.(type) {
+	case *commonResult:
+		return r.Meta == nil
+	case *CallToolResult:
+		return r.Meta == nil
+	}
+	return false
+}
+
+// statelessHead is what completeResult inserts at the head of a result
+// that has none of its members and no cache hint, for the server whose
+// Implementation info encodes.
+func statelessHead(info []byte) []byte {
+	return slices.Concat(memberResultType, memberMeta, info, closeComma)
 }
 
 // Members a stateless result may lack, as they are inserted.
