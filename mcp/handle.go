@@ -52,7 +52,8 @@ type methodFunc[P any] func(ctx context.Context, ss *ServerSession, req *router.
 func method[P any](g gate, f methodFunc[P]) router.Handler {
 	return router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
 		p := new(P)
-		ctx, ss, err := prepare(ctx, g, req, p)
+		var view requestMeta
+		ctx, ss, err := prepare(ctx, g, req, p, &view)
 		if err != nil {
 			return nil, err
 		}
@@ -73,12 +74,13 @@ type requestFunc[P any] func(ctx context.Context, r *ServerRequest[*P]) (any, er
 func withRequest[P any](g gate, f requestFunc[P]) router.Handler {
 	return router.HandlerFunc(func(ctx context.Context, req *router.Request) (any, error) {
 		c := new(requestWith[P])
-		ctx, ss, err := prepare(ctx, g, req, &c.p)
+		var view requestMeta
+		ctx, ss, err := prepare(ctx, g, req, &c.p, &view)
 		if err != nil {
 			return nil, err
 		}
 		c.r.Params = &c.p
-		c.r.init(ss, req)
+		c.r.init(ss, req, &view)
 		if ss.cachesResult(g, req) {
 			return ss.cachedResult(ctx, g, req, func() (any, error) { return c.run(ctx, g, ss, req, f) })
 		}
@@ -110,10 +112,10 @@ func (c *requestWith[P]) run(ctx context.Context, g gate, ss *ServerSession, req
 
 // prepare finds the handler's session, applies the gate and decodes
 // params into p (a pointer). A request of a stateless version gets a
-// session of its own, in the context returned too.
-func prepare(ctx context.Context, g gate, req *router.Request, p any) (context.Context, *ServerSession, error) {
-	var view requestMeta
-	ctx, ss, err := sessionOf(ctx, g, req, &view)
+// session of its own, in the context returned too. view (zero) receives
+// the view of the params read on the way, if one was (requestMeta.Read).
+func prepare(ctx context.Context, g gate, req *router.Request, p any, view *requestMeta) (context.Context, *ServerSession, error) {
+	ctx, ss, err := sessionOf(ctx, g, req, view)
 	if err != nil {
 		return ctx, nil, err
 	}
@@ -132,7 +134,7 @@ func prepare(ctx context.Context, g gate, req *router.Request, p any) (context.C
 	}
 	// tools/call's common params decode from a view of them, the one
 	// statelessSession read or a new one; anything else goes to sonic.
-	if cp, ok := p.(*CallToolParams); ok && (ss.stateless() || view.reread(params)) && cp.decodeCommon(&view) {
+	if cp, ok := p.(*CallToolParams); ok && (ss.stateless() || view.reread(params)) && cp.decodeCommon(view) {
 		return ctx, ss, nil
 	}
 	if err := codec.UnmarshalExact(params, p); err != nil {

@@ -37,7 +37,7 @@ type (
 // init fills in the rest of the request a handler sees from what the
 // router gave (whose bytes are valid only until the handler returns: the
 // id and the token are copied).
-func (r *ServerRequest[P]) init(ss *ServerSession, req *router.Request) {
+func (r *ServerRequest[P]) init(ss *ServerSession, req *router.Request, view *requestMeta) {
 	r.Session = ss
 	if n := len(req.ID); n <= len(r.idBuf) {
 		r.id = r.idBuf[:n:n]
@@ -45,7 +45,11 @@ func (r *ServerRequest[P]) init(ss *ServerSession, req *router.Request) {
 	} else {
 		r.id = bytes.Clone(req.ID)
 	}
-	r.token = progressToken(req.Params)
+	if view.Read { // the walk prepare made found it, or that there is none
+		r.token = tokenOf(view.Progress)
+	} else {
+		r.token = progressToken(req.Params)
+	}
 }
 
 // ID returns the request's JSON-RPC id as the client sent it.
@@ -104,9 +108,14 @@ func progressToken(params []byte) json.RawMessage {
 	if codec.UnmarshalExact(params, &p) != nil {
 		return nil
 	}
-	t := p.Meta.Token
+	return tokenOf(p.Meta.Token)
+}
+
+// tokenOf is a progress token as a request carries it: nil for none or
+// null, else a copy of its JSON.
+func tokenOf(t []byte) json.RawMessage {
 	if len(t) == 0 || string(t) == "null" {
 		return nil
 	}
-	return t
+	return bytes.Clone(t)
 }

@@ -49,13 +49,15 @@ type requestMeta struct {
 	// or a name escaped: it does not hold the engine's keys alone.
 	Others bool
 	// Responses and State are the members inputResponses and
-	// requestState.
-	Responses, State []byte
+	// requestState; Progress is _meta's progressToken.
+	Responses, State, Progress []byte
 	// Name and Args are the members name (a string without escapes) and
 	// arguments (an object); Uncommon is set when the params have another
 	// member, a name escaped, or a name or arguments of another kind.
 	Name, Args []byte
 	Uncommon   bool
+	// Read is set once read has walked the whole params.
+	Read bool
 }
 
 // read finds the members of params (an object) that m holds. It reports
@@ -92,7 +94,8 @@ func (m *requestMeta) read(params []byte) bool {
 			m.Uncommon = true
 		}
 	}
-	return top.Err() == nil
+	m.Read = top.Err() == nil
+	return m.Read
 }
 
 // reread is read from a view of nothing.
@@ -117,6 +120,8 @@ func (m *requestMeta) readMeta(v []byte) bool {
 			m.Info = meta.Value()
 		case MetaLogLevel:
 			m.LogLevel = meta.Value()
+		case "progressToken":
+			m.Progress, m.Others = meta.Value(), true
 		default:
 			m.Others = true
 		}
