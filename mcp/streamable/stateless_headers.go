@@ -168,7 +168,7 @@ func fieldValue(hd http.Header, key string) (string, bool) {
 	if len(vs) == 0 {
 		return "", false
 	}
-	return strings.Trim(vs[0], " \t"), true
+	return textproto.TrimString(vs[0]), true
 }
 
 // equalString reports whether raw, a JSON value, is the string s.
