@@ -58,10 +58,4 @@ var authExtensionsNotYet = []string{
 	// MCP request, the DPoP scheme, nonces from either server.
 	"auth/dpop",
 	"auth/dpop-nonce",
-	// Enterprise-managed authorization: a token exchange (RFC 8693) at
-	// the enterprise IdP for an ID-JAG, then the JWT bearer grant.
-	"auth/enterprise-managed-authorization",
-	// Workload identity federation: the JWT bearer grant (RFC 7523 §2.1)
-	// with a workload's assertion.
-	"auth/wif-jwt-bearer",
 }

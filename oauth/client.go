@@ -27,6 +27,11 @@ const (
 	// client acting for itself: with ClientSecret, or with PrivateKey
 	// (private_key_jwt, RFC 7523).
 	ClientCredentials
+	// JWTBearer is the JWT bearer grant (RFC 7523 §2.1): the client
+	// presents the assertion AuthorizerOptions.Assertion returns (a
+	// workload identity's JWT, or an enterprise identity provider's
+	// ID-JAG: IDJAGAssertion), authenticating as ClientID.
+	JWTBearer
 )
 
 // DefaultMaxStepUps is AuthorizerOptions.MaxStepUps' default.
@@ -57,6 +62,10 @@ type AuthorizerOptions struct {
 	// default ES256).
 	PrivateKey       crypto.Signer
 	SigningAlgorithm string
+	// Assertion returns the JWT a JWTBearer grant presents to the
+	// authorization server issuer for a token for resource (required
+	// there). A failed grant is not retried with the same assertion.
+	Assertion func(ctx context.Context, issuer, resource string) (string, error)
 	// ClientMetadataURL is the https URL of the client's metadata
 	// document, used as its client_id by servers that support client ID
 	// metadata documents.
@@ -122,8 +131,10 @@ func NewAuthorizer(opts *AuthorizerOptions) (*Authorizer, error) {
 	switch {
 	case a.o.Grant == AuthorizationCode && a.o.Redirect == nil:
 		return nil, errors.New("oauth: the authorization code grant needs a RedirectHandler")
-	case a.o.Grant == ClientCredentials && a.o.ClientID == "":
-		return nil, errors.New("oauth: the client credentials grant needs a ClientID")
+	case a.o.Grant != AuthorizationCode && a.o.ClientID == "":
+		return nil, errors.New("oauth: the client credentials and JWT bearer grants need a ClientID")
+	case a.o.Grant == JWTBearer && a.o.Assertion == nil:
+		return nil, errors.New("oauth: the JWT bearer grant needs an Assertion")
 	}
 	if a.o.MaxStepUps == 0 {
 		a.o.MaxStepUps = DefaultMaxStepUps

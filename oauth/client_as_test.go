@@ -167,6 +167,22 @@ func (as *testAS) token(w http.ResponseWriter, r *http.Request) {
 		g = old
 	case "client_credentials":
 		g = grant{scope: f.Get("scope"), resource: f.Get("resource")}
+	case "urn:ietf:params:oauth:grant-type:token-exchange": // as an enterprise IdP
+		if f.Get("subject_token") != "user-id-token" || f.Get("client_id") != "idp-client" ||
+			f.Get("subject_token_type") != "urn:ietf:params:oauth:token-type:id_token" ||
+			f.Get("requested_token_type") != "urn:ietf:params:oauth:token-type:id-jag" {
+			writeStatusJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
+			return
+		}
+		writeStatusJSON(w, http.StatusOK, map[string]any{"access_token": "jag|" + f.Get("audience") + "|" + f.Get("resource"),
+			"issued_token_type": "urn:ietf:params:oauth:token-type:id-jag", "token_type": "N_A"})
+		return
+	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+		if a := f.Get("assertion"); a != "workload-jwt" && a != "jag|"+as.issuer()+"|"+f.Get("resource") {
+			writeStatusJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
+			return
+		}
+		g = grant{scope: f.Get("scope"), resource: f.Get("resource")}
 	default:
 		writeStatusJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
 		return

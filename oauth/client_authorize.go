@@ -79,8 +79,11 @@ func (a *Authorizer) authorize(ctx context.Context, endpoint *url.URL, used *Tok
 	}
 	scope := a.scope(c, prm, md, used, stepUp)
 	get := a.authorizationCode
-	if a.o.Grant == ClientCredentials {
+	switch a.o.Grant {
+	case ClientCredentials:
 		get = a.clientCredentials
+	case JWTBearer:
+		get = a.jwtBearer
 	}
 	tok, err := get(ctx, md, prm.Resource, scope)
 	if err != nil {

@@ -24,6 +24,9 @@ const offlineAccess = "offline_access"
 // assertionType is client_assertion_type for private_key_jwt (RFC 7523).
 const assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
+// jwtBearerGrant is the JWT bearer grant type (RFC 7523 §2.1).
+const jwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
 // authorizationCode runs the authorization code grant with PKCE against
 // md's server for resource, asking for scope, and returns the token.
 func (a *Authorizer) authorizationCode(ctx context.Context, md *ServerMetadata, resource, scope string) (*oauth2.Token, error) {
@@ -116,6 +119,25 @@ func (a *Authorizer) clientCredentials(ctx context.Context, md *ServerMetadata, 
 		return nil, err
 	}
 	return a.tokenRequest(ctx, md, reg, strings.Fields(scope), url.Values{"resource": {resource}})
+}
+
+// jwtBearer runs the JWT bearer grant (RFC 7523 §2.1) at md's server for
+// resource, asking for scope, with the assertion AuthorizerOptions.Assertion
+// gives.
+func (a *Authorizer) jwtBearer(ctx context.Context, md *ServerMetadata, resource, scope string) (*oauth2.Token, error) {
+	if md.TokenEndpoint == "" {
+		return nil, fmt.Errorf("%w: %s publishes no token endpoint", ErrAuthorization, md.Issuer)
+	}
+	reg, err := a.client(ctx, md)
+	if err != nil {
+		return nil, err
+	}
+	assertion, err := a.o.Assertion(ctx, md.Issuer, resource)
+	if err != nil {
+		return nil, fmt.Errorf("%w: no assertion: %w", ErrAuthorization, err)
+	}
+	return a.tokenRequest(ctx, md, reg, strings.Fields(scope),
+		url.Values{"grant_type": {jwtBearerGrant}, "assertion": {assertion}, "resource": {resource}})
 }
 
 // tokenRequest posts a client credentials request (or another grant,

@@ -314,6 +314,47 @@ func TestAuthorizer_clientCredentialsJWT(t *testing.T) {
 	}
 }
 
+// The JWT bearer grant: a workload's own JWT (a public client), or the
+// ID-JAG an enterprise identity provider gives for the user's ID token
+// (RFC 8693 exchange naming the authorization server and the resource),
+// presented by a confidential client.
+func TestAuthorizer_jwtBearer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts func(as *testAS) *oauth.AuthorizerOptions
+		auth string
+	}{
+		{"workload", func(*testAS) *oauth.AuthorizerOptions {
+			return &oauth.AuthorizerOptions{Grant: oauth.JWTBearer, ClientID: "workload",
+				Assertion: func(context.Context, string, string) (string, error) { return "workload-jwt", nil }}
+		}, "none"},
+		{"enterprise", func(as *testAS) *oauth.AuthorizerOptions {
+			idToken := func(context.Context) (string, error) { return "user-id-token", nil }
+			return &oauth.AuthorizerOptions{Grant: oauth.JWTBearer, ClientID: "app", ClientSecret: as.secret,
+				Assertion: oauth.IDJAGAssertion(as.issuer()+"/token", "idp-client", idToken, nil)}
+		}, "basic"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			as := newTestAS(t)
+			res := newProtectedMCP(t, as)
+			s, err := connect(t, res.endpoint, "2026-07-28", newAuthorizer(t, tc.opts(as)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := whoami(s); err != nil {
+				t.Fatal(err)
+			}
+			as.mu.Lock()
+			defer as.mu.Unlock()
+			last := len(as.tokenForms) - 1
+			if f := as.tokenForms[last]; f.Get("grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer" ||
+				f.Get("resource") != res.endpoint || as.tokenAuth[last] != tc.auth {
+				t.Fatalf("token request %v authenticated %s, want a JWT bearer grant for %s, %s", f, as.tokenAuth[last], res.endpoint, tc.auth)
+			}
+		})
+	}
+}
+
 // Resource metadata naming another resource is refused before any
 // authorization.
 func TestAuthorizer_resourceMismatch(t *testing.T) {

@@ -31,6 +31,13 @@ type authContext struct {
 	ClientSecret     string `json:"client_secret"`
 	PrivateKeyPEM    string `json:"private_key_pem"`
 	SigningAlgorithm string `json:"signing_algorithm"`
+	// auth/wif-jwt-bearer: the workload's JWT.
+	ValidJWT string `json:"valid_jwt"`
+	// auth/enterprise-managed-authorization: the enterprise identity
+	// provider, and the user's ID token from it.
+	IDPClientID      string `json:"idp_client_id"`
+	IDPIDToken       string `json:"idp_id_token"`
+	IDPTokenEndpoint string `json:"idp_token_endpoint"`
 }
 
 // readAuthContext parses MCP_CONFORMANCE_CONTEXT (absent: the zero
@@ -84,6 +91,30 @@ func machineAuthorizer() (*oauth.Authorizer, error) {
 	return oauth.NewAuthorizer(o)
 }
 
+// workloadAuthorizer is the authorizer of auth/wif-jwt-bearer: the JWT
+// bearer grant with the workload's JWT, as a public client.
+func workloadAuthorizer() (*oauth.Authorizer, error) {
+	c, err := readAuthContext()
+	if err != nil {
+		return nil, err
+	}
+	return oauth.NewAuthorizer(&oauth.AuthorizerOptions{Grant: oauth.JWTBearer, ClientID: c.ClientID,
+		Assertion: func(context.Context, string, string) (string, error) { return c.ValidJWT, nil }})
+}
+
+// enterpriseAuthorizer is the authorizer of
+// auth/enterprise-managed-authorization: the JWT bearer grant with an
+// ID-JAG the enterprise identity provider gives for the user's ID token.
+func enterpriseAuthorizer() (*oauth.Authorizer, error) {
+	c, err := readAuthContext()
+	if err != nil {
+		return nil, err
+	}
+	idToken := func(context.Context) (string, error) { return c.IDPIDToken, nil }
+	return oauth.NewAuthorizer(&oauth.AuthorizerOptions{Grant: oauth.JWTBearer, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
+		Assertion: oauth.IDJAGAssertion(c.IDPTokenEndpoint, c.IDPClientID, idToken, nil)})
+}
+
 // parsePrivateKey parses a PEM private key, EC or RSA.
 func parsePrivateKey(pem string) (crypto.Signer, error) {
 	if k, err := jwt.ParseECPrivateKeyFromPEM([]byte(pem)); err == nil {
@@ -132,7 +163,7 @@ func callTestTool(ctx context.Context, s *mcp.ClientSession) error {
 	return callOK(s.CallTool(ctx, "test-tool", map[string]any{}))
 }
 
-// listTools (auth/client-credentials-…): tools/list.
+// listTools (the machine clients' auth/… scenarios): tools/list.
 func listTools(ctx context.Context, s *mcp.ClientSession) error {
 	_, err := s.ListTools(ctx, nil)
 	return err
@@ -156,5 +187,7 @@ func withAuthScenarios(m map[string]scenario) map[string]scenario {
 	for _, name := range []string{"client-credentials-basic", "client-credentials-jwt"} {
 		m["auth/"+name] = scenario{auth: machineAuthorizer, run: listTools}
 	}
+	m["auth/wif-jwt-bearer"] = scenario{auth: workloadAuthorizer, run: listTools}
+	m["auth/enterprise-managed-authorization"] = scenario{auth: enterpriseAuthorizer, run: listTools}
 	return m
 }
