@@ -111,10 +111,7 @@ func (a *Authorizer) refresh(ctx context.Context, md *ServerMetadata, t *Token) 
 // clientCredentials runs the client credentials grant at md's server for
 // resource, asking for scope.
 func (a *Authorizer) clientCredentials(ctx context.Context, md *ServerMetadata, resource, scope string) (*oauth2.Token, error) {
-	if md.TokenEndpoint == "" {
-		return nil, fmt.Errorf("%w: %s publishes no token endpoint", ErrAuthorization, md.Issuer)
-	}
-	reg, err := a.client(ctx, md)
+	reg, err := a.machineClient(ctx, md)
 	if err != nil {
 		return nil, err
 	}
@@ -125,10 +122,7 @@ func (a *Authorizer) clientCredentials(ctx context.Context, md *ServerMetadata, 
 // resource, asking for scope, with the assertion AuthorizerOptions.Assertion
 // gives.
 func (a *Authorizer) jwtBearer(ctx context.Context, md *ServerMetadata, resource, scope string) (*oauth2.Token, error) {
-	if md.TokenEndpoint == "" {
-		return nil, fmt.Errorf("%w: %s publishes no token endpoint", ErrAuthorization, md.Issuer)
-	}
-	reg, err := a.client(ctx, md)
+	reg, err := a.machineClient(ctx, md)
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +132,15 @@ func (a *Authorizer) jwtBearer(ctx context.Context, md *ServerMetadata, resource
 	}
 	return a.tokenRequest(ctx, md, reg, strings.Fields(scope),
 		url.Values{"grant_type": {jwtBearerGrant}, "assertion": {assertion}, "resource": {resource}})
+}
+
+// machineClient returns the client of a grant that needs only md's
+// token endpoint.
+func (a *Authorizer) machineClient(ctx context.Context, md *ServerMetadata) (*registration, error) {
+	if md.TokenEndpoint == "" {
+		return nil, fmt.Errorf("%w: %s publishes no token endpoint", ErrAuthorization, md.Issuer)
+	}
+	return a.client(ctx, md)
 }
 
 // tokenRequest posts a client credentials request (or another grant,

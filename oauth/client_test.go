@@ -64,6 +64,19 @@ func connect(t *testing.T, endpoint, version string, a *oauth.Authorizer) (*mcp.
 	return s, err
 }
 
+// served connects to endpoint with a and calls its tool, failing the
+// test if either fails.
+func served(t *testing.T, endpoint, version string, a *oauth.Authorizer) {
+	t.Helper()
+	s, err := connect(t, endpoint, version, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := whoami(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // whoami calls the test resource's tool and returns its text.
 func whoami(s *mcp.ClientSession) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -187,13 +200,7 @@ func TestAuthorizer_dynamicRegistration(t *testing.T) {
 			as.authMethods = []string{tc.supported}
 			res := newProtectedMCP(t, as)
 			a := newAuthorizer(t, &oauth.AuthorizerOptions{Redirect: approve{}, ClientName: "tester"})
-			s, err := connect(t, res.endpoint, "2025-11-25", a)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := whoami(s); err != nil {
-				t.Fatal(err)
-			}
+			served(t, res.endpoint, "2025-11-25", a)
 			as.mu.Lock()
 			defer as.mu.Unlock()
 			if len(as.registered) != 1 || len(as.tokenAuth) != 1 {
@@ -219,13 +226,7 @@ func TestAuthorizer_stepUp(t *testing.T) {
 	as.scopes = []string{"mcp", "write", "offline_access"}
 	res := newProtectedMCP(t, as, "write")
 	a := newAuthorizer(t, &oauth.AuthorizerOptions{Redirect: approve{}, ClientID: "app", ClientSecret: as.secret})
-	s, err := connect(t, res.endpoint, "2026-07-28", a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := whoami(s); err != nil {
-		t.Fatal(err)
-	}
+	served(t, res.endpoint, "2026-07-28", a)
 	want := []string{"mcp offline_access", "mcp offline_access write"}
 	if got := as.scopesOf(); !slices.Equal(got, want) {
 		t.Fatalf("authorizations asked for %q, want %q", got, want)
@@ -299,13 +300,7 @@ func TestAuthorizer_clientCredentialsJWT(t *testing.T) {
 	as.publicKey = &key.PublicKey
 	res := newProtectedMCP(t, as)
 	a := newAuthorizer(t, &oauth.AuthorizerOptions{Grant: oauth.ClientCredentials, ClientID: "robot", PrivateKey: key, Scopes: []string{"mcp"}})
-	s, err := connect(t, res.endpoint, "2026-07-28", a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := whoami(s); err != nil {
-		t.Fatal(err)
-	}
+	served(t, res.endpoint, "2026-07-28", a)
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	if len(as.tokenForms) != 1 || as.tokenAuth[0] != "jwt" || as.tokenForms[0].Get("grant_type") != "client_credentials" ||
@@ -337,13 +332,7 @@ func TestAuthorizer_jwtBearer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			as := newTestAS(t)
 			res := newProtectedMCP(t, as)
-			s, err := connect(t, res.endpoint, "2026-07-28", newAuthorizer(t, tc.opts(as)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := whoami(s); err != nil {
-				t.Fatal(err)
-			}
+			served(t, res.endpoint, "2026-07-28", newAuthorizer(t, tc.opts(as)))
 			as.mu.Lock()
 			defer as.mu.Unlock()
 			last := len(as.tokenForms) - 1
@@ -393,13 +382,7 @@ func TestLoopbackRedirect(t *testing.T) {
 		t.Fatalf("redirect URL %s", lr.RedirectURL())
 	}
 	a := newAuthorizer(t, &oauth.AuthorizerOptions{Redirect: lr, ClientID: "app", ClientSecret: as.secret})
-	s, err := connect(t, res.endpoint, "2025-11-25", a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := whoami(s); err != nil {
-		t.Fatal(err)
-	}
+	served(t, res.endpoint, "2025-11-25", a)
 	// A redirect nobody awaits is refused.
 	resp, err := browser.Get(lr.RedirectURL() + "?code=x&state=y")
 	if err != nil {
