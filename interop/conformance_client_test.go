@@ -44,18 +44,7 @@ func TestConformance_client(t *testing.T) {
 
 // notYet lists, per revision, the client scenarios mcpwire's client does
 // not pass yet, each with the reason: bugs and gaps of ours, unlike
-// expectedFailuresFile's. All are extensions of the authorization
-// specification (run, not scored) that oauth.Authorizer does not
-// implement yet.
-var notYet = map[string][]string{
-	"2025-11-25": authExtensionsNotYet,
-	"2026-07-28": authExtensionsNotYet,
-}
-
-// authExtensionsNotYet are the authorization extensions the client lacks.
-var authExtensionsNotYet = []string{
-	// RFC 9449 DPoP (SEP-1932): proofs on the token request and on each
-	// MCP request, the DPoP scheme, nonces from either server.
-	"auth/dpop",
-	"auth/dpop-nonce",
-}
+// expectedFailuresFile's. Empty: every scenario passes, the auth/ ones
+// and the authorization extensions (DPoP, enterprise-managed, workload
+// identity, client credentials) included.
+var notYet = map[string][]string{}

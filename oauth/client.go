@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"crypto"
+	"crypto/ecdsa"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -66,6 +67,12 @@ type AuthorizerOptions struct {
 	// authorization server issuer for a token for resource (required
 	// there). A failed grant is not retried with the same assertion.
 	Assertion func(ctx context.Context, issuer, resource string) (string, error)
+	// DPoPKey, if set, binds the tokens to it (RFC 9449 DPoP, ES256: a
+	// P-256 key) where the authorization server supports that
+	// (dpop_signing_alg_values_supported lists ES256): each token request
+	// and each request with such a token carries a fresh proof of
+	// possession, the server's nonces honoured.
+	DPoPKey *ecdsa.PrivateKey
 	// ClientMetadataURL is the https URL of the client's metadata
 	// document, used as its client_id by servers that support client ID
 	// metadata documents.
@@ -111,7 +118,9 @@ type AuthorizerOptions struct {
 // (S256, required of the server), state and RFC 9207's iss checked, the
 // resource parameter (RFC 8707) sent in every authorization and token
 // request. A token past its expiry is refreshed with its refresh token
-// first.
+// first. Machine clients use the client credentials grant (a secret or
+// private_key_jwt) or the JWT bearer grant (a workload's JWT, an
+// enterprise ID-JAG) instead; with a DPoPKey, tokens are bound to it.
 type Authorizer struct {
 	o       AuthorizerOptions
 	flow    sync.Mutex // one flow at a time
@@ -119,6 +128,7 @@ type Authorizer struct {
 	servers map[string]*ServerMetadata
 	clients map[string]*registration // by issuer
 	stepUps atomic.Int32
+	nonces  dpopNonces
 }
 
 // NewAuthorizer returns an Authorizer with opts (nil: the defaults, for

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -36,14 +37,16 @@ type testAS struct {
 	srv *httptest.Server
 
 	// Set before use.
-	authMethods []string         // token_endpoint_auth_methods_supported
-	issMode     string           // "" (iss sent), "absent", "wrong"
-	advertise   bool             // authorization_response_iss_parameter_supported
-	scopes      []string         // scopes_supported
-	secret      string           // the pre-registered client "app"'s secret
-	publicKey   crypto.PublicKey // the client "robot"'s (private_key_jwt)
-	noPKCE      bool             // code_challenge_methods_supported left out
-	withhold    string           // a scope never granted
+	authMethods []string                        // token_endpoint_auth_methods_supported
+	issMode     string                          // "" (iss sent), "absent", "wrong"
+	advertise   bool                            // authorization_response_iss_parameter_supported
+	scopes      []string                        // scopes_supported
+	secret      string                          // the pre-registered client "app"'s secret
+	publicKey   crypto.PublicKey                // the client "robot"'s (private_key_jwt)
+	noPKCE      bool                            // code_challenge_methods_supported left out
+	withhold    string                          // a scope never granted
+	dpop        *dpopCheck                      // DPoP supported, proofs checked
+	wrap        func(http.Handler) http.Handler // around the MCP server's handler
 
 	mu         sync.Mutex
 	codes      map[string]url.Values // the authorization request of each code
@@ -53,6 +56,7 @@ type testAS struct {
 	tokenForms []url.Values          // the token requests' forms
 	tokenAuth  []string              // how each token request authenticated
 	registered []map[string]any      // the registration requests
+	dpopTokens int                   // the DPoP-bound tokens issued
 }
 
 // grant is what a token stands for.
@@ -95,6 +99,9 @@ func (as *testAS) metadata(w http.ResponseWriter, _ *http.Request) {
 	if as.scopes != nil {
 		md["scopes_supported"] = as.scopes
 	}
+	if as.dpop != nil {
+		md["dpop_signing_alg_values_supported"] = []string{"ES256"}
+	}
 	writeStatusJSON(w, http.StatusOK, md)
 }
 
@@ -130,6 +137,18 @@ func (as *testAS) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := r.PostForm
+	dpop := as.dpop != nil && r.Header.Get("DPoP") != ""
+	if dpop {
+		switch err := as.dpop.verify(r, ""); {
+		case errors.Is(err, errNonce):
+			w.Header().Set("DPoP-Nonce", as.dpop.nonce)
+			writeStatusJSON(w, http.StatusBadRequest, map[string]string{"error": "use_dpop_nonce"})
+			return
+		case err != nil:
+			writeStatusJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_dpop_proof"})
+			return
+		}
+	}
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	as.tokenForms = append(as.tokenForms, f)
@@ -192,7 +211,12 @@ func (as *testAS) token(w http.ResponseWriter, r *http.Request) {
 	g.expiry = time.Now().Add(time.Hour)
 	as.tokens[access] = g
 	as.refreshes[refresh] = g
-	writeStatusJSON(w, http.StatusOK, map[string]any{"access_token": access, "token_type": "Bearer",
+	tokenType := "Bearer"
+	if dpop {
+		tokenType = "DPoP"
+		as.dpopTokens++
+	}
+	writeStatusJSON(w, http.StatusOK, map[string]any{"access_token": access, "token_type": tokenType,
 		"expires_in": 3600, "refresh_token": refresh, "scope": g.scope})
 }
 
@@ -302,7 +326,11 @@ func newProtectedMCP(t *testing.T, as *testAS, callScopes ...string) *protectedM
 	}
 	r := &protectedMCP{}
 	mux := http.NewServeMux()
-	r.srv = httptest.NewServer(mux)
+	var h http.Handler = mux
+	if as.wrap != nil {
+		h = as.wrap(h)
+	}
+	r.srv = httptest.NewServer(h)
 	t.Cleanup(r.srv.Close)
 	r.endpoint = r.srv.URL + "/mcp"
 	mdURL, _ := oauth.MetadataURL(r.endpoint)
@@ -313,11 +341,11 @@ func newProtectedMCP(t *testing.T, as *testAS, callScopes ...string) *protectedM
 	}
 	mux.Handle(mdPath, md)
 	bearer := oauth.NewBearer(as.verify(r.endpoint), &oauth.BearerOptions{ResourceMetadataURL: mdURL, Scopes: []string{"mcp"}})
-	h := streamable.NewHandler(srv, &streamable.Options{Middleware: func(next http.Handler) http.Handler {
+	sh := streamable.NewHandler(srv, &streamable.Options{Middleware: func(next http.Handler) http.Handler {
 		return bearer.Wrap(stepUp(next, mdURL, callScopes))
 	}})
-	t.Cleanup(func() { h.Close() })
-	mux.Handle("/mcp", h)
+	t.Cleanup(func() { sh.Close() })
+	mux.Handle("/mcp", sh)
 	return r
 }
 

@@ -15,29 +15,32 @@ type challenge struct {
 }
 
 // parseChallenge reads the Bearer challenge among resp's
-// WWW-Authenticate headers; the zero challenge if there is none.
+// WWW-Authenticate headers, else the DPoP one (RFC 9449 §7.1); the zero
+// challenge if there is neither.
 func parseChallenge(h http.Header) challenge {
 	var c challenge
-	for _, v := range h.Values("WWW-Authenticate") {
-		params, ok := bearerParams(v)
-		if !ok {
-			continue
+	for _, scheme := range []string{"Bearer", "DPoP"} {
+		for _, v := range h.Values("WWW-Authenticate") {
+			params, ok := schemeParams(v, scheme)
+			if !ok {
+				continue
+			}
+			c.err = params["error"]
+			c.scope = params["scope"]
+			c.resourceMetadata = params["resource_metadata"]
+			return c
 		}
-		c.err = params["error"]
-		c.scope = params["scope"]
-		c.resourceMetadata = params["resource_metadata"]
-		return c
 	}
 	return c
 }
 
-// bearerParams returns the auth-params of the Bearer challenge in a
+// schemeParams returns the auth-params of the challenge of scheme in a
 // WWW-Authenticate value (RFC 9110 §11.6.1), which may hold several
 // challenges: scheme names are matched case-insensitively, parameter
 // names are lower-cased, values may be tokens or quoted strings.
-func bearerParams(v string) (map[string]string, bool) {
+func schemeParams(v, scheme string) (map[string]string, bool) {
 	var params map[string]string
-	in := false // inside the Bearer challenge
+	in := false // inside scheme's challenge
 	for s := strings.TrimSpace(v); s != ""; {
 		name, rest := cutToken(s)
 		rest = strings.TrimLeft(rest, " \t")
@@ -50,7 +53,7 @@ func bearerParams(v string) (map[string]string, bool) {
 			if in {
 				return params, true
 			}
-			in = strings.EqualFold(name, "Bearer")
+			in = strings.EqualFold(name, scheme)
 			if in {
 				params = map[string]string{}
 			}

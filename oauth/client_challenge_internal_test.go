@@ -20,6 +20,8 @@ func TestParseChallenge(t *testing.T) {
 		{[]string{`Basic realm="x"`, `Bearer scope="s"`}, challenge{scope: "s"}},
 		{[]string{`Bearer realm="r", scope="s", DPoP algs="ES256", scope="other"`}, challenge{scope: "s"}},
 		{[]string{`Negotiate abc==, Bearer scope=s`}, challenge{scope: "s"}},
+		{[]string{`DPoP error="use_dpop_nonce", resource_metadata="m"`}, challenge{err: "use_dpop_nonce", resourceMetadata: "m"}},
+		{[]string{`DPoP error="use_dpop_nonce"`, `Bearer scope="s"`}, challenge{scope: "s"}},
 		{[]string{`Basic realm="x"`}, challenge{}},
 		{nil, challenge{}},
 	} {

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -53,7 +54,7 @@ func (a *Authorizer) authorizationCode(ctx context.Context, md *ServerMetadata, 
 	if err := checkResponse(q, state, md); err != nil {
 		return nil, err
 	}
-	tok, err := cfg.Exchange(a.httpContext(ctx), q.Get("code"), oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", resource))
+	tok, err := cfg.Exchange(a.httpContext(ctx, md), q.Get("code"), oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", resource))
 	if err != nil {
 		return nil, tokenError(err)
 	}
@@ -160,7 +161,7 @@ func (a *Authorizer) tokenRequest(ctx context.Context, md *ServerMetadata, reg *
 		params.Set("client_assertion_type", assertionType)
 		params.Set("client_assertion", assertion)
 	}
-	tok, err := cc.Token(a.httpContext(ctx))
+	tok, err := cc.Token(a.httpContext(ctx, md))
 	if err != nil {
 		return nil, tokenError(err)
 	}
@@ -207,9 +208,20 @@ func (a *Authorizer) assertion(clientID, issuer string) (string, error) {
 	return s, nil
 }
 
-// httpContext is ctx carrying the HTTP client oauth2 sends with.
-func (a *Authorizer) httpContext(ctx context.Context) context.Context {
-	return context.WithValue(ctx, oauth2.HTTPClient, a.o.HTTPClient)
+// httpContext is ctx carrying the HTTP client oauth2 sends token
+// requests to md's server with: one adding DPoP proofs if they are used.
+func (a *Authorizer) httpContext(ctx context.Context, md *ServerMetadata) context.Context {
+	c := a.o.HTTPClient
+	if a.usesDPoP(md) {
+		base := c.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		dc := *c
+		dc.Transport = &dpopTokenTransport{a: a, base: base}
+		c = &dc
+	}
+	return context.WithValue(ctx, oauth2.HTTPClient, c)
 }
 
 // tokenError is the error of a failed token request: the server's error

@@ -43,8 +43,15 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp, err := t.send(req, tok, false)
-	for authorized := false; err == nil; {
+	for authorized, nonced := false, false; err == nil; {
 		c := parseChallenge(resp.Header)
+		if tok != nil && isDPoP(tok) && t.a.nonces.take(origin(req), resp) && c.err == "use_dpop_nonce" && !nonced &&
+			(req.Body == nil || req.Body == http.NoBody || req.GetBody != nil) {
+			nonced = true // RFC 9449 §9: once more, with the nonce
+			discard(resp)
+			resp, err = t.send(req, tok, true)
+			continue
+		}
 		stepUp := resp.StatusCode == http.StatusForbidden && c.err == "insufficient_scope"
 		switch {
 		case resp.StatusCode < 400:
@@ -81,7 +88,16 @@ func (t *authTransport) send(req *http.Request, tok *Token, again bool) (*http.R
 		}
 		r.Body = body
 	}
-	if tok != nil {
+	switch {
+	case tok == nil:
+	case isDPoP(tok) && t.a.o.DPoPKey != nil:
+		proof, err := t.a.dpopProof(req.Method, req, tok.AccessToken)
+		if err != nil {
+			return nil, err
+		}
+		r.Header.Set("Authorization", "DPoP "+tok.AccessToken)
+		r.Header.Set("DPoP", proof)
+	default:
 		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	}
 	return t.base.RoundTrip(r)

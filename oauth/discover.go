@@ -44,6 +44,9 @@ type ServerMetadata struct {
 	// ClientIDMetadataDocumentSupported says the server accepts an
 	// https URL as a client_id, naming the client's metadata document.
 	ClientIDMetadataDocumentSupported bool `json:"client_id_metadata_document_supported,omitempty"`
+	// DPoPSigningAlgValuesSupported lists the algorithms of the DPoP
+	// proofs the server accepts (RFC 9449 §5.1).
+	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported,omitempty"`
 }
 
 // maxDocument bounds the documents this package reads from an

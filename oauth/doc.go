@@ -24,8 +24,9 @@
 // The client's half is Authorizer: it obtains access tokens as the MCP
 // authorization specification says (protected resource metadata,
 // authorization server discovery, the authorization code grant with PKCE
-// or the client credentials grant, dynamic or pre-registration, refresh,
-// step up on insufficient_scope) and adds them to an MCP client's HTTP
+// or the client credentials and JWT bearer grants, dynamic or
+// pre-registration, refresh, step up on insufficient_scope, DPoP) and
+// adds them to an MCP client's HTTP
 // requests (Authorizer.Transport; streamable.ClientOptions.Authorizer).
 // A TokenStore keeps the tokens; a RedirectHandler, which the application
 // provides (LoopbackRedirect for a native one), takes the user to the

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,14 +60,21 @@ func readAuthContext() (authContext, error) {
 // userAuthorizer is the authorizer of the authorization code scenarios: a
 // client that identifies itself by its metadata document where the
 // server supports it, else registers dynamically, unless the context
-// gives it a pre-registered client.
+// gives it a pre-registered client, and binds its tokens to a key of its
+// own (DPoP) where the server supports that.
 func userAuthorizer() (*oauth.Authorizer, error) {
 	c, err := readAuthContext()
 	if err != nil {
 		return nil, err
 	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
 	return oauth.NewAuthorizer(&oauth.AuthorizerOptions{
-		Redirect:          headlessRedirect{},
+		Redirect: headlessRedirect{},
+		DPoPKey:  key, // where the server supports DPoP
+
 		ClientID:          c.ClientID,
 		ClientSecret:      c.ClientSecret,
 		ClientMetadataURL: clientMetadataURL,
@@ -181,6 +191,7 @@ func withAuthScenarios(m map[string]scenario) map[string]scenario {
 		"authorization-server-migration",
 		"iss-supported", "iss-not-advertised", "iss-supported-missing", "iss-wrong-issuer",
 		"iss-unexpected", "iss-normalized", "metadata-issuer-mismatch",
+		"dpop", "dpop-nonce",
 	} {
 		m["auth/"+name] = scenario{auth: userAuthorizer, run: callTestTool}
 	}
