@@ -26,8 +26,8 @@
 // authorization server discovery, the authorization code grant with PKCE
 // or the client credentials and JWT bearer grants, dynamic or
 // pre-registration, refresh, step up on insufficient_scope, DPoP) and
-// adds them to an MCP client's HTTP
-// requests (Authorizer.Transport; streamable.ClientOptions.Authorizer).
+// adds them to an MCP client's HTTP requests (Authorizer.Transport;
+// streamable.ClientOptions.Authorizer).
 // A TokenStore keeps the tokens; a RedirectHandler, which the application
 // provides (LoopbackRedirect for a native one), takes the user to the
 // authorization server and brings the code back.
