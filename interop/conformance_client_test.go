@@ -1,7 +1,6 @@
 package interop_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/internal/nodetest"
@@ -12,20 +11,15 @@ import (
 // tests.
 var conformanceClient = testproc.NewBinary("github.com/mcpwire/mcpwire/interop/conformanceclient")
 
-// authScenario reports whether a client scenario tests authorization
-// (auth/…): mcpwire's client does not speak OAuth yet, so those are
-// skipped.
-func authScenario(name string) bool { return strings.HasPrefix(name, "auth/") }
-
 // TestConformance_client runs the official conformance suite's client
 // scenarios (0.2.0-alpha.12, client --requirements REV for 2025-11-25
 // and 2026-07-28, in parallel as the suite runs them) with the
 // conformance client (./conformanceclient, mcpwire's client over
-// Streamable HTTP) against the suite's own servers: every check of every
-// scenario must pass, but for the authorization ones (auth/…), skipped,
-// those expectedFailuresFile lists, and those notYet lists (which must
-// fail, until they are taken off it). The scenarios run without scoring
-// are judged too.
+// Streamable HTTP, authorized by oauth.Authorizer in the auth/… ones)
+// against the suite's own servers: every check of every scenario must
+// pass, but for those expectedFailuresFile lists and those notYet lists
+// (which must fail, until they are taken off it). The scenarios run
+// without scoring are judged too.
 func TestConformance_client(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the conformance suite runs in the test pass without -race")
@@ -38,17 +32,19 @@ func TestConformance_client(t *testing.T) {
 			if len(checks) == 0 {
 				t.Fatalf("conformance suite: no check read\n%s", report)
 			}
-			// The suite's exit status counts the auth/ scenarios: the
-			// checks are judged instead.
+			// The suite's exit status counts the scenarios run without
+			// scoring: the checks are judged instead.
 			expected := append(expectedFailures(t, "client"), notYet[rev]...)
-			v := judge(t, checks, listed(t, node, rev, "client"), expected, authScenario)
-			t.Logf("conformance 0.2.0-alpha.12 client --requirements %s: %d scenarios passed, %d failed, %d failed as expected, %d skipped (auth/)",
-				rev, v.passed, v.failed, v.expected, v.skipped)
+			v := judge(t, checks, listed(t, node, rev, "client"), expected, func(string) bool { return false })
+			t.Logf("conformance 0.2.0-alpha.12 client --requirements %s: %d scenarios passed, %d failed, %d failed as expected",
+				rev, v.passed, v.failed, v.expected)
 		})
 	}
 }
 
 // notYet lists, per revision, the client scenarios mcpwire's client does
 // not pass yet, each with the reason: bugs and gaps of ours, unlike
-// expectedFailuresFile's. Empty: every non-auth/ scenario passes.
+// expectedFailuresFile's. Empty: every scenario passes, the auth/ ones
+// and the authorization extensions (DPoP, enterprise-managed, workload
+// identity, client credentials) included.
 var notYet = map[string][]string{}

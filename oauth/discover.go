@@ -15,7 +15,8 @@ import (
 )
 
 // ServerMetadata is the part of an authorization server's metadata (RFC
-// 8414 §2, OpenID Connect Discovery 1.0 §3) a resource server uses.
+// 8414 §2, OpenID Connect Discovery 1.0 §3) a resource server or an
+// Authorizer uses.
 type ServerMetadata struct {
 	Issuer                string   `json:"issuer"`
 	JWKSURI               string   `json:"jwks_uri,omitempty"`
@@ -26,6 +27,26 @@ type ServerMetadata struct {
 	// IntrospectionEndpointAuthMethodsSupported lists how a client may
 	// authenticate to the introspection endpoint.
 	IntrospectionEndpointAuthMethodsSupported []string `json:"introspection_endpoint_auth_methods_supported,omitempty"`
+
+	// What a client (Authorizer) reads as well.
+
+	// RegistrationEndpoint is where a client registers itself (RFC 7591).
+	RegistrationEndpoint string `json:"registration_endpoint,omitempty"`
+	// CodeChallengeMethodsSupported lists the PKCE methods (RFC 7636)
+	// the server accepts; an Authorizer requires S256 among them.
+	CodeChallengeMethodsSupported []string `json:"code_challenge_methods_supported,omitempty"`
+	// TokenEndpointAuthMethodsSupported lists how a client may
+	// authenticate to the token endpoint (absent: client_secret_basic).
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported,omitempty"`
+	// AuthorizationResponseIssParameterSupported says the server puts
+	// its issuer in every authorization response (RFC 9207).
+	AuthorizationResponseIssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
+	// ClientIDMetadataDocumentSupported says the server accepts an
+	// https URL as a client_id, naming the client's metadata document.
+	ClientIDMetadataDocumentSupported bool `json:"client_id_metadata_document_supported,omitempty"`
+	// DPoPSigningAlgValuesSupported lists the algorithms of the DPoP
+	// proofs the server accepts (RFC 9449 §5.1).
+	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported,omitempty"`
 }
 
 // maxDocument bounds the documents this package reads from an

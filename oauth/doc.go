@@ -21,6 +21,17 @@
 //     too. RequireScopes checks the scopes an operation needs and names
 //     those missing.
 //
+// The client's half is Authorizer: it obtains access tokens as the MCP
+// authorization specification says (protected resource metadata,
+// authorization server discovery, the authorization code grant with PKCE
+// or the client credentials and JWT bearer grants, dynamic or
+// pre-registration, refresh, step up on insufficient_scope, DPoP) and
+// adds them to an MCP client's HTTP requests (Authorizer.Transport;
+// streamable.ClientOptions.Authorizer).
+// A TokenStore keeps the tokens; a RedirectHandler, which the application
+// provides (LoopbackRedirect for a native one), takes the user to the
+// authorization server and brings the code back.
+//
 // # What is checked, in which order, and what each failure answers
 //
 // Over HTTP (Bearer.Wrap), in this order; the JSON-RPC error is the body,

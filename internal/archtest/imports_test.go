@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"metrics":        {"conn", "codec"},
 	"middleware":     {"router", "codec", "conn", "transport"},
 	// oauth is DESIGN.md §2's "authorization" row: the OAuth 2.1
-	// resource server (and, later, the client's flows).
+	// resource server and the client's flows (Authorizer).
 	"oauth":          {"codec", "router", "conn", "transport", "middleware"},
 	"bench":          {all},
 	"fuzz":           {all},
@@ -45,8 +45,9 @@ var allowed = map[string][]string{
 	// (Node's, driving the built demo server): no Go code of its own.
 	"interop": {},
 	// interop/conformanceclient is the official conformance suite's
-	// "everything client": mcpwire's client through its public API alone.
-	"interop/conformanceclient": {"mcp", "mcp/streamable"},
+	// "everything client": mcpwire's client through its public API alone
+	// (oauth for the authorization scenarios).
+	"interop/conformanceclient": {"mcp", "mcp/streamable", "oauth"},
 }
 
 // forbiddenStd lists standard library packages a project package must

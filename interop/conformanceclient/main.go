@@ -8,7 +8,8 @@
 // MCP_CONFORMANCE_PROTOCOL_VERSION (the revision the run targets) and
 // MCP_CONFORMANCE_CONTEXT (a JSON object some scenarios need) set. It
 // does what the scenario asks of a client through mcpwire's public client
-// API alone (mcp.Client over mcp/streamable), and exits 0 when that
+// API alone (mcp.Client over mcp/streamable, authorized by an
+// oauth.Authorizer in the auth/… scenarios), and exits 0 when that
 // went through, 1 (with the reason on stderr) when it did not; the suite
 // judges the rest from what it saw on the wire. A scenario it does not
 // know exits 2.
@@ -22,6 +23,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/mcpwire/mcpwire/mcp/streamable"
 )
 
 // timeout bounds one scenario's run; the suite's own is 30s.
@@ -49,7 +52,15 @@ func main() {
 func run(sc scenario, url, version string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	s, err := connect(ctx, url, version, sc.opts)
+	var auth streamable.Authorizer
+	if sc.auth != nil {
+		a, err := sc.auth()
+		if err != nil {
+			return err
+		}
+		auth = a
+	}
+	s, err := connect(ctx, url, version, sc.opts, auth)
 	if err != nil {
 		return err
 	}

@@ -9,18 +9,21 @@ import (
 
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/mcp/streamable"
+	"github.com/mcpwire/mcpwire/oauth"
 )
 
 // scenario is what the conformance client does in one of the suite's
-// scenarios: run, in a session opened with opts.
+// scenarios: run, in a session opened with opts, its requests authorized
+// by what auth returns if it is set.
 type scenario struct {
 	opts *mcp.ClientOptions
+	auth func() (*oauth.Authorizer, error)
 	run  func(context.Context, *mcp.ClientSession) error
 }
 
 // scenarios are the client scenarios this program knows, by the names
 // the suite gives them.
-var scenarios = map[string]scenario{
+var scenarios = withAuthScenarios(map[string]scenario{
 	"initialize":                          {run: listAndCall},
 	"tools_call":                          {run: listAndCall},
 	"elicitation-sep1034-client-defaults": {opts: acceptEmptyForms, run: elicitationDefaults},
@@ -33,13 +36,14 @@ var scenarios = map[string]scenario{
 	"http-invalid-tool-headers":     {run: callEveryTool},
 	"http-custom-headers":           {run: contextToolCalls},
 	"sep-2322-client-request-state": {opts: confirmForms, run: inputRounds},
-}
+})
 
 // connect opens a session with the server at url over Streamable HTTP,
+// its requests authorized by auth if it is not nil,
 // asking for protocol version when the client speaks it, else for
 // mcp.LatestVersion (2025-11-25, what the suite runs when it names no
 // version), not the client's default.
-func connect(ctx context.Context, url, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+func connect(ctx context.Context, url, version string, opts *mcp.ClientOptions, auth streamable.Authorizer) (*mcp.ClientSession, error) {
 	o := mcp.ClientOptions{}
 	if opts != nil {
 		o = *opts
@@ -49,7 +53,7 @@ func connect(ctx context.Context, url, version string, opts *mcp.ClientOptions) 
 		o.ProtocolVersion = version
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcpwire-conformance-client", Version: "1.0.0"}, &o)
-	return streamable.Connect(ctx, c, url, &streamable.ClientOptions{DisableSSEFallback: true})
+	return streamable.Connect(ctx, c, url, &streamable.ClientOptions{DisableSSEFallback: true, Authorizer: auth})
 }
 
 // listAndCall (initialize, tools_call): tools/list, and a call of the

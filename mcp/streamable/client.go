@@ -47,6 +47,21 @@ type ClientOptions struct {
 	// (ConnectSSE), as the specification's backwards compatibility
 	// section says.
 	DisableSSEFallback bool
+	// Authorizer, if set, authorizes every request: requests go through
+	// the round tripper Authorizer.Transport returns for the
+	// http.Client's. oauth.Authorizer is one: it adds the access token
+	// and answers the server's 401 and 403 insufficient_scope challenges
+	// with the flow of the MCP authorization specification, the same in
+	// every protocol version.
+	Authorizer Authorizer
+}
+
+// Authorizer wraps an HTTP round tripper so that the requests sent through
+// it carry the credentials it obtains (oauth.Authorizer implements it).
+// Transport is called once per session; what it returns must be safe for
+// concurrent use.
+type Authorizer interface {
+	Transport(base http.RoundTripper) http.RoundTripper
 }
 
 // DefaultMaxRetries is ClientOptions.MaxRetries' default.
@@ -68,6 +83,11 @@ func (o *ClientOptions) withDefaults() (ClientOptions, bool) {
 	own := c.Client == nil
 	if own {
 		c.Client = transport.NewHTTPClient(c.MaxConcurrent)
+	}
+	if c.Authorizer != nil {
+		hc := *c.Client
+		hc.Transport = c.Authorizer.Transport(hc.Transport)
+		c.Client = &hc
 	}
 	return c, own
 }
