@@ -117,6 +117,9 @@ func prepare(ctx context.Context, g gate, req *router.Request, p any) (context.C
 	if err != nil {
 		return ctx, nil, err
 	}
+	if err := ss.srv.checkScopes(ctx, ss, req); err != nil {
+		return ctx, nil, err
+	}
 	params := req.Params
 	if params == nil {
 		return ctx, ss, nil
