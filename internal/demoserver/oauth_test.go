@@ -1,0 +1,203 @@
+package demoserver
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// issuer is an authorization server for the demo's tests: RFC 8414
+// metadata and a key set of one P-256 key, whose tokens it signs (the
+// tests against a real provider are in interop/oauth).
+type issuer struct {
+	t   *testing.T
+	URL string
+	key *ecdsa.PrivateKey
+}
+
+func newIssuer(t *testing.T) *issuer {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is := &issuer{t: t, key: key}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"issuer": is.URL, "jwks_uri": is.URL + "/jwks"})
+	})
+	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, _ *http.Request) {
+		b := func(n []byte) string { return base64.RawURLEncoding.EncodeToString(n) }
+		x, y := make([]byte, 32), make([]byte, 32)
+		key.X.FillBytes(x)
+		key.Y.FillBytes(y)
+		json.NewEncoder(w).Encode(map[string]any{"keys": []any{map[string]any{
+			"kty": "EC", "crv": "P-256", "kid": "demo", "alg": "ES256", "use": "sig", "x": b(x), "y": b(y),
+		}}})
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	is.URL = srv.URL
+	return is
+}
+
+// token returns an access token of subject for audience granting scope,
+// expiring at exp.
+func (is *issuer) token(subject, audience, scope string, exp time.Time) string {
+	tok := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{
+		"iss": is.URL, "sub": subject, "aud": audience, "scope": scope, "client_id": "demo-client",
+		"iat": time.Now().Add(-time.Minute).Unix(), "exp": exp.Unix(),
+	})
+	tok.Header["kid"] = "demo"
+	s, err := tok.SignedString(is.key)
+	if err != nil {
+		is.t.Fatal(err)
+	}
+	return s
+}
+
+// syncBuffer is a buffer safe for the concurrent writes of a logger.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// mcpPost POSTs body to the /mcp endpoint at url with token ("" none) and
+// session ("" none).
+func mcpPost(t *testing.T, url, token, session, body string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(testCtx(t), http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// With -oauth-issuer, the demo server serves its protected resource
+// metadata, refuses a request without a valid token of its issuer for its
+// audience (401, the challenge naming the metadata), refuses a tool call
+// whose token lacks the -oauth-scopes scope (403 insufficient_scope),
+// binds a session to its subject (another subject's token: 404), and
+// never logs a token, even at -v with JSON records.
+func TestDemoserver_oauthResourceServer(t *testing.T) {
+	is := newIssuer(t)
+	logs := &syncBuffer{}
+	s, err := Start([]string{"-listen", "http://127.0.0.1:0", "-oauth-issuer", is.URL, "-oauth-scopes", "add:demo.write", "-v", "-log-json"}, logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	endpoint := s.URL() + "/mcp"
+	hour := time.Now().Add(time.Hour)
+	alice := is.token("alice", endpoint, "demo.read", hour)
+	writer := is.token("alice", endpoint, "demo.read demo.write", hour)
+	bob := is.token("bob", endpoint, "demo.read demo.write", hour)
+	tokens := map[string]string{
+		"alice": alice, "writer": writer, "bob": bob,
+		"expired":        is.token("alice", endpoint, "demo.read", time.Now().Add(-time.Hour)),
+		"other audience": is.token("alice", "https://elsewhere.example/mcp", "demo.read", hour),
+	}
+
+	resp, err := http.Get(s.URL() + "/.well-known/oauth-protected-resource/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+		ScopesSupported      []string `json:"scopes_supported"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&md)
+	resp.Body.Close()
+	if err != nil || md.Resource != endpoint || len(md.AuthorizationServers) != 1 || md.AuthorizationServers[0] != is.URL ||
+		len(md.ScopesSupported) != 1 || md.ScopesSupported[0] != "demo.write" {
+		t.Fatalf("metadata: %+v, %v", md, err)
+	}
+
+	const initialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+	for _, name := range []string{"", "expired", "other audience"} {
+		resp, body := mcpPost(t, endpoint, tokens[name], "", initialize)
+		ch := resp.Header.Get("WWW-Authenticate")
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(ch, `resource_metadata="`+s.URL()+`/.well-known/oauth-protected-resource/mcp"`) ||
+			!strings.Contains(body, `"code":-32009`) {
+			t.Fatalf("initialize with token %q: %d %q %s", name, resp.StatusCode, ch, body)
+		}
+	}
+	resp, body := mcpPost(t, endpoint, alice, "", initialize)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	mcpPost(t, endpoint, alice, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	const add = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`
+	resp, body = mcpPost(t, endpoint, alice, session, add)
+	if ch := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusForbidden ||
+		!strings.Contains(ch, `error="insufficient_scope"`) || !strings.Contains(ch, `scope="demo.write"`) || !strings.Contains(body, `"scope":"demo.write"`) {
+		t.Fatalf("add without demo.write: %d %q %s", resp.StatusCode, ch, body)
+	}
+	if resp, body = mcpPost(t, endpoint, bob, session, add); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("bob on alice's session: %d %s", resp.StatusCode, body)
+	}
+	if resp, body = mcpPost(t, endpoint, writer, session, add); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"result"`) {
+		t.Fatalf("add with demo.write: %d %s", resp.StatusCode, body)
+	}
+
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := logs.String()
+	if !strings.Contains(out, `"msg":"oauth: request refused"`) {
+		t.Fatalf("no refusal logged:\n%s", out)
+	}
+	for line := range strings.Lines(out) {
+		if !json.Valid([]byte(line)) {
+			t.Fatalf("not a JSON record: %q", line)
+		}
+	}
+	for name, tok := range tokens {
+		sig := tok[strings.LastIndexByte(tok, '.')+1:]
+		if strings.Contains(out, sig) || strings.Contains(out, tok[:strings.IndexByte(tok, '.')+10]) {
+			t.Errorf("the log holds the %s token", name)
+		}
+	}
+}
