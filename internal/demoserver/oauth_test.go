@@ -1,21 +1,20 @@
 package demoserver
 
 import (
-	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/mcpwire/mcpwire/internal/testproc"
 )
 
 // issuer is an authorization server for the demo's tests: RFC 8414
@@ -68,50 +67,6 @@ func (is *issuer) token(subject, audience, scope string, exp time.Time) string {
 	return s
 }
 
-// syncBuffer is a buffer safe for the concurrent writes of a logger.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// mcpPost POSTs body to the /mcp endpoint at url with token ("" none) and
-// session ("" none).
-func mcpPost(t *testing.T, url, token, session, body string) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequestWithContext(testCtx(t), http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if session != "" {
-		req.Header.Set("Mcp-Session-Id", session)
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
-}
-
 // With -oauth-issuer, the demo server serves its protected resource
 // metadata, refuses a request without a valid token of its issuer for its
 // audience (401, the challenge naming the metadata), refuses a tool call
@@ -119,8 +74,14 @@ func mcpPost(t *testing.T, url, token, session, body string) (*http.Response, st
 // binds a session to its subject (another subject's token: 404), and
 // never logs a token, even at -v with JSON records.
 func TestDemoserver_oauthResourceServer(t *testing.T) {
+	bearer := func(token string) string {
+		if token == "" {
+			return ""
+		}
+		return "Bearer " + token
+	}
 	is := newIssuer(t)
-	logs := &syncBuffer{}
+	logs := &testproc.LockedBuffer{}
 	s, err := Start([]string{"-listen", "http://127.0.0.1:0", "-oauth-issuer", is.URL, "-oauth-scopes", "add:demo.write", "-v", "-log-json"}, logs)
 	if err != nil {
 		t.Fatal(err)
@@ -155,30 +116,30 @@ func TestDemoserver_oauthResourceServer(t *testing.T) {
 
 	const initialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
 	for _, name := range []string{"", "expired", "other audience"} {
-		resp, body := mcpPost(t, endpoint, tokens[name], "", initialize)
+		resp, body := mcpPost(t, endpoint, "", bearer(tokens[name]), initialize)
 		ch := resp.Header.Get("WWW-Authenticate")
 		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(ch, `resource_metadata="`+s.URL()+`/.well-known/oauth-protected-resource/mcp"`) ||
 			!strings.Contains(body, `"code":-32009`) {
 			t.Fatalf("initialize with token %q: %d %q %s", name, resp.StatusCode, ch, body)
 		}
 	}
-	resp, body := mcpPost(t, endpoint, alice, "", initialize)
+	resp, body := mcpPost(t, endpoint, "", bearer(alice), initialize)
 	session := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || session == "" {
 		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
 	}
-	mcpPost(t, endpoint, alice, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	mcpPost(t, endpoint, session, bearer(alice), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 
 	const add = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`
-	resp, body = mcpPost(t, endpoint, alice, session, add)
+	resp, body = mcpPost(t, endpoint, session, bearer(alice), add)
 	if ch := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusForbidden ||
 		!strings.Contains(ch, `error="insufficient_scope"`) || !strings.Contains(ch, `scope="demo.write"`) || !strings.Contains(body, `"scope":"demo.write"`) {
 		t.Fatalf("add without demo.write: %d %q %s", resp.StatusCode, ch, body)
 	}
-	if resp, body = mcpPost(t, endpoint, bob, session, add); resp.StatusCode != http.StatusNotFound {
+	if resp, body = mcpPost(t, endpoint, session, bearer(bob), add); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("bob on alice's session: %d %s", resp.StatusCode, body)
 	}
-	if resp, body = mcpPost(t, endpoint, writer, session, add); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"result"`) {
+	if resp, body = mcpPost(t, endpoint, session, bearer(writer), add); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"result"`) {
 		t.Fatalf("add with demo.write: %d %s", resp.StatusCode, body)
 	}
 
