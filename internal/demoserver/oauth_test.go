@@ -1,11 +1,14 @@
 package demoserver
 
 import (
+	"bufio"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/internal/testproc"
 )
 
@@ -168,6 +172,51 @@ func TestDemoserver_oauthResourceServer(t *testing.T) {
 		parts := strings.Split(tok, ".") // header, claims, signature: the last two are the token's own
 		if strings.Contains(out, parts[1]) || strings.Contains(out, parts[2]) {
 			t.Errorf("the log holds the %s token", name)
+		}
+	}
+}
+
+// On TCP (as on stdio and Unix sockets) the token rides in
+// params._meta.authorization, checked by the same resource server for
+// -oauth-audience: no token -32009, a token without the tool's scope
+// -32010 naming it, one with it served.
+func TestDemoserver_oauthOnStreamTransports(t *testing.T) {
+	is := newIssuer(t)
+	const audience = "https://demo.example/mcp"
+	s, err := Start([]string{"-listen", "tcp://127.0.0.1:0", "-oauth-issuer", is.URL, "-oauth-audience", audience, "-oauth-scopes", "add:demo.write"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	nc, err := net.DialTimeout("tcp", strings.TrimPrefix(s.URL(), "tcp://"), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(30 * time.Second))
+	c := &client{t: t, w: nc, br: bufio.NewReader(nc), framing: codec.Newline}
+	hour := time.Now().Add(time.Hour)
+	reader, writer := is.token("alice", audience, "demo.read", hour), is.token("alice", audience, "demo.write", hour)
+	call := func(id int, method, params, token string) string {
+		meta := ""
+		if token != "" {
+			meta = `,"_meta":{"authorization":"Bearer ` + token + `"}`
+		}
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`, id, method, params, meta))
+		return string(c.recv())
+	}
+	if got := call(0, "initialize", `"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}`, reader); !strings.Contains(got, `"result"`) {
+		t.Fatalf("initialize: %s", got)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{"_meta":{"authorization":"Bearer ` + reader + `"}}}`)
+	const add = `"name":"add","arguments":{"a":1,"b":2}`
+	for i, tc := range []struct{ token, want string }{
+		{"", `"code":-32009`},
+		{reader, `"error":{"code":-32010,"message":"Forbidden: the access token lacks the scope demo.write","data":{"scope":"demo.write"}}`},
+		{writer, `"structuredContent":{"sum":3}`},
+	} {
+		if got := call(1, "tools/call", add, tc.token); !strings.Contains(got, tc.want) {
+			t.Errorf("add, case %d: %s, want %s", i, got, tc.want)
 		}
 	}
 }
