@@ -39,7 +39,20 @@ func newIssuer(t *testing.T) *issuer {
 	is := &issuer{t: t, key: key}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"issuer": is.URL, "jwks_uri": is.URL + "/jwks"})
+		json.NewEncoder(w).Encode(map[string]any{"issuer": is.URL, "jwks_uri": is.URL + "/jwks", "introspection_endpoint": is.URL + "/introspect"})
+	})
+	// One opaque token is active: opaqueToken, of carol, granting
+	// demo.write, for any audience the resource server asks about.
+	mux.HandleFunc("POST /introspect", func(w http.ResponseWriter, r *http.Request) {
+		if id, secret, ok := r.BasicAuth(); !ok || id != introspector || secret != introspectorSecret {
+			http.Error(w, "client authentication failed", http.StatusUnauthorized)
+			return
+		}
+		ans := map[string]any{"active": false}
+		if r.PostFormValue("token") == opaqueToken {
+			ans = map[string]any{"active": true, "sub": "carol", "scope": "demo.write", "iss": is.URL, "exp": time.Now().Add(time.Hour).Unix()}
+		}
+		json.NewEncoder(w).Encode(ans)
 	})
 	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, _ *http.Request) {
 		b := func(n []byte) string { return base64.RawURLEncoding.EncodeToString(n) }
@@ -55,6 +68,13 @@ func newIssuer(t *testing.T) *issuer {
 	is.URL = srv.URL
 	return is
 }
+
+// The resource server's credentials at the introspection endpoint, and
+// the one opaque token the issuer knows.
+const (
+	introspector, introspectorSecret = "demo-rs", "demo-rs-secret"
+	opaqueToken                      = "opaque-token-of-carol"
+)
 
 // token returns an access token of subject for audience granting scope,
 // expiring at exp.
@@ -179,11 +199,13 @@ func TestDemoserver_oauthResourceServer(t *testing.T) {
 // On TCP (as on stdio and Unix sockets) the token rides in
 // params._meta.authorization, checked by the same resource server for
 // -oauth-audience: no token -32009, a token without the tool's scope
-// -32010 naming it, one with it served.
+// -32010 naming it, one with it served; with -oauth-client-id, an opaque
+// token is introspected.
 func TestDemoserver_oauthOnStreamTransports(t *testing.T) {
 	is := newIssuer(t)
 	const audience = "https://demo.example/mcp"
-	s, err := Start([]string{"-listen", "tcp://127.0.0.1:0", "-oauth-issuer", is.URL, "-oauth-audience", audience, "-oauth-scopes", "add:demo.write"}, nil)
+	s, err := Start([]string{"-listen", "tcp://127.0.0.1:0", "-oauth-issuer", is.URL, "-oauth-audience", audience, "-oauth-scopes", "add:demo.write",
+		"-oauth-client-id", introspector, "-oauth-client-secret", introspectorSecret}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,6 +236,8 @@ func TestDemoserver_oauthOnStreamTransports(t *testing.T) {
 		{"", `"code":-32009`},
 		{reader, `"error":{"code":-32010,"message":"Forbidden: the access token lacks the scope demo.write","data":{"scope":"demo.write"}}`},
 		{writer, `"structuredContent":{"sum":3}`},
+		{opaqueToken, `"structuredContent":{"sum":3}`}, // introspected
+		{"opaque-token-nobody-issued", `"code":-32009`},
 	} {
 		if got := call(1, "tools/call", add, tc.token); !strings.Contains(got, tc.want) {
 			t.Errorf("add, case %d: %s, want %s", i, got, tc.want)
