@@ -202,6 +202,22 @@
 // removing an item tells every initialised session that was promised
 // listChanged, without making the caller wait on a slow client.
 //
+// # Scopes
+//
+// A feature declares the OAuth scopes a caller's access token must grant
+// where it is registered (Tool.Scopes, Resource.Scopes,
+// ResourceTemplate.Scopes, Prompt.Scopes), and a method in
+// ServerOptions.MethodScopes (ServerOptions.ToolScopes adds scopes to
+// tools by name, for a deployment's configuration). Before a request's
+// handler runs, the principal its context carries (middleware.Auth, or
+// oauth.Bearer over HTTP) must grant them all (ScopeHolder, which
+// oauth.Principal is): else it is answered -32010 with data {"scope":
+// "<the missing scopes>"}, or -32009 when there is no principal. Over
+// HTTP the transport checks first and answers 403 with the step-up
+// challenge (package streamable). Lists are not filtered: tools/list and
+// the others name every feature, so that a client knows what to ask a
+// token for. Until a scope is declared, no request is checked.
+//
 // # Within a handler
 //
 // A request's Progress sends notifications/progress when the client gave

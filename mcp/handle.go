@@ -119,6 +119,9 @@ func prepare(ctx context.Context, g gate, req *router.Request, p any, view *requ
 	if err != nil {
 		return ctx, nil, err
 	}
+	if err := ss.srv.checkScopes(ctx, ss, req); err != nil {
+		return ctx, nil, err
+	}
 	params := req.Params
 	if params == nil {
 		return ctx, ss, nil

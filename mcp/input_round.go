@@ -171,18 +171,10 @@ func checkResponses(raw []byte) error {
 // principalID is the identity of the principal ctx carries, for a
 // requestState's binding; empty without one.
 func principalID(ctx context.Context) []byte {
-	p, ok := principal.From(ctx)
-	if !ok {
-		return nil
+	if id := principal.ID(ctx); id != "" {
+		return []byte(id)
 	}
-	switch p := p.(type) {
-	case string:
-		return []byte("s:" + p)
-	case fmt.Stringer:
-		return []byte("t:" + p.String())
-	default: // %#v: a pointer by its address, a value by its content
-		return fmt.Appendf(nil, "v:%T %#v", p, p)
-	}
+	return nil
 }
 
 // ask returns, in result, the answer to the input request (method,

@@ -32,10 +32,12 @@ func (s *Server) AddPrompt(p *Prompt, h PromptHandler) error {
 		return errors.New("mcp: AddPrompt needs a name and a handler")
 	}
 	sp := &serverPrompt{prompt: *p, handler: h}
+	sp.prompt.Scopes = slices.Clone(p.Scopes)
 	var err error
 	if sp.json, err = encodeLevels(func(l level) any { return sp.prompt.at(l) }); err != nil {
 		return fmt.Errorf("mcp: prompt %q: %w", p.Name, err)
 	}
+	s.noteScopes(sp.prompt.Scopes)
 	s.prompts.put(sp)
 	return nil
 }

@@ -10,6 +10,10 @@ type Prompt struct {
 	Arguments   []*PromptArgument `json:"arguments,omitempty"`
 	Icons       []Icon            `json:"icons,omitempty"`
 	Meta        Meta              `json:"_meta,omitempty"`
+	// Scopes are the OAuth scopes a caller's access token must grant for
+	// prompts/get of this prompt: checked before the handler runs (see Server.RequiredScopes);
+	// never sent to clients. Nil: none beyond ServerOptions.MethodScopes.
+	Scopes []string `json:"-"`
 }
 
 // PromptArgument is one argument a prompt takes.

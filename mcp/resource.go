@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/yosida95/uritemplate/v3"
 
@@ -49,10 +50,12 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 		return errors.New("mcp: AddResource needs a URI and a handler")
 	}
 	sr := &serverResource{res: *r, handler: h}
+	sr.res.Scopes = slices.Clone(r.Scopes)
 	var err error
 	if sr.json, err = encodeLevels(func(l level) any { return sr.res.at(l) }); err != nil {
 		return fmt.Errorf("mcp: resource %q: %w", r.URI, err)
 	}
+	s.noteScopes(sr.res.Scopes)
 	s.resources.put(sr)
 	return nil
 }
@@ -71,9 +74,11 @@ func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) err
 		return fmt.Errorf("mcp: resource template %q: %w", t.URITemplate, err)
 	}
 	st := &serverTemplate{tmpl: *t, uri: u, handler: h}
+	st.tmpl.Scopes = slices.Clone(t.Scopes)
 	if st.json, err = encodeLevels(func(l level) any { return st.tmpl.at(l) }); err != nil {
 		return fmt.Errorf("mcp: resource template %q: %w", t.URITemplate, err)
 	}
+	s.noteScopes(st.tmpl.Scopes)
 	s.templates.put(st)
 	return nil
 }

@@ -17,6 +17,10 @@ type Resource struct {
 	Icons       []Icon       `json:"icons,omitempty"`
 	Annotations *Annotations `json:"annotations,omitempty"`
 	Meta        Meta         `json:"_meta,omitempty"`
+	// Scopes are the OAuth scopes a caller's access token must grant for
+	// resources/read, resources/subscribe and resources/unsubscribe of this URI: checked before the handler runs (see Server.RequiredScopes);
+	// never sent to clients. Nil: none beyond ServerOptions.MethodScopes.
+	Scopes []string `json:"-"`
 }
 
 // ResourceTemplate describes resources whose URIs follow an RFC 6570
@@ -30,6 +34,10 @@ type ResourceTemplate struct {
 	Icons       []Icon       `json:"icons,omitempty"`
 	Annotations *Annotations `json:"annotations,omitempty"`
 	Meta        Meta         `json:"_meta,omitempty"`
+	// Scopes are the OAuth scopes a caller's access token must grant for
+	// resources/read, resources/subscribe and resources/unsubscribe of a URI the template matches (unless a Resource of that URI is registered: its Scopes count): checked before the handler runs (see Server.RequiredScopes);
+	// never sent to clients. Nil: none beyond ServerOptions.MethodScopes.
+	Scopes []string `json:"-"`
 }
 
 // ResourceContents is what reading a resource gives: text, or bytes (a

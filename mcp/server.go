@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpwire/mcpwire/cache"
 	"github.com/mcpwire/mcpwire/codec"
@@ -77,6 +79,16 @@ type ServerOptions struct {
 	// and bound. NewServer panics if it is invalid (see
 	// RequestStateOptions.Validate).
 	RequestState *RequestStateOptions
+	// MethodScopes are the OAuth scopes a caller's access token must grant
+	// to call a method (e.g. "tools/list", "logging/setLevel"), checked
+	// before its handler runs, on top of those its feature declares
+	// (Tool.Scopes…): see Server.RequiredScopes. It is copied.
+	MethodScopes map[string][]string
+	// ToolScopes are more scopes tools/call of a tool needs, by the tool's
+	// name, on top of its Tool.Scopes: for scopes a deployment configures
+	// (a command-line flag, say) where the tools are registered by code
+	// that does not know them. It is copied.
+	ToolScopes map[string][]string
 	// Conn is the base of every session's connection options (pool,
 	// limits, timeouts, logger, parent context, close callback); nil: the
 	// conn defaults. The server sets the router, the cancellation policy
@@ -125,6 +137,8 @@ type Server struct {
 	listeners map[*listener]struct{}                 // open subscriptions/listen requests, under mu
 
 	bounded session.Quota // sessions of the transports that bound them (SessionQuota)
+
+	scoped atomic.Bool // a feature or method declares scopes: requests are checked
 }
 
 // NewServer returns a server that introduces itself as impl (nil: a
@@ -141,6 +155,13 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	if opts != nil {
 		s.opts = *opts
+		s.opts.MethodScopes = maps.Clone(opts.MethodScopes)
+		s.opts.ToolScopes = maps.Clone(opts.ToolScopes)
+		for _, m := range []map[string][]string{s.opts.MethodScopes, s.opts.ToolScopes} {
+			for _, sc := range m {
+				s.noteScopes(sc)
+			}
+		}
 	}
 	if b, err := codec.AppendValue(nil, &s.impl); err == nil {
 		s.info = b

@@ -85,6 +85,11 @@ type ServerSession struct {
 // session is initialized (ServerSession.Initialized) and which version it
 // speaks (ServerSession.ProtocolVersion); ServerSession.Close ends it. Its
 // methods must be safe for concurrent use.
+//
+// A transport whose session's context does not carry each request's
+// principal, but that checks each request's scopes itself before serving
+// it (Server.RequiredScopes), says so with a method ChecksScopes() bool
+// returning true: the server then does not check them again.
 type SessionTransport interface {
 	// CloseStream ends the response carrying the stream of the request
 	// with this id (its JSON bytes, as received), leaving the stream

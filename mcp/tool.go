@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/router"
@@ -89,6 +90,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 		}
 		return res, nil
 	}
+	s.noteScopes(st.tool.Scopes)
 	s.tools.put(st)
 	return nil
 }
@@ -109,6 +111,7 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 		return err
 	}
 	st.handler = h
+	s.noteScopes(st.tool.Scopes)
 	s.tools.put(st)
 	return nil
 }
@@ -126,6 +129,7 @@ func newServerTool(t *Tool, in, out reflect.Type) (*serverTool, error) {
 		return nil, errors.New("mcp: a tool needs a name")
 	}
 	st := &serverTool{tool: *t}
+	st.tool.Scopes = slices.Clone(t.Scopes)
 	var err error
 	switch {
 	case t.InputSchema != nil:

@@ -26,6 +26,10 @@ type Tool struct {
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 	Execution    *ToolExecution   `json:"execution,omitempty"`
 	Meta         Meta             `json:"_meta,omitempty"`
+	// Scopes are the OAuth scopes a caller's access token must grant for
+	// tools/call of this tool: checked before the handler runs (see Server.RequiredScopes);
+	// never sent to clients. Nil: none beyond ServerOptions.MethodScopes.
+	Scopes []string `json:"-"`
 }
 
 // UnmarshalJSON decodes a tool, keeping its schemas as raw JSON.

@@ -28,6 +28,10 @@
 //	demoserver -inline=false                    # every method of the demo on the pool
 //	demoserver -metrics 127.0.0.1:9090          # Prometheus metrics at http://127.0.0.1:9090/metrics
 //	demoserver -auth-token s3cret               # every call needs the token (-32009 / HTTP 401 without it)
+//	demoserver -listen http://127.0.0.1:8080 -oauth-issuer https://as.example -oauth-scopes add:demo.write
+//	                                            # OAuth 2.1 access tokens of that issuer for http://127.0.0.1:8080/mcp
+//	                                            # (-32009 / HTTP 401 without one; add needs demo.write: -32010 / HTTP 403);
+//	                                            # metadata at /.well-known/oauth-protected-resource/mcp
 //	demoserver -rate 100                        # 100 calls per second per peer (-32011 / HTTP 429 past it)
 //
 // Every session shares one worker pool, one response cache and one

@@ -82,8 +82,10 @@ var until = map[string][]string{
 	// authentication and rate limit in front of every method
 	// (mcp.Server.Use), and its token check in front of the MCP HTTP
 	// handlers (middleware.HTTPAuth); the sessions those handlers open are
-	// told apart by their conn.Peer.
-	"cmd/demoserver": {"cache", "codec", "conn", "metrics", "middleware", "pool", "router"},
+	// told apart by their conn.Peer. -oauth-issuer puts package oauth's
+	// resource server there instead (oauth.Bearer, its verifiers and
+	// metadata handler).
+	"cmd/demoserver": {"cache", "codec", "conn", "metrics", "middleware", "oauth", "pool", "router"},
 	// The client decides a retry by the JSON-RPC code of an answer
 	// (codec.CodeOverloaded, codec.CodeRequestTimeout: the one table of
 	// codes is codec's) and data.retryAfterMs (codec.Error), frames its
@@ -103,8 +105,8 @@ var until = map[string][]string{
 	// With no target it runs the demo server in process
 	// (internal/demoserver.Start), and is charged with what that server
 	// imports (see cmd/demoserver's entry): cache, metrics, middleware,
-	// pool, router. They go when cmd/demoserver's do.
-	"cmd/loadgen": {"codec", "cache", "metrics", "middleware", "pool", "router"},
+	// oauth, pool, router. They go when cmd/demoserver's do.
+	"cmd/loadgen": {"codec", "cache", "metrics", "middleware", "oauth", "pool", "router"},
 }
 
 // rowOf returns the table row that governs pkg: its own, or examples/… for

@@ -23,6 +23,7 @@ type config struct {
 	listen      string // "stdio" or an address for transport.Listen
 	framing     codec.Framing
 	verbose     bool
+	logJSON     bool          // -log-json
 	grace       time.Duration // -shutdown-timeout
 	pageSize    int           // -page-size
 	watch       time.Duration // -watch-interval
@@ -42,6 +43,7 @@ type config struct {
 	maxPerPeer  int           // -max-sessions-per-peer: 0 for no limit
 	sessionIdle time.Duration // -session-idle: 0 for never
 	readTimeout time.Duration // -read-timeout
+	oauth       oauthConfig   // -oauth-*
 }
 
 // The values of -http-server.
@@ -68,6 +70,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	listen := fs.String("listen", "stdio", "stdio, tcp://HOST:PORT, unix://PATH or http://HOST:PORT")
 	framing := fs.String("framing", "newline", "newline or header")
 	verbose := fs.Bool("v", false, "log at debug level")
+	logJSON := fs.Bool("log-json", false, "log JSON records, one object a line, instead of text")
 	grace := fs.Duration("shutdown-timeout", 5*time.Second, "how long requests in flight may run on after SIGINT/SIGTERM")
 	pageSize := fs.Int("page-size", mcp.DefaultPageSize, "the most items of one MCP list answer (tools, resources, templates, prompts)")
 	watch := fs.Duration("watch-interval", defaultWatchInterval, "how often test://watched-resource changes while a session is subscribed")
@@ -77,6 +80,11 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	overload := fs.String("overload", "block", "when a connection's -max-inflight (or the server's limit) is full, `block|reject`:\nstop reading that connection, or answer -32000 with data.retryAfterMs at once")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (HOST:PORT; port 0 picks one,\nlogged as metrics=URL): mcpwire_*, and the standard go_* and process_*")
 	authToken := fs.String("auth-token", "", "require `TOKEN` on every call: \"Authorization: Bearer TOKEN\" over HTTP and WebSocket,\nparams._meta.authorization \"Bearer TOKEN\" on stdio, TCP and Unix sockets;\nwithout it -32009 (HTTP 401)")
+	oauthIssuer := fs.String("oauth-issuer", "", "accept OAuth 2.1 access tokens of the authorization server whose issuer is `URL`, instead\nof -auth-token: its metadata is discovered (RFC 8414, OpenID Connect), JWTs are checked\nwith its keys (iss, aud, exp, signature), opaque tokens by introspection (RFC 7662)\nwhen its metadata has the endpoint and -oauth-client-id is given; with -listen http://…\nthe protected resource metadata (RFC 9728) is served at /.well-known/oauth-protected-resource\n(and …/mcp), named in every 401 and 403; without a valid token -32009 (HTTP 401)")
+	oauthAudience := fs.String("oauth-audience", "", "with -oauth-issuer, the `URI` tokens must be issued for (aud, RFC 8707): this server's\nidentifier (default, with -listen http://…: http://HOST:PORT/mcp; required otherwise)")
+	oauthScopes := fs.String("oauth-scopes", "", "with -oauth-issuer, the scopes calls of tools need, as comma-separated `TOOL:SCOPE`\npairs (echo:demo.read,add:demo.write); without one -32010 with data.scope (HTTP 403,\nWWW-Authenticate error=\"insufficient_scope\", scope=\"…\"); tools/list lists every tool")
+	oauthClientID := fs.String("oauth-client-id", "", "with -oauth-issuer, this server's client `ID` at the issuer's introspection endpoint")
+	oauthClientSecret := fs.String("oauth-client-secret", "", "with -oauth-client-id, its `SECRET` (client_secret_basic)")
 	forbid := fs.String("forbid", "", "refuse the comma-separated `METHODS` to every caller with -32010 (HTTP 403)")
 	rateFlag := fs.Float64("rate", 0, "allow each peer `N` calls per second, in bursts of N (a session; over HTTP POST\nan IP address); past it -32011 with data.retryAfterMs (HTTP 429). 0: no limit")
 	fastRPC := fs.String("fast-rpc", "", "with -listen http://…, also serve JSON-RPC over HTTP POST (as /rpc) on fasthttp at\n`ADDR` (HOST:PORT, any path but /mcp; port 0 picks one, logged as fastrpc=URL), and\nStreamable HTTP (as /mcp) at its path /mcp (logged as fastmcp=URL): the same sessions,\nanswers and statuses, with the answers of pipelined requests written together")
@@ -147,6 +155,10 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	if err == nil && *sessionIdle < 0 {
 		err = fmt.Errorf("-session-idle %v: want a positive duration, 0 for never", *sessionIdle)
 	}
+	var oc oauthConfig
+	if err == nil {
+		oc, err = parseOAuth(*listen, *authToken, *oauthIssuer, *oauthAudience, *oauthScopes, *oauthClientID, *oauthClientSecret)
+	}
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
@@ -154,11 +166,11 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 		return fs, config{}, err
 	}
 	return fs, config{
-		listen: *listen, framing: f, verbose: *verbose, grace: *grace, pageSize: *pageSize, watch: *watch,
+		listen: *listen, framing: f, verbose: *verbose, logJSON: *logJSON, grace: *grace, pageSize: *pageSize, watch: *watch,
 		inline: *inline, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
 		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag, fastRPC: *fastRPC, httpServer: *httpServer,
 		keepAlive: *keepAlive, cors: splitList(*cors), readTimeout: *readTimeout,
-		maxSessions: *maxSessions, maxPerPeer: *maxPerPeer, sessionIdle: *sessionIdle,
+		maxSessions: *maxSessions, maxPerPeer: *maxPerPeer, sessionIdle: *sessionIdle, oauth: oc,
 	}, nil
 }
 
@@ -206,4 +218,28 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// parseOAuth checks the -oauth-* flags against each other and against
+// -listen and -auth-token.
+func parseOAuth(listen, authToken, issuer, audience, scopes, clientID, clientSecret string) (oauthConfig, error) {
+	if issuer == "" {
+		if audience != "" || scopes != "" || clientID != "" || clientSecret != "" {
+			return oauthConfig{}, errors.New("-oauth-audience, -oauth-scopes, -oauth-client-id and -oauth-client-secret need -oauth-issuer")
+		}
+		return oauthConfig{}, nil
+	}
+	switch {
+	case authToken != "":
+		return oauthConfig{}, errors.New("-auth-token and -oauth-issuer cannot be used together: -auth-token is one token shared by every caller, -oauth-issuer checks each caller's own; choose one")
+	case audience == "" && !isHTTP(listen):
+		return oauthConfig{}, errors.New("-oauth-issuer with -listen stdio, tcp://… or unix://… needs -oauth-audience: this server has no URL of its own")
+	case clientSecret != "" && clientID == "":
+		return oauthConfig{}, errors.New("-oauth-client-secret needs -oauth-client-id")
+	}
+	ts, err := parseToolScopes(scopes)
+	if err != nil {
+		return oauthConfig{}, err
+	}
+	return oauthConfig{issuer: issuer, audience: audience, clientID: clientID, clientSecret: clientSecret, toolScopes: ts}, nil
 }

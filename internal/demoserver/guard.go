@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/middleware"
+	"github.com/mcpwire/mcpwire/oauth"
 	"github.com/mcpwire/mcpwire/router"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -19,7 +20,9 @@ import (
 // guard is what -auth-token, -forbid and -rate ask of every call, on
 // every transport, and -v of the log.
 type guard struct {
-	token  string   // -auth-token: "" for none
+	token  string // -auth-token: "" for none
+	oauth  bool   // -oauth-issuer: bearer is set before the first call
+	bearer *oauth.Bearer
 	forbid []string // -forbid: methods nobody may call
 	rate   float64  // -rate: calls per second per peer; 0 for no limit
 	log    *slog.Logger
@@ -45,7 +48,7 @@ func (g *guard) middleware() []router.Middleware {
 }
 
 // authenticates reports whether calls need the token.
-func (g *guard) authenticates() bool { return g.token != "" }
+func (g *guard) authenticates() bool { return g.token != "" || g.oauth }
 
 // authenticator checks -auth-token: from the Authorization header over
 // HTTP (/rpc) and WebSocket (/ws), from params._meta.authorization on
@@ -57,10 +60,22 @@ func (g *guard) authenticator() middleware.Authenticator {
 	if !g.authenticates() {
 		return nil
 	}
-	bearer := middleware.BearerToken(g.token)
+	var bearer middleware.Authenticator
+	if !g.oauth {
+		bearer = middleware.BearerToken(g.token)
+	}
 	return middleware.AuthenticatorFunc(func(ctx context.Context, cred string) (any, error) {
 		if cred == "" && checkedByHTTP(ctx) {
+			// The principal the HTTP check found, when the call's
+			// context carries it (a request of 2026-07-28), for its
+			// scopes; sessions' scopes are checked by their handlers.
+			if p, ok := middleware.PrincipalFromContext(ctx); ok {
+				return p, nil
+			}
 			return middleware.BearerPrincipal, nil
+		}
+		if g.oauth {
+			return g.bearer.Authenticate(ctx, cred)
 		}
 		return bearer.Authenticate(ctx, cred)
 	})
@@ -97,7 +112,10 @@ func (g *guard) authorizer() middleware.Authorizer {
 // with WWW-Authenticate before the request reaches it. CORS preflights
 // pass unauthenticated (middleware.HTTPAuth).
 func (g *guard) http(h http.Handler) http.Handler {
-	if !g.authenticates() {
+	switch {
+	case g.oauth:
+		return g.bearer.Wrap(h)
+	case !g.authenticates():
 		return h
 	}
 	return middleware.HTTPAuth(middleware.BearerToken(g.token), h)

@@ -45,14 +45,32 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	// are answered and refusals carry CORS headers), the WebSocket upgrade
 	// here, /rpc's calls through the sessions' middleware (the header is
 	// in their context).
+	mux := http.NewServeMux()
 	hopts := sessionOptions(cfg)
+	if g.oauth {
+		audience := cfg.oauth.audience
+		if audience == "" {
+			audience = "http://" + ln.Addr().String() + "/mcp"
+		}
+		rs, err := newResourceServer(ctx, cfg.oauth, audience, log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer rs.close()
+		g.bearer = rs.bearer
+		hopts.ResourceMetadataURL = rs.metadataURL
+		for _, p := range rs.paths {
+			mux.Handle(p, rs.metadata)
+		}
+		log.Info("oauth resource server", "issuer", cfg.oauth.issuer, "audience", audience, "metadata", rs.metadataURL)
+	}
 	hopts.Middleware = g.http
 	if cfg.cors != nil {
 		hopts.CORS = &streamable.CORSOptions{AllowedOrigins: cfg.cors}
 	}
 	mcpH := streamable.NewHandler(srv, hopts)
 	legacy := streamable.NewSSEHandler(srv, hopts)
-	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpH)
 	mux.Handle("/sse", legacy)
 	// No ReadTimeout of its own: the server bounds every body with

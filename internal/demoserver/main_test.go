@@ -283,6 +283,11 @@ func TestDemoserver_rejectsBadFlags(t *testing.T) {
 		{[]string{"-overload", "drop"}, "demoserver: -overload drop: want block or reject"},
 		{[]string{"-metrics", "9090"}, "demoserver: -metrics 9090: want HOST:PORT"},
 		{[]string{"-inline=maybe"}, `invalid boolean value "maybe" for -inline`},
+		{[]string{"-oauth-issuer", "http://127.0.0.1:1", "-auth-token", "x"}, "demoserver: -auth-token and -oauth-issuer cannot be used together"},
+		{[]string{"-oauth-scopes", "add:demo.write"}, "demoserver: -oauth-audience, -oauth-scopes, -oauth-client-id and -oauth-client-secret need -oauth-issuer"},
+		{[]string{"-oauth-issuer", "http://127.0.0.1:1"}, "demoserver: -oauth-issuer with -listen stdio, tcp://… or unix://… needs -oauth-audience"},
+		{[]string{"-listen", "http://127.0.0.1:0", "-oauth-issuer", "http://127.0.0.1:1", "-oauth-scopes", "add"}, `demoserver: -oauth-scopes "add": want TOOL:SCOPE pairs`},
+		{[]string{"-listen", "http://127.0.0.1:0", "-oauth-issuer", "http://127.0.0.1:1", "-oauth-client-secret", "s"}, "demoserver: -oauth-client-secret needs -oauth-client-id"},
 	} {
 		code, stdout, stderr := runArgs(tc.args...)
 		if code != 2 {

@@ -56,7 +56,12 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, logw io.Wri
 	}
 	log := slog.New(slog.DiscardHandler)
 	if logw != nil {
-		log = slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: level}))
+		ho := &slog.HandlerOptions{Level: level}
+		if cfg.logJSON {
+			log = slog.New(slog.NewJSONHandler(logw, ho))
+		} else {
+			log = slog.New(slog.NewTextHandler(logw, ho))
+		}
 	}
 	if ready == nil {
 		ready = func(string) {}
@@ -76,8 +81,17 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, logw io.Wri
 		e.conn.Metrics = ms.col
 		defer func() { err = errors.Join(err, ms.stop(cfg.grace)) }()
 	}
-	g := &guard{token: cfg.authToken, forbid: cfg.forbid, rate: cfg.rate, log: log, debug: cfg.verbose}
+	g := &guard{token: cfg.authToken, oauth: cfg.oauth.issuer != "", forbid: cfg.forbid, rate: cfg.rate, log: log, debug: cfg.verbose}
+	if g.oauth && !isHTTP(cfg.listen) { // over HTTP, once the server's URL is known
+		rs, err := newResourceServer(ctx, cfg.oauth, cfg.oauth.audience, log)
+		if err != nil {
+			return err
+		}
+		defer rs.close()
+		g.bearer = rs.bearer
+	}
 	d, err := newDemo(demoOptions{
+		toolScopes:    cfg.oauth.toolScopes,
 		conn:          e.conn,
 		guard:         g,
 		pageSize:      cfg.pageSize,

@@ -34,7 +34,10 @@ type demoOptions struct {
 	// guard is the middleware every call goes through (-auth-token,
 	// -forbid, -rate, -v); nil: none.
 	guard *guard
-	log   *slog.Logger
+	// toolScopes are the scopes calls of tools need, by tool name
+	// (-oauth-scopes).
+	toolScopes map[string][]string
+	log        *slog.Logger
 }
 
 const defaultWatchInterval = time.Second
@@ -91,6 +94,7 @@ func newDemo(o demoOptions) (*demo, error) {
 		CompletionHandler: complete,
 		Conn:              o.conn,
 		Tasks:             &taskOptions,
+		ToolScopes:        o.toolScopes,
 	})
 	if o.guard != nil {
 		d.srv.Use(o.guard.middleware()...) // cache hits go through it too

@@ -5,7 +5,10 @@
 // MaxSessionsPerPrincipal) without importing middleware.
 package principal
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 type key struct{}
 
@@ -19,4 +22,26 @@ func With(ctx context.Context, p any) context.Context {
 func From(ctx context.Context) (any, bool) {
 	p := ctx.Value(key{})
 	return p, p != nil
+}
+
+// ID returns the identity of the principal ctx carries, as text equal for
+// every request of the same caller ("" when ctx carries none): a string
+// principal is itself, a fmt.Stringer's its String (oauth.Principal's
+// issuer and subject), any other value its Go syntax (a pointer by its
+// address). A prefix tells the three kinds apart, so a string principal
+// never equals a Stringer's. It is what sessions, requestStates and tasks
+// are bound to.
+func ID(ctx context.Context) string {
+	p, ok := From(ctx)
+	if !ok {
+		return ""
+	}
+	switch p := p.(type) {
+	case string:
+		return "s:" + p
+	case fmt.Stringer:
+		return "t:" + p.String()
+	default: // %#v: a pointer by its address, a value by its content
+		return fmt.Sprintf("v:%T %#v", p, p)
+	}
 }

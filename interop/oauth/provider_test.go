@@ -27,8 +27,10 @@ const (
 	jwtApp             = "jwt-app"    // JWT access tokens for the resource
 	opaqueApp          = "opaque-app" // opaque access tokens for the resource
 	otherApp           = "other-app"  // JWT access tokens for another resource
+	secondApp          = "second-app" // JWT access tokens for the resource, of secondSubject
 	appSecret          = "app-secret-never-logged"
 	subject            = "id1" // a user of storage.NewUserStore, for introspection's userinfo
+	secondSubject      = "id2" // the subject of secondApp's tokens
 	otherResource      = "https://other.example.test/mcp"
 )
 
@@ -157,7 +159,7 @@ func (p *provider) ClientCredentials(_ context.Context, id, secret string) (op.C
 	}
 	kind := op.AccessTokenTypeJWT
 	switch id {
-	case jwtApp, otherApp:
+	case jwtApp, otherApp, secondApp:
 	case opaqueApp:
 		kind = op.AccessTokenTypeBearer
 	default:
@@ -189,5 +191,9 @@ func (p *provider) ClientCredentialsTokenRequest(_ context.Context, id string, s
 	if id == otherApp {
 		aud = []string{otherResource, rsClient}
 	}
-	return &oidc.JWTTokenRequest{Subject: subject, Audience: aud, Scopes: slices.Clone(scopes)}, nil
+	sub := subject
+	if id == secondApp {
+		sub = secondSubject
+	}
+	return &oidc.JWTTokenRequest{Subject: sub, Audience: aud, Scopes: slices.Clone(scopes)}, nil
 }

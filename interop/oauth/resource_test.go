@@ -2,6 +2,7 @@ package oauthinterop_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
@@ -17,6 +18,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
 	"github.com/mcpwire/mcpwire/oauth"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
@@ -101,6 +104,17 @@ func newEnv(t *testing.T, kind string) *env {
 		}
 		io.WriteString(w, "admin")
 	})))
+	// An MCP server's Streamable HTTP endpoint behind the same Bearer:
+	// its sessions are bound to their subjects.
+	srv := mcp.NewServer(nil, nil)
+	if err := srv.AddTool(&mcp.Tool{Name: "whoami"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "served"}}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sh := streamable.NewHandler(srv, &streamable.Options{Middleware: b.Wrap, ResourceMetadataURL: e.mdURL})
+	t.Cleanup(func() { sh.Close() })
+	mux.Handle("/mcp/session", sh)
 	e.rs.Config.Handler = mux
 	e.rs.Start()
 	t.Cleanup(e.rs.Close)
@@ -281,4 +295,50 @@ func TestIntrospection_againstARealProvider(t *testing.T) {
 	ch, body = e.invalid(": expired")
 	e.expect("expired (the cached answer is not reused past exp)", "/mcp", good, 401, ch, body)
 	e.skew.Store(0)
+}
+
+// mcpPost POSTs an MCP message to /mcp/session with token, in session
+// ("": none).
+func (e *env) mcpPost(token, session, body string) (status int, sessionID, answer string) {
+	e.t.Helper()
+	req, _ := http.NewRequestWithContext(e.t.Context(), "POST", e.rs.URL+"/mcp/session", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(b)
+}
+
+// A session opened with one subject's token is refused to another
+// subject's valid token (404, as an unknown session), and served with a
+// new token of its own subject, after the first expired.
+func TestSession_boundToItsSubjectAgainstARealProvider(t *testing.T) {
+	e := newEnv(t, "jwt")
+	first := e.token(e.issuer, jwtApp, "mcp")
+	st, session, body := e.mcpPost(first, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	if st != http.StatusOK || session == "" {
+		t.Fatalf("initialize: %d %s", st, body)
+	}
+	e.mcpPost(first, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
+	if st, _, body := e.mcpPost(e.token(e.issuer, secondApp, "mcp"), session, call); st != http.StatusNotFound || !strings.Contains(body, "no such session") {
+		t.Fatalf("another subject's token: %d %s", st, body)
+	}
+	e.skew.Store(int64(10 * time.Minute)) // the first token has expired
+	if st, _, body := e.mcpPost(first, session, call); st != http.StatusUnauthorized {
+		t.Fatalf("the expired token: %d %s", st, body)
+	}
+	e.skew.Store(0)
+	if st, _, body := e.mcpPost(e.token(e.issuer, jwtApp, "mcp"), session, call); st != http.StatusOK || !strings.Contains(body, "served") {
+		t.Fatalf("a new token of the same subject: %d %s", st, body)
+	}
 }

@@ -105,6 +105,30 @@
 // and SessionTimeout. Serve both with transport.NewHTTPServer and
 // HTTPServerOptions.EventStreams, whose timeouts leave event streams be.
 //
+// # Authorization
+//
+// Authentication goes in Options.Middleware (oauth.Bearer.Wrap, or
+// middleware.HTTPAuth), which puts the caller's principal in each
+// request's context. On that principal the handlers build two checks:
+//
+//   - A session (Streamable HTTP or HTTP+SSE) is bound to the principal
+//     that opened it; a request naming it with another principal's
+//     credentials (or none, when it had some) is answered as for an
+//     unknown session: 404 with -32600. A session id is not a credential.
+//     The SessionStore keeps a digest of the owner, so an instance
+//     re-creating the session checks it too (owner.go says why 404).
+//   - Before a POST's messages are served, the scopes their requests need
+//     (mcp.Server.RequiredScopes: ServerOptions.MethodScopes, Tool.Scopes
+//     and the like) are checked against the principal's (mcp.ScopeHolder,
+//     which oauth.Principal is): a missing one is answered 403 with
+//     "WWW-Authenticate: Bearer error="insufficient_scope",
+//     scope="<missing>"" (and resource_metadata, Options.
+//     ResourceMetadataURL) and -32010 whose data names the scopes; no
+//     principal at all, 401 with -32009. A batch is refused whole.
+//
+// An expired token is refused by the Middleware (401) and ends nothing:
+// the session lives on for the next request with a valid token.
+//
 // # Client guarantees
 //
 // Connect speaks Streamable HTTP for an mcp.Client: requests are POSTed

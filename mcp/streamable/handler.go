@@ -142,6 +142,10 @@ func (h *Handler) noSession(w http.ResponseWriter, err error) {
 func (h *Handler) lookup(r *http.Request, id string, quiet bool) (*httpSession, error) {
 	ctx := r.Context()
 	s, _ := h.sessions.Get(id)
+	if s != nil && s.owner != ownerOf(r) {
+		h.log.Info("mcp: a session's id came with another principal's credentials; answered as unknown")
+		return nil, ErrSessionNotFound
+	}
 	if s != nil && s.connEnded() {
 		// Closed by the application, and the server has not told us
 		// yet: end it here, as SessionEnded is about to.
@@ -204,6 +208,11 @@ var initializedNote = []byte(`{"jsonrpc":"2.0","method":"notifications/initializ
 // later do not.
 func (h *Handler) revive(r *http.Request, id string, state []byte) (*httpSession, error) {
 	ctx := r.Context()
+	digest, state := parseState(state)
+	if digest != ownerDigest(ownerOf(r)) {
+		h.log.Info("mcp: a session's id came with another principal's credentials; answered as unknown")
+		return nil, ErrSessionNotFound
+	}
 	s, err := h.newHTTPSession(r, id)
 	if errors.Is(err, session.ErrClosed) { // shut down meanwhile
 		return nil, ErrSessionNotFound
@@ -219,7 +228,7 @@ func (h *Handler) revive(r *http.Request, id string, state []byte) (*httpSession
 	s.touched.Store(time.Now().UnixNano())
 	if other, ok := h.register(s); !ok {
 		s.close(endClosed)
-		if other == nil {
+		if other == nil || other.owner != s.owner {
 			return nil, ErrSessionNotFound
 		}
 		return other, nil

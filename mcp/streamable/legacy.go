@@ -91,10 +91,11 @@ func (h *SSEHandler) serveMethods(w http.ResponseWriter, r *http.Request) {
 // under its conn.Conn reads the bodies POSTed to it and writes events to
 // the GET's response.
 type legacySession struct {
-	id   string
-	in   chan []byte
-	done chan struct{}
-	once sync.Once
+	id    string
+	owner string // the principal it is bound to (owner.go)
+	in    chan []byte
+	done  chan struct{}
+	once  sync.Once
 
 	mu     sync.Mutex // the response is written by the session's writer until the GET returns
 	out    *sseResponse
@@ -226,7 +227,7 @@ func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
 		refuseShutdown(w)
 		return
 	}
-	s := &legacySession{id: randomID(16), in: make(chan []byte), done: make(chan struct{}), broken: make(chan struct{})}
+	s := &legacySession{id: randomID(16), owner: ownerOf(r), in: make(chan []byte), done: make(chan struct{}), broken: make(chan struct{})}
 	s.use()
 	if err := h.sessions.AddReserved(s.id, s, slot); err != nil { // closed meanwhile (an id is never reused)
 		slot.Release()
@@ -244,7 +245,7 @@ func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	ss, err := h.srv.ConnectTransport(r.Context(), conn.NewMessageStream(s, nil), &conn.Peer{Transport: "sse", Addr: r.RemoteAddr}, nil)
+	ss, err := h.srv.ConnectTransport(r.Context(), conn.NewMessageStream(s, nil), &conn.Peer{Transport: "sse", Addr: r.RemoteAddr}, legacyHook{s})
 	if err != nil {
 		return
 	}
@@ -273,7 +274,10 @@ func (h *SSEHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s, _ := h.sessions.Get(id)
-	if s == nil {
+	if s == nil || s.owner != ownerOf(r) { // owner.go: another principal's is unknown too
+		if s != nil {
+			h.opts.logger(h.srv).Info("mcp: a session's id came with another principal's credentials; answered as unknown")
+		}
 		httpjson.Error(w, http.StatusNotFound, codec.CodeInvalidRequest, "Not Found: no such session")
 		return
 	}
@@ -282,7 +286,7 @@ func (h *SSEHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, err := httpjson.ReadBody(w, r, nil, h.opts.MaxBodyBytes, 0) // bounded in ServeHTTP
-	if err != nil {
+	if err != nil || !grantsScopes(&h.scan, h.srv, &h.opts, w, r, body) {
 		return
 	}
 	if info, err := h.scan.classify(body, false); err != nil || !info.quiet {

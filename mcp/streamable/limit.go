@@ -99,15 +99,8 @@ type principalKey struct{ name string }
 // routable IPv6 address by its /64 prefix, which one site commonly holds
 // whole, as one IPv4 address stands for the hosts behind a NAT.
 func sessionOwner(r *http.Request) any {
-	if p, ok := principal.From(r.Context()); ok {
-		switch p := p.(type) {
-		case string:
-			return principalKey{p}
-		case fmt.Stringer:
-			return principalKey{p.String()}
-		default: // %#v: a pointer by its address, a value by its content
-			return principalKey{fmt.Sprintf("%T %#v", p, p)}
-		}
+	if id := principal.ID(r.Context()); id != "" {
+		return principalKey{id}
 	}
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {

@@ -96,6 +96,13 @@ type Options struct {
 	// Authentication (middleware.HTTPAuth) belongs here, not around the
 	// handler.
 	Middleware func(next http.Handler) http.Handler
+	// ResourceMetadataURL, if set, is the URL of the endpoint's OAuth
+	// protected resource metadata (RFC 9728; oauth.MetadataURL), named as
+	// resource_metadata in the WWW-Authenticate header of a request
+	// refused for want of a scope (see the package documentation,
+	// "Authorization"), as oauth.BearerOptions.ResourceMetadataURL is in
+	// the refusals of the Middleware.
+	ResourceMetadataURL string
 }
 
 // logger returns the handler's logger: o.Logger, else srv's.

@@ -37,7 +37,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	buf := h.bodies.Get()
 	defer h.bodies.Put(buf)
 	body, ok := h.readBody(w, r, buf)
-	if !ok {
+	if !ok || !grantsScopes(&h.scan, h.srv, &h.opts, w, r, body) {
 		return
 	}
 	if isStateless(r, body) {
@@ -161,7 +161,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 		return
 	}
 	s.touched.Store(time.Now().UnixNano())
-	if err := h.store.Create(r.Context(), s.id, body, h.ttl()); err != nil {
+	if err := h.store.Create(r.Context(), s.id, storedState(s.owner, body), h.ttl()); err != nil {
 		s.close(endClosed)
 		h.log.Error("mcp: session store", "err", err)
 		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")

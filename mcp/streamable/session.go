@@ -29,6 +29,7 @@ type httpSession struct {
 	cancel     context.CancelFunc
 	standalone *sseStream
 	slot       *session.Slot // its place in the server's count of sessions
+	owner      string        // the principal it is bound to (owner.go)
 
 	mu        sync.Mutex
 	streams   map[string]*sseStream // streams a GET may attach to, by id
@@ -60,7 +61,7 @@ func (h *Handler) newHTTPSession(r *http.Request, id string) (*httpSession, erro
 	if err != nil {
 		return nil, err
 	}
-	s := &httpSession{h: h, id: id, slot: slot, streams: map[string]*sseStream{}, byRequest: map[string]*sseStream{}}
+	s := &httpSession{h: h, id: id, slot: slot, owner: ownerOf(r), streams: map[string]*sseStream{}, byRequest: map[string]*sseStream{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.standalone = &sseStream{sess: s, id: randomID(8), standalone: true}
 	s.streams[s.standalone.id] = s.standalone
