@@ -108,7 +108,7 @@ var ErrDetached = errors.New("conn: body detached before it was settled")
 // what they send goes to the session's stream. A context derived from
 // another session's request is not followed either.
 func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) error {
-	r := &bodyReply{c: c, fn: sink.Answer, related: sink.Related, settled: sink.Settled}
+	r := &bodyReply{c: c, ctx: ctx, fn: sink.Answer, related: sink.Related, settled: sink.Settled}
 	if sink.Cancel != nil {
 		sink.Cancel.r.Store(r)
 	}
@@ -157,6 +157,7 @@ var errBodyTooLarge = (&codec.FrameError{Err: codec.ErrFrameTooLarge}).RPCError(
 // until then, the messages its handlers send to the peer.
 type bodyReply struct {
 	c       *Conn
+	ctx     context.Context // ServeBodySink's (BodyContext); nil for WithSink's
 	mu      sync.Mutex
 	fn      func([]byte)  // nil once settled or given up
 	related func([]byte)  // likewise; nil from the start without a sink for them
@@ -237,6 +238,21 @@ func putScanner(l *codec.Limits, s *codec.Scanner) {
 		p, _ = scanners.LoadOrStore(*l, new(sync.Pool))
 	}
 	p.(*sync.Pool).Put(s)
+}
+
+// BodyContext returns the context given to ServeBody or ServeBodySink
+// with the body whose request the handler with context ctx serves, and
+// whether there is one: a pooled handler's (as Related routing follows
+// it; inline handlers and stream transports have none). Only its values
+// are the handler's to read — what the transport put there for the
+// request, such as the principal an HTTP middleware authenticated: the
+// handler's own context says when to stop. It is valid while the body is
+// being served.
+func BodyContext(ctx context.Context) (context.Context, bool) {
+	if r, ok := ctx.Value(relatedKey{}).(*bodyReply); ok && r.ctx != nil {
+		return r.ctx, true
+	}
+	return nil, false
 }
 
 // WithSink returns a context under which the connection's Call, CallRaw

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
+	"github.com/mcpwire/mcpwire/internal/principal"
 	"github.com/mcpwire/mcpwire/router"
 )
 
@@ -161,6 +162,7 @@ func sessionOf(ctx context.Context, g gate, req *router.Request, view *requestMe
 	if ss.c.Load() == nil { // a session from Bind learns its connection here
 		ss.setConn(conn.FromContext(ctx))
 	}
+	ctx = bodyPrincipal(ctx)
 	if g&onlyStateless != 0 || bytes.Contains(req.Params, statelessKey) {
 		if view == nil {
 			view = new(requestMeta)
@@ -177,6 +179,24 @@ func sessionOf(ctx context.Context, g gate, req *router.Request, view *requestMe
 		return ctx, nil, errNotInitialized
 	}
 	return ctx, ss, nil
+}
+
+// bodyPrincipal returns ctx with the principal of the HTTP request whose
+// body carried the message, when ctx has none of its own (Streamable
+// HTTP: an authenticating middleware put it in the request's context,
+// which conn.BodyContext finds), so that handlers, scopes, sealed
+// requestState and tasks see who asked, as they do on stream transports
+// (middleware.Auth).
+func bodyPrincipal(ctx context.Context) context.Context {
+	if _, ok := principal.From(ctx); ok {
+		return ctx
+	}
+	if bctx, ok := conn.BodyContext(ctx); ok {
+		if p, ok := principal.From(bctx); ok {
+			return principal.With(ctx, p)
+		}
+	}
+	return ctx
 }
 
 // result is what method served to ss answers: under a stateless
