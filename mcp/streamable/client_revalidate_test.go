@@ -53,12 +53,7 @@ func TestClient_revalidatesWithIfNoneMatch(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: mcp.Version20260728})
-	cs, err := streamable.Connect(ctx, c, ts.URL, &streamable.ClientOptions{DisableSSEFallback: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectHTTP(t, ts.URL, mcp.NewClient(nil, &mcp.ClientOptions{ProtocolVersion: mcp.Version20260728}))
 	names := func() []string {
 		t.Helper()
 		res, err := cs.ListTools(ctx, nil)
