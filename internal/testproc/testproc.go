@@ -10,6 +10,7 @@ package testproc
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Build builds the main package pkg (an import path) into a new
@@ -103,6 +105,26 @@ func (p *Process) String() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.log.String()
+}
+
+// stopGrace bounds Stop's wait for the process to end.
+const stopGrace = 30 * time.Second
+
+// Stop sends sig to the process and waits until it has exited and its
+// log has ended, so that String then holds everything it logged; it
+// returns how it ended (nil: exit status 0). A process still running
+// stopGrace after sig is killed.
+func (p *Process) Stop(sig os.Signal) error {
+	if p.cmd.ProcessState != nil {
+		return errors.New("the process had already ended: " + p.cmd.ProcessState.String())
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		return err
+	}
+	kill := time.AfterFunc(stopGrace, func() { p.cmd.Process.Kill() })
+	defer kill.Stop()
+	<-p.done
+	return p.cmd.Wait()
 }
 
 // Kill kills the process (SIGKILL: no clean shutdown) and reaps it. It

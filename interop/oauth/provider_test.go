@@ -39,10 +39,10 @@ const (
 // name the resource (RFC 8707), and signing keys the test rotates.
 type provider struct {
 	*storage.Storage
-	resource string
 
-	mu   sync.Mutex
-	keys []*rsaKey // published; the last one signs
+	mu       sync.Mutex
+	resource string    // the audience of the tokens; see SetResource
+	keys     []*rsaKey // published; the last one signs
 }
 
 // rsaKey is an RS256 key: op.SigningKey with its private half, op.Key
@@ -107,6 +107,15 @@ func startProvider(t *testing.T, resource string) (p *provider, issuer, otherIss
 		urls = append(urls, url)
 	}
 	return p, urls[0], urls[1]
+}
+
+// SetResource makes resource the audience of the tokens issued from now
+// on, for a resource server whose URL is known only once the provider
+// runs.
+func (p *provider) SetResource(resource string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.resource = resource
 }
 
 // Rotate makes a new key the signing key; with drop, it withdraws the
@@ -187,7 +196,9 @@ func (p *provider) GetPrivateClaimsFromScopes(ctx context.Context, userID, clien
 // the token names the resource (and rsClient, which introspects it) as
 // its audience, or another resource for otherApp.
 func (p *provider) ClientCredentialsTokenRequest(_ context.Context, id string, scopes []string) (op.TokenRequest, error) {
+	p.mu.Lock()
 	aud := []string{p.resource, rsClient}
+	p.mu.Unlock()
 	if id == otherApp {
 		aud = []string{otherResource, rsClient}
 	}
