@@ -45,12 +45,18 @@ type AuthorizerOptions struct {
 	// Redirect takes the user to the authorization server and brings
 	// the redirect back (AuthorizationCode only, required there).
 	Redirect RedirectHandler
-	// ClientID and ClientSecret are pre-registered client credentials,
-	// used with every authorization server (the secret may be empty for
-	// a public client). Without a ClientID, the client identifies itself
-	// by ClientMetadataURL where the server supports that, else registers
-	// dynamically (RFC 7591).
+	// ClientID and ClientSecret are pre-registered client credentials
+	// (the secret may be empty for a public client), used with the
+	// authorization server ClientIssuer names, or with every one when it
+	// is empty. Without them, or with another issuer, the client
+	// identifies itself by ClientMetadataURL where the server supports
+	// that, else registers dynamically (RFC 7591). Set ClientIssuer: a
+	// server's metadata names the authorization server, and credentials
+	// registered with one are not to be presented to another.
 	ClientID, ClientSecret string
+	// ClientIssuer is the issuer identifier of the authorization server
+	// ClientID and ClientSecret were registered with ("": any).
+	ClientIssuer string
 	// TokenEndpointAuthMethod is how a pre-registered client
 	// authenticates to the token endpoint: "client_secret_basic",
 	// "client_secret_post", "private_key_jwt" or "none" (default: the

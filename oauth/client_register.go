@@ -26,10 +26,11 @@ const (
 )
 
 // client returns the registration to use with the authorization server
-// md: the pre-registered client, else a client ID metadata document, else
-// a dynamic registration (RFC 7591), made once per issuer.
+// md: the pre-registered client (if registered with md's issuer, or with
+// any: ClientIssuer), else a client ID metadata document, else a dynamic
+// registration (RFC 7591), made once per issuer.
 func (a *Authorizer) client(ctx context.Context, md *ServerMetadata) (*registration, error) {
-	if a.o.ClientID != "" {
+	if a.o.ClientID != "" && (a.o.ClientIssuer == "" || a.o.ClientIssuer == md.Issuer) {
 		m := a.o.TokenEndpointAuthMethod
 		if m == "" {
 			m = a.defaultMethod(md)

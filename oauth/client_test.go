@@ -218,6 +218,36 @@ func TestAuthorizer_dynamicRegistration(t *testing.T) {
 	}
 }
 
+// Pre-registered credentials go to the authorization server they were
+// registered with (ClientIssuer) only: another one gets a dynamic
+// registration, and never the client's secret.
+func TestAuthorizer_preRegisteredClientStaysWithItsIssuer(t *testing.T) {
+	for _, tc := range []struct {
+		name, issuer string
+		app          bool // the pre-registered client is used
+	}{{"its issuer", "", true}, {"any issuer", "-", true}, {"another issuer", "https://elsewhere.example", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			as := newTestAS(t)
+			as.authMethods = []string{"client_secret_basic"}
+			res := newProtectedMCP(t, as)
+			issuer := tc.issuer
+			switch issuer {
+			case "":
+				issuer = as.issuer()
+			case "-":
+				issuer = ""
+			}
+			a := newAuthorizer(t, &oauth.AuthorizerOptions{Redirect: approve{}, ClientID: "app", ClientSecret: as.secret, ClientIssuer: issuer})
+			served(t, res.endpoint, "2025-11-25", a)
+			as.mu.Lock()
+			defer as.mu.Unlock()
+			if got := as.authorizes[0].Get("client_id") == "app"; got != tc.app || (len(as.registered) == 0) != tc.app {
+				t.Errorf("client %q, %d registrations; want the pre-registered client: %t", as.authorizes[0].Get("client_id"), len(as.registered), tc.app)
+			}
+		})
+	}
+}
+
 // A 403 insufficient_scope is answered with a new authorization asking
 // for the scope it names together with the scope held, and
 // offline_access, which the server lists.
