@@ -109,7 +109,11 @@
 //
 // Authentication goes in Options.Middleware (oauth.Bearer.Wrap, or
 // middleware.HTTPAuth), which puts the caller's principal in each
-// request's context. On that principal the handlers build two checks:
+// request's context. The MCP handlers of a POST's requests find it in
+// theirs (middleware.PrincipalFromContext, oauth.FromContext: package mcp
+// takes it from conn.BodyContext), in both eras, so a 2026-07-28
+// requestState and a task of the tasks extension are bound to it. On that
+// principal the handlers build two checks:
 //
 //   - A session (Streamable HTTP or HTTP+SSE) is bound to the principal
 //     that opened it; a request naming it with another principal's
