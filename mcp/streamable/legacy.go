@@ -97,6 +97,12 @@ type legacySession struct {
 	done  chan struct{}
 	once  sync.Once
 
+	// connected is closed once c is known (set, or never to be): its
+	// connection serves the POSTed messages from within ConnectTransport,
+	// before open can set c, and Shutdown must wait for it.
+	connected     chan struct{}
+	connectedOnce sync.Once
+
 	mu     sync.Mutex // the response is written by the session's writer until the GET returns
 	out    *sseResponse
 	c      *conn.Conn // once connected
@@ -147,6 +153,10 @@ func (s *legacySession) Close() error {
 // written (conn.Conn.Shutdown); then it is closed. It implements
 // session.Session.
 func (s *legacySession) Shutdown(ctx context.Context) error {
+	select {
+	case <-s.connected:
+	case <-ctx.Done():
+	}
 	s.mu.Lock()
 	c := s.c
 	s.mu.Unlock()
@@ -157,6 +167,9 @@ func (s *legacySession) Shutdown(ctx context.Context) error {
 	_ = s.Close()
 	return err
 }
+
+// markConnected says that c is known: set, or never to be.
+func (s *legacySession) markConnected() { s.connectedOnce.Do(func() { close(s.connected) }) }
 
 // end ends the session from outside its GET (Close, the idle timeout):
 // nothing more is written, and the GET returns.
@@ -227,7 +240,9 @@ func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
 		refuseShutdown(w)
 		return
 	}
-	s := &legacySession{id: randomID(16), owner: ownerOf(r), in: make(chan []byte), done: make(chan struct{}), broken: make(chan struct{})}
+	s := &legacySession{id: randomID(16), owner: ownerOf(r), in: make(chan []byte), done: make(chan struct{}), broken: make(chan struct{}),
+		connected: make(chan struct{})}
+	defer s.markConnected() // when open returns before c is set
 	s.use()
 	if err := h.sessions.AddReserved(s.id, s, slot); err != nil { // closed meanwhile (an id is never reused)
 		slot.Release()
@@ -252,6 +267,7 @@ func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.c = ss.Conn()
 	s.mu.Unlock()
+	s.markConnected()
 	if d := h.opts.SessionTimeout; d > 0 {
 		s.armIdle(d, ss.Conn(), h.opts.logger(h.srv))
 	}
@@ -264,6 +280,7 @@ func (h *SSEHandler) open(w http.ResponseWriter, r *http.Request) {
 	s.endLocked() // no write to the response once this returns
 	s.mu.Unlock()
 	_ = ss.Close()
+	<-ss.Done() // the server has forgotten it: Shutdown and Close wait for that
 }
 
 // post serves POST ?sessionId=…: one message for the session.
