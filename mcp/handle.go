@@ -188,13 +188,15 @@ func sessionOf(ctx context.Context, g gate, req *router.Request, view *requestMe
 // requestState and tasks see who asked, as they do on stream transports
 // (middleware.Auth).
 func bodyPrincipal(ctx context.Context) context.Context {
+	bctx, ok := conn.BodyContext(ctx) // first: a stream's request has no body and pays one lookup
+	if !ok {
+		return ctx
+	}
 	if _, ok := principal.From(ctx); ok {
 		return ctx
 	}
-	if bctx, ok := conn.BodyContext(ctx); ok {
-		if p, ok := principal.From(bctx); ok {
-			return principal.With(ctx, p)
-		}
+	if p, ok := principal.From(bctx); ok {
+		return principal.With(ctx, p)
 	}
 	return ctx
 }
