@@ -36,7 +36,11 @@ var allowed = map[string][]string{
 	"middleware":     {"router", "codec", "conn", "transport"},
 	// oauth is DESIGN.md §2's "authorization" row: the OAuth 2.1
 	// resource server and the client's flows (Authorizer).
-	"oauth":          {"codec", "router", "conn", "transport", "middleware"},
+	"oauth": {"codec", "router", "conn", "transport", "middleware"},
+	// redisstore is DESIGN.md §2's "stores" row: the Redis
+	// implementations of the stores of mcp, mcp/streamable, cache and
+	// middleware, which define the interfaces.
+	"redisstore":     {"mcp", "mcp/streamable", "cache", "middleware", "router", "conn", "codec"},
 	"bench":          {all},
 	"fuzz":           {all},
 	"cmd/loadgen":    {"conn", "transport", "mcp", "mcp/streamable"},

@@ -1,0 +1,136 @@
+// Package redistest runs a real Redis (or Valkey) server for tests: the
+// Debian package's redis-server, started on a free loopback port in a
+// temporary directory, killed and removed when the test ends. A test
+// that cannot start one is skipped, or fails when the environment says
+// MCPWIRE_REDIS=required (as the test command does). MCPWIRE_REDIS_SERVER
+// names another server binary (valkey-server, say).
+package redistest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/internal/testproc"
+)
+
+// Server is a redis-server started by Start. Safe for concurrent use.
+type Server struct {
+	t    testing.TB
+	bin  string
+	dir  string
+	port int
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	logs *testproc.LockedBuffer
+}
+
+// Binary returns the server binary the tests use (MCPWIRE_REDIS_SERVER,
+// else redis-server on the PATH), or skips the test without one (fails
+// it with MCPWIRE_REDIS=required).
+func Binary(t testing.TB) string {
+	t.Helper()
+	name := os.Getenv("MCPWIRE_REDIS_SERVER")
+	if name == "" {
+		name = "redis-server"
+	}
+	bin, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("MCPWIRE_REDIS") == "required" {
+			t.Fatalf("MCPWIRE_REDIS=required but: %v", err)
+		}
+		t.Skipf("no %s (Debian package redis-server); MCPWIRE_REDIS=required makes this a failure", name)
+	}
+	return bin
+}
+
+// Start starts a server with no persistence on a free loopback port and
+// stops it (SIGKILL) when the test ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{t: t, bin: Binary(t), dir: t.TempDir(), port: freePort(t)}
+	t.Cleanup(s.Kill)
+	s.Restart()
+	return s
+}
+
+// Addr is the server's host:port.
+func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+
+// URL is the server's address as a redis:// URL of database 0.
+func (s *Server) URL() string { return "redis://" + s.Addr() + "/0" }
+
+// Kill ends the server with SIGKILL (no clean shutdown) and waits for it;
+// what it held is lost. Killing a stopped server does nothing.
+func (s *Server) Kill() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	s.cmd = nil
+}
+
+// Restart starts the server again on the same port (after Kill; at once
+// if it is running) and returns once it answers PING.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Kill()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.logs = &testproc.LockedBuffer{}
+	cmd := exec.Command(s.bin,
+		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
+		"--dir", s.dir, "--save", "", "--appendonly", "no",
+		"--protected-mode", "yes", "--daemonize", "no")
+	cmd.Stdout, cmd.Stderr = s.logs, s.logs
+	if err := cmd.Start(); err != nil {
+		s.t.Fatalf("redistest: %v", err)
+	}
+	s.cmd = cmd
+	deadline := time.Now().Add(10 * time.Second)
+	for !ping(s.Addr()) {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("redistest: %s does not answer on %s; it logged:\n%s", s.bin, s.Addr(), s.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ping reports whether a server answers PING at addr.
+func ping(addr string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := fmt.Fprint(c, "PING\r\n"); err != nil {
+		return false
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return err == nil && line == "+PONG\r\n"
+}
+
+// freePort returns a loopback TCP port nobody listens on now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("redistest: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
