@@ -10,10 +10,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -133,4 +135,57 @@ func freePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Commands returns how many times the server has run each command since
+// it started (INFO commandstats: "get" → 12), and the sum of them all
+// under "". Reading it is one INFO call, which is not counted in what it
+// returns but is in the next reading's.
+func (s *Server) Commands() (map[string]int64, error) {
+	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := fmt.Fprint(c, "INFO commandstats\r\n"); err != nil {
+		return nil, err
+	}
+	r := bufio.NewReader(c)
+	head, err := r.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	if len(head) < 3 || head[0] != '$' {
+		return nil, fmt.Errorf("redistest: INFO answered %q", head)
+	}
+	n, err := strconv.Atoi(head[1 : len(head)-2])
+	if err != nil {
+		return nil, fmt.Errorf("redistest: INFO answered %q", head)
+	}
+	body := make([]byte, n+2)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, err
+	}
+	return parseCommandStats(string(body)), nil
+}
+
+// parseCommandStats reads INFO commandstats' lines,
+// "cmdstat_get:calls=12,usec=…".
+func parseCommandStats(info string) map[string]int64 {
+	counts := map[string]int64{}
+	for _, line := range strings.Split(info, "\r\n") {
+		name, rest, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":calls=")
+		if !ok || len(name) == len(line) {
+			continue
+		}
+		calls, _, _ := strings.Cut(rest, ",")
+		n, err := strconv.ParseInt(calls, 10, 64)
+		if err != nil {
+			continue
+		}
+		counts[name] += n
+		counts[""] += n
+	}
+	return counts
 }
