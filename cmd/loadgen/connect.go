@@ -50,6 +50,15 @@ func dialAll(ctx context.Context, ds []*dialer, r *runner) ([]*worker, []int, er
 	return ws, failed, nil
 }
 
+// failedConns counts the connections of ts that could not be opened.
+func failedConns(ts []TargetReport) int {
+	n := 0
+	for _, t := range ts {
+		n += t.FailedConns
+	}
+	return n
+}
+
 func sum(xs []int) int {
 	s := 0
 	for _, x := range xs {

@@ -373,7 +373,11 @@ func (p *runPlan) warnings(rep *Report, r *runner) []string {
 	if p.rate != nil && rep.DurationS > 0 {
 		want := p.rate.to
 		if got := float64(rep.Requests+rep.Notifications) / rep.DurationS; p.rate.over == 0 && got < 0.9*want {
-			ws = append(ws, fmt.Sprintf("sent %.0f calls/s of the %.0f asked: the server or the generator could not keep up", got, want))
+			why := "the server or the generator could not keep up"
+			if failed := failedConns(rep.Targets); failed > 0 {
+				why = fmt.Sprintf("%d of the %d connections could not be opened, and their share of the rate was not sent", failed, rep.Conns)
+			}
+			ws = append(ws, fmt.Sprintf("sent %.0f calls/s of the %.0f asked: %s", got, want, why))
 		}
 	}
 	r.errMu.Lock()
