@@ -10,6 +10,7 @@
 //	loadgen -method subtract -params '[{{rand 100}}, 1]' stdio:./server --flag
 //	loadgen -mcp -tool echo -args '{"message":"hi {{seq}}"}' http://127.0.0.1:8080/mcp
 //	loadgen -json a.json -html a.html -max-p99 5ms -max-errors 0 unix:///tmp/s.sock
+//	loadgen -c 6 tcp://127.0.0.1:7000,tcp://127.0.0.1:7001   # several: round robin, a row each
 //	loadgen -compare a.json b.json
 //
 // It prints a live progress line on a terminal and a summary at the end.

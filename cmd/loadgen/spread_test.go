@@ -253,6 +253,35 @@ func TestLoad_httpTargets(t *testing.T) {
 	})
 }
 
+// TestLoad_stdioTargets: stdio targets, one -target each (their commands
+// may hold commas): each spawned server reads its row's requests.
+func TestLoad_stdioTargets(t *testing.T) {
+	const n = 1000
+	a, inA, _ := stdioServer(t)
+	b, inB, _ := stdioServer(t)
+	b += " an,argument,with,commas" // the script ignores its arguments
+	r, code, out := load(t, "-n", fmt.Sprint(n), "-c", "3", "-depth", "4", "-target", a, "-target", b)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	clean(t, r, n)
+	addsUp(t, r)
+	if len(r.Targets) != 2 || r.Target != a+","+b {
+		t.Fatalf("target %q, %d rows; want %q, 2", r.Target, len(r.Targets), a+","+b)
+	}
+	for k, in := range []string{inA, inB} {
+		if got := lines(t, in, `"method":"echo"`); got != r.Targets[k].Requests || got == 0 {
+			t.Errorf("server %d read %d requests; its row: %+v", k, got, r.Targets[k])
+		}
+	}
+	if r.CPU.ServerPerCallUS <= 0 {
+		t.Errorf("cpu %+v: want the spawned servers' CPU per call", r.CPU)
+	}
+	if r.Targets[0].Conns != 2 || r.Targets[1].Conns != 1 {
+		t.Errorf("connections %d and %d; want 2 and 1", r.Targets[0].Conns, r.Targets[1].Conns)
+	}
+}
+
 // TestLoad_oneTargetHasNoBreakdown: a run of one target reports as it
 // did before there could be several: no "targets" member, no table.
 func TestLoad_oneTargetHasNoBreakdown(t *testing.T) {
