@@ -5,6 +5,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,13 @@ import (
 // calls answer with the request's id (a number) to write what it likes.
 // It returns the target URL.
 func rawServer(t *testing.T, answer func(id uint64, w *bufio.Writer)) string {
+	t.Helper()
+	return countedServer(t, answer, nil)
+}
+
+// countedServer is rawServer, counting the connections it accepts in
+// accepted (if not nil).
+func countedServer(t *testing.T, answer func(id uint64, w *bufio.Writer), accepted *atomic.Int64) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -38,6 +46,9 @@ func rawServer(t *testing.T, answer func(id uint64, w *bufio.Writer)) string {
 			c, err := ln.Accept()
 			if err != nil {
 				return
+			}
+			if accepted != nil {
+				accepted.Add(1)
 			}
 			mu.Lock()
 			conns = append(conns, c)

@@ -34,12 +34,13 @@ func flagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.framing, "framing", "newline", "stdio, tcp and unix framing: newline or header")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "at the end, wait up to `DURATION` for answers in flight; the rest are lost\n(Ctrl-C: stop sending and wait; Ctrl-C again: stop waiting)")
 	fs.IntVar(&o.pipeline, "pipeline", 1, "http:// targets: `N` POSTs in flight per TCP connection (HTTP/1.1 pipelining);\n1: one, as wrk and browsers do")
+	fs.Var(&o.targets, "target", "load `URL` (repeatable; beside or instead of TARGET): connection i goes to\ntarget i mod n; stdio: commands, which may hold commas, are listed this way")
 	fs.Var(o.header, "H", "add the `\"Name: value\"` header to HTTP and WebSocket requests (repeatable)")
 	fs.IntVar(&o.procs, "procs", 0, "run on `N` processors (GOMAXPROCS); 0: one per 4 connections for stdio, tcp\nand unix targets, else all (and all when the environment sets GOMAXPROCS)")
 	fs.BoolVar(&o.quiet, "q", false, "no progress line")
 	fs.BoolVar(&o.verbose, "v", false, "show a stdio server's stderr")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: loadgen [flags] [TARGET]\n\nTARGET: none (the demo server, in process), stdio:CMD ARGS…, tcp://HOST:PORT,\nunix://PATH, ws://HOST:PORT/PATH or http://HOST:PORT/PATH.\n\n%s\n\nFlags:\n", exitStatus)
+		fmt.Fprintf(fs.Output(), "Usage: loadgen [flags] [TARGET]\n\nTARGET: none (the demo server, in process), stdio:CMD ARGS…, tcp://HOST:PORT,\nunix://PATH, ws://HOST:PORT/PATH or http://HOST:PORT/PATH; several of one kind\nas a list, tcp://HOST:PORT,tcp://HOST:PORT (or with -target each): connections\ngo to them in turn and the report breaks down by target.\n\n%s\n\nFlags:\n", exitStatus)
 		fs.PrintDefaults()
 	}
 	return fs

@@ -23,7 +23,7 @@ func writeHTML(w io.Writer, r *Report) error {
 	if r == nil {
 		return errors.New("html report: no report")
 	}
-	page := htmlPage{R: r, Rows: summaryRows(r), Latency: latencyCells(r.LatencyUS)}
+	page := htmlPage{R: r, Rows: summaryRows(r), Latency: latencyCells(r.LatencyUS), Targets: targetRows(r.Targets)}
 	for _, c := range []struct {
 		title string
 		draw  func() (htmltemplate.HTML, error)
@@ -46,6 +46,7 @@ type htmlPage struct {
 	R       *Report
 	Rows    []htmlRow
 	Latency []htmlCell
+	Targets []targetRow // the breakdown of a run of several targets
 	Charts  []htmlChart
 }
 
@@ -128,16 +129,22 @@ func badRow(name string, n int64) htmlRow {
 // errorNotes lists the error answers by code, then the other kinds of
 // errors that were counted.
 func errorNotes(r *Report) []string {
-	notes := make([]string, 0, len(r.ErrorCodes)+5)
-	for _, c := range slices.Sorted(maps.Keys(r.ErrorCodes)) {
-		notes = append(notes, "code "+c+": "+thousands(r.ErrorCodes[c]))
+	return kindNotes(r.ErrorCodes, r.TransportErrors, r.Mismatches, r.Lost, r.Duplicates, r.Unknown)
+}
+
+// kindNotes lists error answers by code, then the other kinds of errors
+// counted, as errorNotes does for a report or a target of it.
+func kindNotes(codes map[string]int64, transport, mismatches, lost, duplicates, unknown int64) []string {
+	notes := make([]string, 0, len(codes)+5)
+	for _, c := range slices.Sorted(maps.Keys(codes)) {
+		notes = append(notes, "code "+c+": "+thousands(codes[c]))
 	}
 	for _, f := range []struct {
 		name string
 		n    int64
 	}{
-		{"transport", r.TransportErrors}, {"mismatched", r.Mismatches}, {"lost", r.Lost},
-		{"duplicates", r.Duplicates}, {"unknown ids", r.Unknown},
+		{"transport", transport}, {"mismatched", mismatches}, {"lost", lost},
+		{"duplicates", duplicates}, {"unknown ids", unknown},
 	} {
 		if f.n > 0 {
 			notes = append(notes, f.name+": "+thousands(f.n))
@@ -214,6 +221,9 @@ th, td { text-align: left; padding: 5px 10px; border-bottom: 1px solid #e6e8ee; 
 tr.bad .note { color: #b42318; }
 .latency th, .latency td { text-align: right; font-variant-numeric: tabular-nums; }
 .latency th { color: #39414f; font-weight: 600; }
+.targets td, .targets th { font-variant-numeric: tabular-nums; }
+.targets td:first-child { overflow-wrap: anywhere; }
+.targets tr.bad td { color: #b42318; background: #fff4f3; }
 figure.chart { margin: 18px 0; padding: 8px; border: 1px solid #e6e8ee; border-radius: 6px; }
 figure.chart svg { display: block; width: 100%; height: auto; }
 figure.chart figcaption { font-weight: 600; }
@@ -238,6 +248,15 @@ figure.chart figcaption { font-weight: 600; }
 <tr{{if .Bad}} class="bad"{{end}}><th>{{.Name}}</th><td>{{.Value}}{{range .Notes}}<span class="note">{{.}}</span>{{end}}</td></tr>
 {{- end}}
 </table>
+{{- with .Targets}}
+<h2>By target</h2>
+<table class="targets">
+<tr><th>target</th><th>connections</th><th>requests</th><th>responses</th><th>answers/s</th>{{range (index . 0).Latency}}<th>{{.Name}}</th>{{end}}<th>errors</th></tr>
+{{- range .}}
+<tr{{if .Bad}} class="bad"{{end}}><td>{{.Target}}</td><td>{{.Conns}}</td><td>{{.Requests}}</td><td>{{.Responses}}</td><td>{{.RPS}}</td>{{range .Latency}}<td>{{.Value}}</td>{{end}}<td>{{.Errors}}{{range .ErrorNotes}}<span class="note">{{.}}</span>{{end}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
 <h2>Charts</h2>
 {{- range .Charts}}
 <figure class="chart">{{if .SVG}}{{.SVG}}{{else}}<figcaption>{{.Title}}</figcaption><p class="nodata">no data</p>{{end}}</figure>

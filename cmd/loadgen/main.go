@@ -10,6 +10,7 @@
 //	loadgen -method subtract -params '[{{rand 100}}, 1]' stdio:./server --flag
 //	loadgen -mcp -tool echo -args '{"message":"hi {{seq}}"}' http://127.0.0.1:8080/mcp
 //	loadgen -json a.json -html a.html -max-p99 5ms -max-errors 0 unix:///tmp/s.sock
+//	loadgen -c 6 tcp://127.0.0.1:7000,tcp://127.0.0.1:7001   # several: round robin, a row each
 //	loadgen -compare a.json b.json
 //
 // It prints a live progress line on a terminal and a summary at the end.
@@ -78,6 +79,7 @@ type options struct {
 	framing                      string
 	timeout                      time.Duration
 	header                       headers
+	targets                      targetFlags // -target, repeatable
 	quiet, verbose               bool
 }
 
@@ -120,7 +122,7 @@ func runInterruptible(ctx context.Context, abort <-chan struct{}, args []string,
 		return compare(o.compare, fs.Arg(0), stdout, stderr)
 	}
 	if fs.NArg() > 1 {
-		return usage(fmt.Errorf("one target at most, got %q (quote a stdio command: 'stdio:CMD ARGS')", fs.Args()))
+		return usage(fmt.Errorf("one TARGET argument at most, got %q (quote a stdio command: 'stdio:CMD ARGS'; list several targets as tcp://A,tcp://B or with -target each)", fs.Args()))
 	}
 	p, err := plan(o, fs.Arg(0))
 	if err != nil {
@@ -153,7 +155,7 @@ func compare(a, b string, stdout, stderr io.Writer) int {
 // runPlan is a checked command line, ready to run.
 type runPlan struct {
 	o      options
-	t      *target // nil: the demo server in process
+	ts     []target // none: the demo server in process
 	rate   *rate
 	calls  *callSet
 	framer codec.Framing
@@ -162,16 +164,15 @@ type runPlan struct {
 // plan checks the command line.
 func plan(o options, arg string) (*runPlan, error) {
 	p := &runPlan{o: o}
-	if arg != "" {
-		t, err := parseTarget(arg)
-		if err != nil {
-			return nil, err
-		}
-		p.t = &t
+	var err error
+	if p.ts, err = parseTargets(o.targets, arg); err != nil {
+		return nil, err
 	}
 	switch {
 	case o.conns < 1:
 		return nil, fmt.Errorf("-c %d: want at least 1", o.conns)
+	case o.conns < len(p.ts):
+		return nil, fmt.Errorf("-c %d with %d targets: want a connection to each target at least (-c %d or more)", o.conns, len(p.ts), len(p.ts))
 	case o.depth < 1:
 		return nil, fmt.Errorf("-depth %d: want at least 1", o.depth)
 	case o.pipeline < 1:
@@ -190,11 +191,9 @@ func plan(o options, arg string) (*runPlan, error) {
 	if p.o.n == 0 && p.o.dur == 0 {
 		p.o.dur = 10 * time.Second
 	}
-	f, err := codec.ParseFraming(o.framing)
-	if err != nil {
+	if p.framer, err = codec.ParseFraming(o.framing); err != nil {
 		return nil, err
 	}
-	p.framer = f
 	if o.rate != "" {
 		r, err := parseRate(o.rate)
 		if err != nil {
@@ -263,43 +262,37 @@ func (o options) callSet() (*callSet, error) {
 // for ctx and abort.
 func (p *runPlan) execute(ctx context.Context, abort <-chan struct{}, stderr io.Writer) (*Report, error) {
 	o := p.o
-	t := p.t
-	inProcess := t == nil
+	ts := p.ts
+	inProcess := len(ts) == 0
 	if inProcess {
 		url, stop, err := startDemo()
 		if err != nil {
 			return nil, fmt.Errorf("the demo server: %v", err)
 		}
 		defer stop()
-		tt, _ := parseTarget(url)
-		t = &tt
+		t, _ := parseTarget(url)
+		ts = []target{t}
 	}
-	d := &dialer{t: *t, framing: p.framer, mcp: o.mcp, header: http.Header(o.header), stderr: io.Discard, posts: o.depth, pipeline: o.pipeline}
-	if o.verbose {
-		d.stderr = stderr
-	}
-	if p.rate != nil {
-		d.posts = 1024 // an open loop does not wait for answers
+	ds := make([]*dialer, len(ts))
+	for k, t := range ts {
+		ds[k] = &dialer{t: t, framing: p.framer, mcp: o.mcp, header: http.Header(o.header), stderr: io.Discard, posts: o.depth, pipeline: o.pipeline}
+		if o.verbose {
+			ds[k].stderr = stderr
+		}
+		if p.rate != nil {
+			ds[k].posts = 1024 // an open loop does not wait for answers
+		}
 	}
 	procs := o.procs
 	if procs == 0 {
-		procs = autoProcs(*t, o.conns, inProcess)
+		procs = autoProcs(ts[0], o.conns, inProcess) // the targets share a family
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-	r := newRunner(o.conns, o.depth, p.rate, p.calls, o.timeout, o.n)
+	r := newRunner(o.conns, len(ts), o.depth, p.rate, p.calls, o.timeout, o.n)
 	r.interrupted, r.abort = ctx.Done(), abort
-	ws := make([]*worker, 0, o.conns)
-	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	for i := range o.conns {
-		s, err := d.dial(dctx)
-		if err != nil {
-			for _, w := range ws { // a run closes them itself; this one will not run
-				w.stream.Close()
-			}
-			return nil, fmt.Errorf("connection %d of %d to %s: %v", i+1, o.conns, t.url, err)
-		}
-		ws = append(ws, newWorker(r, i, s, d.lines()))
+	ws, failed, err := dialAll(ctx, ds, r)
+	if err != nil {
+		return nil, err
 	}
 
 	u0, s0 := cpuTime()
@@ -321,19 +314,22 @@ func (p *runPlan) execute(ctx context.Context, abort <-chan struct{}, stderr io.
 	u1, s1 := cpuTime()
 
 	rep := &Report{
-		Target: t.url, Mode: "closed", Conns: o.conns, Depth: o.depth,
+		Target: joinTargets(ts), Mode: "closed", Conns: o.conns, Depth: o.depth,
 		Call: p.calls.describe(), Start: r.start,
 	}
 	if inProcess {
-		rep.Target = "the demo server, in process (" + t.url + ")"
+		rep.Target = "the demo server, in process (" + ts[0].url + ")"
 	}
 	if p.rate != nil {
 		rep.Mode, rep.Rate, rep.Depth = "open", p.rate.text, 0
 	}
 	r.stats.report(rep, elapsed)
+	if len(ts) > 1 {
+		rep.Targets = r.stats.byTarget(ts, o.conns, failed, elapsed)
+	}
 	rep.CPU = CPU{UserS: (u1 - u0).Seconds(), SystemS: (s1 - s0).Seconds(), Machine: runtime.NumCPU(), Procs: procs, InProcess: inProcess}
 	rep.CPU.PerCallUS = perCall(u1-u0+s1-s0, rep.Responses)
-	if spent, ok := d.serversCPU(); ok {
+	if spent, ok := serversCPU(ds); ok {
 		rep.CPU.ServerPerCallUS = perCall(spent, rep.Responses)
 	}
 	if wall > 0 {
@@ -378,7 +374,11 @@ func (p *runPlan) warnings(rep *Report, r *runner) []string {
 	if p.rate != nil && rep.DurationS > 0 {
 		want := p.rate.to
 		if got := float64(rep.Requests+rep.Notifications) / rep.DurationS; p.rate.over == 0 && got < 0.9*want {
-			ws = append(ws, fmt.Sprintf("sent %.0f calls/s of the %.0f asked: the server or the generator could not keep up", got, want))
+			why := "the server or the generator could not keep up"
+			if failed := failedConns(rep.Targets); failed > 0 {
+				why = fmt.Sprintf("%d of the %d connections could not be opened, and their share of the rate was not sent", failed, rep.Conns)
+			}
+			ws = append(ws, fmt.Sprintf("sent %.0f calls/s of the %.0f asked: %s", got, want, why))
 		}
 	}
 	r.errMu.Lock()

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -150,6 +151,14 @@ func demoArgs(t *testing.T, args []string, dir string, lastJSON *string) ([]stri
 			i++
 			out = append(out, a, filepath.Join(dir, filepath.Base(args[i])))
 			continue
+		case a == "-target" && i+1 < len(args):
+			i++
+			target, err := demoTarget(t, args[i], dir)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, a, target)
+			continue
 		case a == "-compare":
 			if *lastJSON == "" {
 				t.Skip("no -json line to compare")
@@ -185,8 +194,22 @@ func takesValue(name string) bool {
 	return !ok || !bf.IsBoolFlag()
 }
 
-// demoTarget starts a demo server for a target of the kind of target.
+// demoTarget starts a demo server for a target of the kind of target,
+// one for each target of a list.
 func demoTarget(t *testing.T, target, dir string) (string, error) {
+	if list := splitTargets(target); len(list) > 1 {
+		for i, one := range list {
+			sub := filepath.Join(dir, strconv.Itoa(i)) // a unix socket's each
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				return "", err
+			}
+			var err error
+			if list[i], err = demoTarget(t, one, sub); err != nil {
+				return "", err
+			}
+		}
+		return strings.Join(list, ","), nil
+	}
 	kind, rest, _ := strings.Cut(target, ":")
 	_, path, _ := strings.Cut(strings.TrimPrefix(rest, "//"), "/")
 	switch kind {

@@ -58,6 +58,42 @@ type Report struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Thresholds crossed (-max-p99, -max-errors): the exit status is 1.
 	Failed []string `json:"failed,omitempty"`
+
+	// Targets is the breakdown of a run of several targets (Target then
+	// lists them, joined by commas), one per target in the order given;
+	// absent for one target. Their counts add up to the totals above.
+	Targets []TargetReport `json:"targets,omitempty"`
+}
+
+// TargetReport is one target's part of a run of several: what its
+// connections sent and got back. Its members mean what the Report's of
+// the same names mean, for that target alone; ThroughputRPS is over the
+// whole run's DurationS.
+type TargetReport struct {
+	Target string `json:"target"`
+	// Conns is how many of the run's connections went to it (connection i
+	// to target i mod n); FailedConns how many of them could not be
+	// opened: each failed the requests of its first write (transport
+	// errors) and sent no more.
+	Conns       int `json:"connections"`
+	FailedConns int `json:"failed_connections,omitempty"`
+
+	Requests        int64            `json:"requests"`
+	Notifications   int64            `json:"notifications"`
+	Responses       int64            `json:"responses"`
+	OK              int64            `json:"ok"`
+	Errors          int64            `json:"errors"`
+	ErrorCodes      map[string]int64 `json:"error_codes"`
+	TransportErrors int64            `json:"transport_errors"`
+	Mismatches      int64            `json:"mismatches"`
+	Lost            int64            `json:"lost"`
+	Duplicates      int64            `json:"duplicates"`
+	Unknown         int64            `json:"unknown"`
+
+	ThroughputRPS float64 `json:"throughput_rps"`
+	BytesSent     int64   `json:"bytes_sent"`
+	BytesReceived int64   `json:"bytes_received"`
+	LatencyUS     Latency `json:"latency_us"`
 }
 
 // Latency sums up a latency distribution, in microseconds.

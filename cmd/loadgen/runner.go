@@ -34,9 +34,10 @@ type runner struct {
 	quitOnce           sync.Once
 }
 
-// newRunner prepares a run of at most n calls (0: no bound).
-func newRunner(conns, depth int, rt *rate, calls *callSet, timeout time.Duration, n int64) *runner {
-	r := &runner{conns: conns, depth: depth, rate: rt, calls: calls, timeout: timeout, stats: newStats(), errSeen: map[string]int{}, quit: make(chan struct{})}
+// newRunner prepares a run of at most n calls (0: no bound) on conns
+// connections to targets targets.
+func newRunner(conns, targets, depth int, rt *rate, calls *callSet, timeout time.Duration, n int64) *runner {
+	r := &runner{conns: conns, depth: depth, rate: rt, calls: calls, timeout: timeout, stats: newStats(targets), errSeen: map[string]int{}, quit: make(chan struct{})}
 	if n <= 0 {
 		n = math.MaxInt64
 	}

@@ -73,8 +73,9 @@ func (t *tally) add(o *tally) {
 // stats gathers the run's measures. Safe for concurrent use.
 type stats struct {
 	shards []shard
-	// Sending side, counted by the writers.
-	requests, notifications, bytesOut, lost atomic.Int64
+	// targets are the run's targets' parts: target k's connections record
+	// in targets[k].shards, a part of shards no other target's share.
+	targets []targetStats
 
 	start    time.Time
 	mu       sync.Mutex // the collector's
@@ -87,18 +88,37 @@ type stats struct {
 	prevFrom  time.Duration
 }
 
-// newStats makes the stats of a run; set start when it begins.
-func newStats() *stats {
-	s := &stats{shards: make([]shard, 2*runtime.GOMAXPROCS(0))}
+// targetStats is what one target's connections sent, and where they
+// record what came back.
+type targetStats struct {
+	shards []shard // its part of stats.shards
+	// Sending side, counted by the writers.
+	requests, notifications, bytesOut, lost atomic.Int64
+}
+
+// newStats makes the stats of a run of n targets (at least 1); set start
+// when it begins. Each target has its own shards, about 2×GOMAXPROCS in
+// all, so that its answers can be summed apart at the end: no per-call
+// cost beyond the shard a connection records in anyway.
+func newStats(n int) *stats {
+	per := max(1, (2*runtime.GOMAXPROCS(0)+n-1)/n)
+	s := &stats{shards: make([]shard, n*per), targets: make([]targetStats, n)}
 	for i := range s.shards {
 		s.shards[i].total = newHist()
 		s.shards[i].cur = newHist()
 	}
+	for k := range s.targets {
+		s.targets[k].shards = s.shards[k*per : (k+1)*per]
+	}
 	return s
 }
 
-// shard returns the shard of connection i.
-func (s *stats) shard(i int) *shard { return &s.shards[i%len(s.shards)] }
+// place returns the target and the shard of connection i: target i mod
+// n, as the run dials it.
+func (s *stats) place(i int) (*targetStats, *shard) {
+	tg := &s.targets[i%len(s.targets)]
+	return tg, &tg.shards[(i/len(s.targets))%len(tg.shards)]
+}
 
 // answered records an answer's latency and what it was.
 // errorAnswer counts an error answer of code; the first of each code
@@ -186,51 +206,95 @@ func latency(h *hdrhistogram.Histogram) Latency {
 	}
 }
 
-// report fills r with the totals; the last interval must be ticked.
-func (s *stats) report(r *Report, elapsed time.Duration) {
+// merged sums up what shards recorded: the latencies and the counts.
+func merged(shards []shard) (*hdrhistogram.Histogram, tally) {
 	h := newHist()
 	var t tally
-	for i := range s.shards {
-		sh := &s.shards[i]
+	for i := range shards {
+		sh := &shards[i]
 		sh.mu.Lock()
 		h.Merge(sh.total)
 		t.add(&sh.sum)
 		t.add(&sh.tally)
 		sh.mu.Unlock()
 	}
-	r.DurationS = elapsed.Seconds()
-	r.Requests = s.requests.Load()
-	r.Notifications = s.notifications.Load()
-	r.BytesSent = s.bytesOut.Load()
-	r.Lost = s.lost.Load()
-	r.Responses = t.responses
-	r.OK = t.ok
-	r.TransportErrors = t.transport
-	r.Mismatches = t.mismatches
-	r.Duplicates = t.duplicates
-	r.Unknown = t.unknown
-	r.BytesReceived = t.bytesIn
-	r.ErrorCodes = make(map[string]int64, len(t.codes))
-	for c, n := range t.codes {
-		r.ErrorCodes[strconv.FormatInt(c, 10)] = n
+	return h, t
+}
+
+// sent is what connections sent, and how many of their requests were
+// never answered.
+type sent struct{ requests, notifications, bytesOut, lost int64 }
+
+func (tg *targetStats) sent() sent {
+	return sent{tg.requests.Load(), tg.notifications.Load(), tg.bytesOut.Load(), tg.lost.Load()}
+}
+
+// summarize counts what a run, or a target of it, sent and got back
+// (latencies h, answers t) over elapsed.
+func summarize(h *hdrhistogram.Histogram, t *tally, sn sent, elapsed time.Duration) TargetReport {
+	c := TargetReport{
+		Requests: sn.requests, Notifications: sn.notifications, BytesSent: sn.bytesOut, Lost: sn.lost,
+		Responses: t.responses, OK: t.ok, TransportErrors: t.transport, Mismatches: t.mismatches,
+		Duplicates: t.duplicates, Unknown: t.unknown, BytesReceived: t.bytesIn,
+		ErrorCodes: make(map[string]int64, len(t.codes)),
+		LatencyUS:  latency(h),
 	}
-	for c, e := range t.samples {
+	for code, n := range t.codes {
+		c.ErrorCodes[strconv.FormatInt(code, 10)] = n
+	}
+	c.Errors = t.errors + t.mismatches + sn.lost + t.duplicates + t.unknown
+	if elapsed > 0 {
+		c.ThroughputRPS = float64(t.responses) / elapsed.Seconds()
+	}
+	return c
+}
+
+// report fills r with the totals; the last interval must be ticked.
+func (s *stats) report(r *Report, elapsed time.Duration) {
+	h, t := merged(s.shards)
+	var sn sent
+	for k := range s.targets {
+		o := s.targets[k].sent()
+		sn.requests += o.requests
+		sn.notifications += o.notifications
+		sn.bytesOut += o.bytesOut
+		sn.lost += o.lost
+	}
+	c := summarize(h, &t, sn, elapsed)
+	r.DurationS = elapsed.Seconds()
+	r.Requests, r.Notifications, r.Responses, r.OK, r.Errors = c.Requests, c.Notifications, c.Responses, c.OK, c.Errors
+	r.ErrorCodes = c.ErrorCodes
+	r.TransportErrors, r.Mismatches, r.Lost, r.Duplicates, r.Unknown = c.TransportErrors, c.Mismatches, c.Lost, c.Duplicates, c.Unknown
+	r.ThroughputRPS, r.BytesSent, r.BytesReceived = c.ThroughputRPS, c.BytesSent, c.BytesReceived
+	r.LatencyUS = c.LatencyUS
+	for code, e := range t.samples {
 		if r.ErrorSamples == nil {
 			r.ErrorSamples = make(map[string]string)
 		}
-		r.ErrorSamples[strconv.FormatInt(c, 10)] = e
+		r.ErrorSamples[strconv.FormatInt(code, 10)] = e
 	}
-	r.Errors = t.errors + t.mismatches + r.Lost + t.duplicates + t.unknown
-	if elapsed > 0 {
-		r.ThroughputRPS = float64(t.responses) / elapsed.Seconds()
-	}
-	r.LatencyUS = latency(h)
 	if h.TotalCount() > 0 {
 		r.Percentiles = distribution(h)
 	}
 	s.mu.Lock()
 	r.Timeline = append([]Interval(nil), s.timeline...)
 	s.mu.Unlock()
+}
+
+// byTarget is the run's breakdown by target, in the order of ts (the
+// stats' targets); failed counts each target's connections that could
+// not be opened. The last interval must be ticked.
+func (s *stats) byTarget(ts []target, conns int, failed []int, elapsed time.Duration) []TargetReport {
+	out := make([]TargetReport, len(s.targets))
+	for k := range s.targets {
+		tg := &s.targets[k]
+		h, t := merged(tg.shards)
+		out[k] = summarize(h, &t, tg.sent(), elapsed)
+		out[k].Target = ts[k].url
+		out[k].Conns = connsOf(k, len(s.targets), conns)
+		out[k].FailedConns = failed[k]
+	}
+	return out
 }
 
 // distribution samples the latency at percentiles spread evenly on a

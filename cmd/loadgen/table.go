@@ -43,6 +43,9 @@ func writeTable(w io.Writer, r *Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := writeTargets(w, r.Targets); err != nil {
+		return err
+	}
 	for _, c := range slices.Sorted(maps.Keys(r.ErrorSamples)) {
 		fmt.Fprintf(w, "\n  first error %s: %s", c, r.ErrorSamples[c])
 	}

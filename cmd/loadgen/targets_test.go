@@ -205,7 +205,7 @@ func TestRun_usageErrors(t *testing.T) {
 		{[]string{"-notify", "2"}, "-notify", 2},
 		{[]string{"-procs", "-1"}, "-procs -1", 2},
 		{[]string{"ftp://x"}, "unknown scheme", 2},
-		{[]string{"a", "b"}, "one target at most", 2},
+		{[]string{"a", "b"}, "one TARGET argument at most", 2},
 		{[]string{"-compare", "a.json"}, "second report", 2},
 		{[]string{"-compare", "/nonexistent/a.json", "b.json"}, "a.json", 1},
 		{[]string{"-n", "1", "tcp://127.0.0.1:1"}, "connection 1 of 1", 1},

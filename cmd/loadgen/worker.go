@@ -37,6 +37,7 @@ type worker struct {
 	i      int
 	r      *runner
 	stream conn.Stream
+	tg     *targetStats // its target's counts
 	sh     *shard
 	rnd    *rand.Rand
 
@@ -64,8 +65,9 @@ type worker struct {
 }
 
 func newWorker(r *runner, i int, s conn.Stream, lines bool) *worker {
+	tg, sh := r.stats.place(i)
 	return &worker{
-		i: i, r: r, stream: s, sh: r.stats.shard(i), lines: lines,
+		i: i, r: r, stream: s, tg: tg, sh: sh, lines: lines,
 		refillAt: int64(r.depth) - refillLow(r.depth),
 		rnd:      rand.New(rand.NewPCG(uint64(i)+1, uint64(time.Now().UnixNano()))),
 		pending:  newPendingSet(4 * r.depth * r.calls.batch),
@@ -212,9 +214,9 @@ func (w *worker) send(ctx context.Context, n int, startOf func() time.Duration) 
 	}
 	w.mu.Unlock()
 	w.inflight.Add(msgs)
-	r.stats.requests.Add(reqs)
-	r.stats.notifications.Add(notes)
-	r.stats.bytesOut.Add(int64(len(w.buf)))
+	w.tg.requests.Add(reqs)
+	w.tg.notifications.Add(notes)
+	w.tg.bytesOut.Add(int64(len(w.buf)))
 	w.wmu.Lock()
 	err := w.stream.Write(w.buf)
 	w.wmu.Unlock()
@@ -475,7 +477,7 @@ wait:
 	lost := w.pending.len()
 	w.pending.clear()
 	w.mu.Unlock()
-	w.r.stats.lost.Add(int64(lost))
+	w.tg.lost.Add(int64(lost))
 }
 
 // inFlight is how many requests are unanswered.
