@@ -32,4 +32,3 @@ func (c *roundTrips) since(mark int64) (int64, int64) {
 	n := c.n.Load()
 	return n - mark, n
 }
-

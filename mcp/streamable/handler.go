@@ -28,13 +28,13 @@ type Handler struct {
 	events EventStore
 	store  SessionStore
 	shared SharedEventStore // events, if shared: one standalone stream per session
-
-	sharedSessions SharedSessionStore // store, if shared: deletions end local copies
-	deletions      deletionWatch
 	log    *slog.Logger
 	guard  transport.HostPolicy
 	inner  http.Handler // serveMethods behind Options.Middleware
 	cors   *cors        // nil: none
+
+	sharedSessions SharedSessionStore // store, if shared: deletions end local copies
+	deletions      deletionWatch
 
 	scan   bodyScanner
 	bodies codec.BufferPool

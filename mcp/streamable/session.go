@@ -3,8 +3,8 @@ package streamable
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"encoding/base32"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
