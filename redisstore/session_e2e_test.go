@@ -257,7 +257,6 @@ func TestSessions_redisDownAndBackEndToEnd(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-
 func noTool(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{}, nil
 }
