@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -106,16 +107,16 @@ func TestEventStore_keysExpireWithTheirSession(t *testing.T) {
 		t.Fatalf("keys: %v", keys)
 	}
 	for _, k := range keys {
-		if k[:len(st.Prefix())] != st.Prefix() {
+		if !strings.HasPrefix(k, st.Prefix()) {
 			t.Errorf("key %q lacks the prefix", k)
 		}
 		ttl, err := rdb.PTTL(ctx, k).Result()
 		must(t, err)
 		want := time.Hour
 		switch {
-		case k[len(k)-3:] == ":dk" || k[len(k)-len("dk"):] == "dk":
+		case strings.HasSuffix(k, ":dk"):
 			want = time.Second
-		case containsAny(k, "short"):
+		case strings.Contains(k, "short"):
 			want = 2 * time.Hour
 		}
 		if ttl <= 0 || ttl > want || ttl < want-time.Minute {
@@ -126,19 +127,10 @@ func TestEventStore_keysExpireWithTheirSession(t *testing.T) {
 	must(t, ss.Delete(ctx, "s"))
 	left, _ := rdb.Keys(ctx, st.Prefix()+"*:s:*").Result()
 	for _, k := range left {
-		if !containsAny(k, "dedup") {
+		if !strings.Contains(k, "dedup") {
 			t.Errorf("left after Forget: %q", k)
 		}
 	}
-}
-
-func containsAny(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 // A long session's POST streams do not pile up: past maxStreams the
