@@ -178,4 +178,22 @@
 // started (re-created from its stored initialize request), and a session
 // deleted on one is refused by all within a quarter of SessionTimeout. The
 // in-memory defaults serve one process.
+//
+// A store may share more (redisstore's do). A SharedSessionStore tells
+// every instance of a deletion, and each ends its copy of the session at
+// once. With a SharedEventStore a session's standalone stream is one
+// stream for all instances: its id is derived from the session's id, the
+// store numbers its events, whatever any instance's copy of the session
+// sends outside a request is published to it (a server-wide
+// list_changed or resources/updated that several copies send for one
+// change is kept once: the store drops a repeat of the same bytes within
+// a second), and the GET, on whichever instance, delivers them in order,
+// woken by the store and polling it every two seconds in case a wake-up
+// was lost. A client resuming it with Last-Event-ID on any instance gets
+// the events after that one, then the live stream; a fresh GET starts
+// after the stream's last event. When the store fails, an event still
+// reaches a GET on the instance that sends it, without an id (it cannot
+// be resumed), and the failure is logged; a new session is refused with
+// 503 and -32000 "session store unavailable; retry" (Retry-After); the
+// sessions an instance holds go on being served.
 package streamable

@@ -36,6 +36,9 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 // answers with a live stream, which ends s's activity (httpSession.end)
 // once over.
 func (h *Handler) getStream(w http.ResponseWriter, r *http.Request, s *httpSession, last string) bool {
+	if last == "" && s.standalone.shared != nil {
+		return h.getShared(w, r, s, 0, true)
+	}
 	if last == "" {
 		wr, replay, priming, err := s.standalone.attach(r.Context(), 0, true)
 		switch {
@@ -55,6 +58,9 @@ func (h *Handler) getStream(w http.ResponseWriter, r *http.Request, s *httpSessi
 		return false
 	}
 	st := s.stream(id)
+	if st != nil && st.shared != nil {
+		return h.getShared(w, r, s, n, false)
+	}
 	if st == nil {
 		// Done (its answer emitted) or unknown: what the store holds after
 		// that event, then the end.
@@ -86,6 +92,28 @@ func (h *Handler) pump(w http.ResponseWriter, r *http.Request, s *httpSession, s
 		o.pump(ctx, st, wr, replay, priming)
 		s.end(false)
 	})
+}
+
+// getShared answers a GET with s's shared standalone stream, from the
+// event after after (exclusive: a fresh GET, from the stream's last), and
+// reports whether it answered with a live stream.
+func (h *Handler) getShared(w http.ResponseWriter, r *http.Request, s *httpSession, after uint64, exclusive bool) bool {
+	a, err := s.standalone.attachShared(r.Context(), after, exclusive)
+	switch {
+	case errors.Is(err, errStreamBusy):
+		httpjson.Error(w, http.StatusConflict, codec.CodeInvalidRequest, "Conflict: the session's standalone stream is already open")
+	case errors.Is(err, ErrSessionNotFound): // it ended meanwhile
+		h.noSession(w, err)
+	case err != nil:
+		h.storeFailed(w, err)
+	default:
+		h.stream(w, r, http.StatusOK, func(ctx context.Context, o *sseResponse) {
+			o.pumpShared(ctx, s.standalone, a)
+			s.end(false)
+		})
+		return true
+	}
+	return false
 }
 
 func (h *Handler) storeFailed(w http.ResponseWriter, err error) {

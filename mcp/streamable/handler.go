@@ -27,10 +27,14 @@ type Handler struct {
 	opts   Options
 	events EventStore
 	store  SessionStore
+	shared SharedEventStore // events, if shared: one standalone stream per session
 	log    *slog.Logger
 	guard  transport.HostPolicy
 	inner  http.Handler // serveMethods behind Options.Middleware
 	cors   *cors        // nil: none
+
+	sharedSessions SharedSessionStore // store, if shared: deletions end local copies
+	deletions      deletionWatch
 
 	scan   bodyScanner
 	bodies codec.BufferPool
@@ -56,6 +60,8 @@ func NewHandler(srv *mcp.Server, opts *Options) *Handler {
 		guard:  o.hostPolicy(),
 		cors:   newCORS(o.CORS, http.MethodGet, http.MethodPost, http.MethodDelete),
 	}
+	h.shared, _ = o.EventStore.(SharedEventStore)
+	h.sharedSessions, _ = o.SessionStore.(SharedSessionStore)
 	boundSessions(&h.sessions, srv, &o)
 	h.inner = o.wrap(http.HandlerFunc(h.serveMethods))
 	return h
@@ -226,6 +232,7 @@ func (h *Handler) revive(r *http.Request, id string, state []byte) (*httpSession
 	}
 	_ = s.c.ServeBody(ctx, initializedNote, func([]byte) {})
 	s.touched.Store(time.Now().UnixNano())
+	h.watchDeletions(ctx)
 	if other, ok := h.register(s); !ok {
 		s.close(endClosed)
 		if other == nil || other.owner != s.owner {
@@ -276,6 +283,7 @@ func (h *Handler) Len() int { return h.sessions.Len() }
 // that other instances of the server sharing them may go on serving the
 // sessions.
 func (h *Handler) Close() error {
+	h.deletions.close()
 	h.home.close()
 	return h.sessions.Close()
 }
@@ -291,6 +299,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	home := make(chan error, 1)
 	go func() { home <- h.home.shutdown(ctx) }()
 	err := h.sessions.Shutdown(ctx)
+	h.deletions.close()
 	return errors.Join(err, <-home)
 }
 

@@ -83,6 +83,10 @@ func refuseSession(w http.ResponseWriter, e *codec.Error) {
 	w.Write(codec.AppendError(nil, nil, e))
 }
 
+// errStoreUnavailable refuses a new session whose SessionStore failed
+// (503, with Retry-After: refuseSession): another try may find it back.
+var errStoreUnavailable = &codec.Error{Code: codec.CodeOverloaded, Message: "session store unavailable; retry"}
+
 // refuseShutdown answers a request for a new session once the handler is
 // shutting down or closed: 503, -32000.
 func refuseShutdown(w http.ResponseWriter) {

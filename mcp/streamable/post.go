@@ -164,9 +164,10 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 	if err := h.store.Create(r.Context(), s.id, storedState(s.owner, body), h.ttl()); err != nil {
 		s.close(endClosed)
 		h.log.Error("mcp: session store", "err", err)
-		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: session store unavailable")
+		refuseSession(w, errStoreUnavailable)
 		return
 	}
+	h.watchDeletions(r.Context())
 	w.Header().Set(headerSession, s.id)
 	if asJSON {
 		w.Header()["Content-Type"] = httpjson.ContentType

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -64,6 +65,9 @@ func (h *Handler) newHTTPSession(r *http.Request, id string) (*httpSession, erro
 	s := &httpSession{h: h, id: id, slot: slot, owner: ownerOf(r), streams: map[string]*sseStream{}, byRequest: map[string]*sseStream{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.standalone = &sseStream{sess: s, id: randomID(8), standalone: true}
+	if h.shared != nil { // one stream on every instance
+		s.standalone.id, s.standalone.shared = standaloneID(id), h.shared
+	}
 	s.streams[s.standalone.id] = s.standalone
 	out := &sessionOut{s: s, done: make(chan struct{})}
 	ss, err := h.srv.ConnectTransport(s.ctx, conn.NewMessageStream(out, nil), &conn.Peer{Transport: "http", Addr: r.RemoteAddr}, s)
@@ -141,6 +145,7 @@ const (
 	endClosed  endReason = iota // the handler closes: other instances may go on
 	endDeleted                  // the client or the application ended it, or another instance did
 	endExpired                  // idle past SessionTimeout
+	endGone                     // deleted through the store by another instance: nothing left to delete
 )
 
 // close ends the session once: it is forgotten by the handler (and, when
@@ -171,7 +176,10 @@ func (s *httpSession) close(why endReason) {
 		s.h.logStoreErr(s.h.store.Delete(ctx, s.id))
 		s.h.logStoreErr(s.h.events.Forget(ctx, s.id))
 	case endExpired:
-		if _, err := s.h.store.Load(ctx, s.id); err != nil { // nobody else keeps it alive
+		if _, err := s.h.store.Load(ctx, s.id); errors.Is(err, ErrSessionNotFound) { // nobody else keeps it alive
+			if s.h.sharedSessions != nil { // the other instances' copies end too
+				s.h.logStoreErr(s.h.store.Delete(ctx, s.id))
+			}
 			s.h.logStoreErr(s.h.events.Forget(ctx, s.id))
 		}
 	}

@@ -30,6 +30,7 @@ type sseStream struct {
 	sess       *httpSession
 	id         string
 	standalone bool
+	shared     SharedEventStore // a standalone stream's, on a shared store: see SharedEventStore
 
 	mu      sync.Mutex
 	seq     uint64     // number of the last event
@@ -54,6 +55,7 @@ const maxQueued = 4096
 type sseWriter struct {
 	wake   chan struct{} // one token: events were queued
 	detach chan struct{} // closed: let go of the stream
+	fetch  chan struct{} // one token: this instance published (pumpShared)
 	retry  bool          // detached by CloseSSEStream: announce the retry delay
 	rest   []queued      // likewise: what was queued, written out before the end
 }
@@ -73,8 +75,15 @@ func parseEventID(id string) (stream string, n uint64, ok bool) {
 }
 
 // emit numbers msg, stores it, and queues it for the attached writer; it
-// is the stream's Related sink. msg is valid only during the call.
-func (st *sseStream) emit(msg []byte) { st.put(msg, false) }
+// is the stream's Related sink. msg is valid only during the call. On a
+// shared store, the store numbers it (publish).
+func (st *sseStream) emit(msg []byte) {
+	if st.shared != nil {
+		st.publish(msg)
+		return
+	}
+	st.put(msg, false)
+}
 
 // answer emits the answer of a POST's body: the stream is done.
 func (st *sseStream) answer(msg []byte) { st.put(msg, true) }
@@ -92,6 +101,10 @@ func (st *sseStream) offer(msg []byte) bool {
 	defer st.mu.Unlock()
 	if st.writer == nil || st.done {
 		return false
+	}
+	if st.shared != nil { // live only, with no id: not numbered here
+		st.queueLocked(0, msg)
+		return true
 	}
 	st.putLocked(msg, false)
 	return true
@@ -114,14 +127,7 @@ func (st *sseStream) putLocked(msg []byte, last bool) {
 	if err := s.h.events.Append(s.ctx, s.id, st.id, st.seq, msg); err != nil {
 		s.h.log.Warn("mcp: event store append failed", "session", s.id, "err", err)
 	}
-	if w := st.writer; w != nil {
-		if len(st.queue) >= maxQueued {
-			st.detachLocked(false)
-		} else {
-			st.queue = append(st.queue, queued{st.seq, append([]byte(nil), msg...)})
-			signal(w.wake)
-		}
-	}
+	st.queueLocked(st.seq, msg)
 	if last {
 		st.finishLocked()
 	}
@@ -135,6 +141,19 @@ func (st *sseStream) finish() {
 		st.finishLocked()
 	}
 	st.mu.Unlock()
+}
+
+// queueLocked queues event seq for the attached writer, if any, letting
+// go of a writer that does not keep up.
+func (st *sseStream) queueLocked(seq uint64, msg []byte) {
+	if w := st.writer; w != nil {
+		if len(st.queue) >= maxQueued {
+			st.detachLocked(false)
+		} else {
+			st.queue = append(st.queue, queued{seq, append([]byte(nil), msg...)})
+			signal(w.wake)
+		}
+	}
 }
 
 func (st *sseStream) finishLocked() {
