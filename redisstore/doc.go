@@ -12,7 +12,7 @@
 //	defer st.Close()
 //
 // Every key the package writes starts with Options.Prefix ("mcpwire:" by
-// default) and has a time to live; the keys are listed in keys.go. Only
+// default) and has a time to live; the keys are listed in keys.md. Only
 // commands that Redis 6.2 and later and Valkey 7 and later both have are
 // used. Every call to Redis is bounded by Options.Timeout as well as by
 // its context, so that no request waits on a Redis that is gone past its
