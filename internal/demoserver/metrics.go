@@ -25,9 +25,10 @@ type metricsServer struct {
 }
 
 // serveMetrics starts serving /metrics on addr (HOST:PORT; port 0 picks
-// one), naming the instance in mcpwire_instance_info. It logs the URL it serves ("metrics=http://HOST:PORT/metrics"),
+// one), naming the instance in mcpwire_instance_info, and with -redis
+// (redisUp not nil) whether Redis answers in mcpwire_redis_up. It logs the URL it serves ("metrics=http://HOST:PORT/metrics"),
 // so that a script asking for port 0 can find it.
-func serveMetrics(addr, instance string, e *engine, log *slog.Logger) (*metricsServer, error) {
+func serveMetrics(addr, instance string, redisUp func() bool, e *engine, log *slog.Logger) (*metricsServer, error) {
 	reg := prometheus.NewRegistry()
 	col, err := metrics.New(reg, nil)
 	if err != nil {
@@ -41,6 +42,17 @@ func serveMetrics(addr, instance string, e *engine, log *slog.Logger) (*metricsS
 		col.WatchCache(e.cache),
 		registerInstance(reg, instance),
 	)
+	if err == nil && redisUp != nil {
+		err = reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "mcpwire_redis_up",
+			Help: "1 if the Redis of -redis answered PING when scraped (within a second), 0 if not.",
+		}, func() float64 {
+			if redisUp() {
+				return 1
+			}
+			return 0
+		}))
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -151,3 +151,12 @@ func (l *redisLink) shutdown() error {
 	l.watcher.Wait()
 	return l.close()
 }
+
+// upFunc returns a function reporting whether Redis answers PING now
+// (within the store's timeout), for -metrics; nil for a nil link.
+func (l *redisLink) upFunc() func() bool {
+	if l == nil {
+		return nil
+	}
+	return func() bool { return l.st.Ping(context.Background()) == nil }
+}

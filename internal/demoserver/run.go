@@ -83,7 +83,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, logw io.Wri
 	}
 	defer e.close()
 	if cfg.metrics != "" {
-		ms, merr := serveMetrics(cfg.metrics, cfg.instance, e, log)
+		ms, merr := serveMetrics(cfg.metrics, cfg.instance, link.upFunc(), e, log)
 		if merr != nil {
 			return merr
 		}
