@@ -147,16 +147,22 @@ func (c *cluster) toolCalls(t *testing.T) map[string]float64 {
 // TestScaleout_statelessCallsSpreadEvenly: 2026-07-28 stateless
 // tools/call through the round-robin proxy are served by every instance,
 // each a third of them (±10 %), as each instance's own metrics count
-// them, and as the proxy sent them.
+// them, and as the proxy sent them. They cost Redis nothing: the
+// redis-server runs no command while they are served.
 func TestScaleout_statelessCallsSpreadEvenly(t *testing.T) {
 	c := startCluster(t)
 	const n, workers = 300, 6
 	deadline := 10 * time.Second
-	before := c.toolCalls(t)
+	before := c.toolCalls(t) // before redisCommands: a scrape PINGs Redis
+	rdb := c.redisClient(t)
+	commands := redisCommands(t, rdb)
 	l := runLoad(t, n, workers, deadline, func(ctx context.Context, id int) (string, error) {
 		return call26(ctx, c.hc, c.proxy.URL(), id)
 	}, nil)
 	l.check(t, deadline)
+	if d := redisCommands(t, rdb) - commands; d != 0 {
+		t.Errorf("%d stateless tools/call cost Redis %d commands, want none", n, d)
+	}
 	third := float64(n) / float64(len(instanceNames))
 	total := 0.0
 	for _, name := range instanceNames {
