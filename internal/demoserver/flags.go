@@ -169,7 +169,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 		err = checkRedisURL(*redisURL)
 	}
 	if err == nil && *redisPrefix == "" && *redisURL != "" {
-		err = errors.New("-redis-prefix: want a prefix, the default is " + redisstore.DefaultPrefix)
+		err = fmt.Errorf("-redis-prefix: want a prefix (default %q)", redisstore.DefaultPrefix)
 	}
 	var oc oauthConfig
 	if err == nil {
