@@ -33,6 +33,9 @@
 //	                                            # (-32009 / HTTP 401 without one; add needs demo.write: -32010 / HTTP 403);
 //	                                            # metadata at /.well-known/oauth-protected-resource/mcp
 //	demoserver -rate 100                        # 100 calls per second per peer (-32011 / HTTP 429 past it)
+//	demoserver -listen http://127.0.0.1:8080 -redis redis://127.0.0.1:6379/0 -instance a
+//	                                            # one of several instances sharing their state through that Redis
+//	                                            # (docs/scale-out.md); instance=a on every log line
 //
 // Every session shares one worker pool, one response cache and one
 // admission limit (internal/demoserver/engine.go): a fixed one the size of

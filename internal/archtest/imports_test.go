@@ -89,7 +89,11 @@ var until = map[string][]string{
 	// told apart by their conn.Peer. -oauth-issuer puts package oauth's
 	// resource server there instead (oauth.Bearer, its verifiers and
 	// metadata handler).
-	"cmd/demoserver": {"cache", "codec", "conn", "metrics", "middleware", "oauth", "pool", "router"},
+	// -redis shares the server's state with other instances through
+	// package redisstore (internal/demoserver/redis.go: redisstore.Dial,
+	// one Store, applied to the options of the parts it shares). It goes
+	// once DESIGN.md §2's cmd/demoserver row lists the stores.
+	"cmd/demoserver": {"cache", "codec", "conn", "metrics", "middleware", "oauth", "pool", "redisstore", "router"},
 	// The client decides a retry by the JSON-RPC code of an answer
 	// (codec.CodeOverloaded, codec.CodeRequestTimeout: the one table of
 	// codes is codec's) and data.retryAfterMs (codec.Error), frames its
@@ -109,8 +113,8 @@ var until = map[string][]string{
 	// With no target it runs the demo server in process
 	// (internal/demoserver.Start), and is charged with what that server
 	// imports (see cmd/demoserver's entry): cache, metrics, middleware,
-	// oauth, pool, router. They go when cmd/demoserver's do.
-	"cmd/loadgen": {"codec", "cache", "metrics", "middleware", "oauth", "pool", "router"},
+	// oauth, pool, redisstore, router. They go when cmd/demoserver's do.
+	"cmd/loadgen": {"codec", "cache", "metrics", "middleware", "oauth", "pool", "redisstore", "router"},
 }
 
 // rowOf returns the table row that governs pkg: its own, or examples/… for

@@ -22,7 +22,8 @@ type engine struct {
 	conn         *conn.Options
 }
 
-// newEngine builds the engine the flags ask for; close it with close.
+// newEngine builds the engine the flags ask for, its cache with co;
+// close it with close.
 //
 // Every session has the same pool and the same admission. The admission
 // admits at most what the pool can hold, its workers plus its queue
@@ -30,12 +31,12 @@ type engine struct {
 // inside the pool's Submit: a full server is met by the connection's own
 // overload policy (-overload), which answers -32000 at once or stops
 // reading, the same as a connection's -max-inflight.
-func newEngine(cfg config, log *slog.Logger) (*engine, error) {
+func newEngine(cfg config, co *cache.Options, log *slog.Logger) (*engine, error) {
 	p, err := pool.New(&pool.Options{Overload: cfg.overload})
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{pool: p, cache: cache.New(nil)}
+	e := &engine{pool: p, cache: cache.New(co)}
 	capacity := p.Cap() + p.QueueCap()
 	if cfg.adaptive {
 		a := pool.NewAdaptiveLimiter(&pool.AdaptiveOptions{

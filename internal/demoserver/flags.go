@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwire/mcpwire/mcp"
 	"github.com/mcpwire/mcpwire/mcp/streamable"
 	"github.com/mcpwire/mcpwire/pool"
+	"github.com/mcpwire/mcpwire/redisstore"
 	"github.com/mcpwire/mcpwire/transport"
 )
 
@@ -44,6 +45,9 @@ type config struct {
 	sessionIdle time.Duration // -session-idle: 0 for never
 	readTimeout time.Duration // -read-timeout
 	oauth       oauthConfig   // -oauth-*
+	redis       string        // -redis: a redis:// URL, or "" for none
+	redisPrefix string        // -redis-prefix
+	instance    string        // -instance: never "" once parsed
 }
 
 // The values of -http-server.
@@ -95,6 +99,9 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	maxPerPeer := fs.Int("max-sessions-per-peer", streamable.DefaultMaxSessionsPerPrincipal, "with -listen http://…, hold at most `N` MCP sessions of one client: an IP address, or,\nwith -auth-token, the token's holders together; past it HTTP 503 and -32000,\ndata.limit \"maxSessionsPerPrincipal\" (0: no limit)")
 	sessionIdle := fs.Duration("session-idle", streamable.DefaultSessionTimeout, "with -listen http://…, end an MCP session whose client has sent no request for `D`\n(pings and responses aside) and has none running nor, on /mcp, a stream open (0: never)")
 	readTimeout := fs.Duration("read-timeout", transport.DefaultHTTPReadTimeout, "with -listen http://…, how long a client may take to send a request's body once its\nheader is in (and its header, up to 10s), on every endpoint and -fast-rpc; past it the\nrequest is answered 400 if it can be and the connection closed")
+	redisURL := fs.String("redis", "", "share what several instances must share through the Redis (or Valkey) at `URL`\n(redis://[USER:PASSWORD@]HOST:PORT/DB, rediss:// for TLS), with every other demo\nserver given the same URL and -redis-prefix (docs/scale-out.md); a Redis that does not\nanswer is logged, not fatal: the server serves on and uses it once it answers")
+	redisPrefix := fs.String("redis-prefix", redisstore.DefaultPrefix, "with -redis, the `PREFIX` of every key and channel: servers sharing a Redis but not\ntheir state each need their own")
+	instance := fs.String("instance", "", "this server's `NAME` among the instances sharing -redis: on every log line (instance=NAME)\nand in -metrics (mcpwire_instance_info{instance=\"NAME\"}) (default: the host name and\nthe process id, HOST-PID)")
 	adaptive := fs.Bool("adaptive", false, "limit the requests of all connections together by an adaptive limit that follows\nmeasured latency, instead of a fixed one the size of the pool and its queue")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -155,6 +162,15 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	if err == nil && *sessionIdle < 0 {
 		err = fmt.Errorf("-session-idle %v: want a positive duration, 0 for never", *sessionIdle)
 	}
+	if err == nil && *instance != "" && !instanceNamePattern.MatchString(*instance) {
+		err = fmt.Errorf("-instance %q: want 1 to 64 letters, digits, '.', '-' and '_', starting with a letter or digit", *instance)
+	}
+	if err == nil && *redisURL != "" {
+		err = checkRedisURL(*redisURL)
+	}
+	if err == nil && *redisPrefix == "" && *redisURL != "" {
+		err = fmt.Errorf("-redis-prefix: want a prefix (default %q)", redisstore.DefaultPrefix)
+	}
 	var oc oauthConfig
 	if err == nil {
 		oc, err = parseOAuth(*listen, *authToken, *oauthIssuer, *oauthAudience, *oauthScopes, *oauthClientID, *oauthClientSecret)
@@ -171,6 +187,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag, fastRPC: *fastRPC, httpServer: *httpServer,
 		keepAlive: *keepAlive, cors: splitList(*cors), readTimeout: *readTimeout,
 		maxSessions: *maxSessions, maxPerPeer: *maxPerPeer, sessionIdle: *sessionIdle, oauth: oc,
+		redis: *redisURL, redisPrefix: *redisPrefix, instance: instanceName(*instance),
 	}, nil
 }
 

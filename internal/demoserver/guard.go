@@ -27,6 +27,9 @@ type guard struct {
 	rate   float64  // -rate: calls per second per peer; 0 for no limit
 	log    *slog.Logger
 	debug  bool // -v: one record per call
+
+	// rateOptions are -rate's limiter's (nil: the defaults).
+	rateOptions *middleware.RateOptions
 }
 
 // middleware returns the router middleware, in the order package
@@ -39,7 +42,7 @@ func (g *guard) middleware() []router.Middleware {
 	}
 	if g.rate > 0 {
 		// Bursts of one second's worth of calls.
-		mw = append(mw, middleware.RateLimit(rate.Limit(g.rate), int(math.Ceil(g.rate)), nil))
+		mw = append(mw, middleware.RateLimit(rate.Limit(g.rate), int(math.Ceil(g.rate)), g.rateOptions))
 	}
 	if g.authenticates() || len(g.forbid) > 0 {
 		mw = append(mw, middleware.Auth(g.authenticator(), g.authorizer()))

@@ -25,7 +25,9 @@ import (
 // per connection), on the address of cfg.listen ("http://HOST:PORT"; port
 // 0 picks one, logged as "listening addr=http://…" and given to ready once
 // -fast-rpc's address listens too) until ctx is done (SIGINT/SIGTERM, or
-// Server.Close); then it shuts down within cfg.grace. g's token, if any,
+// Server.Close); then it shuts down within cfg.grace. hopts are /mcp's and
+// /sse's options (sessionOptions', and the stores shareThrough set); it
+// adds to them what this function decides. g's token, if any,
 // is checked on every request (the sessions' calls go through g's
 // middleware too).
 //
@@ -34,7 +36,7 @@ import (
 // streamable.DefaultHTTPTimeout of its header, whichever endpoint it is for, and
 // /rpc bounds each answer's write itself. A POST to /rpc still running
 // when the shutdown's grace is over is answered -32004 with status 503.
-func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Logger, ready func(url string)) error {
+func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, hopts *streamable.Options, log *slog.Logger, ready func(url string)) error {
 	srv := d.srv
 	ln, err := net.Listen("tcp", strings.TrimPrefix(cfg.listen, "http://"))
 	if err != nil {
@@ -46,7 +48,6 @@ func serveHTTP(ctx context.Context, d *demo, g *guard, cfg config, log *slog.Log
 	// here, /rpc's calls through the sessions' middleware (the header is
 	// in their context).
 	mux := http.NewServeMux()
-	hopts := sessionOptions(cfg)
 	if g.oauth {
 		audience := cfg.oauth.audience
 		if audience == "" {

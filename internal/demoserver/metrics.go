@@ -25,9 +25,10 @@ type metricsServer struct {
 }
 
 // serveMetrics starts serving /metrics on addr (HOST:PORT; port 0 picks
-// one). It logs the URL it serves ("metrics=http://HOST:PORT/metrics"),
+// one), naming the instance in mcpwire_instance_info, and with -redis
+// (redisUp not nil) whether Redis answers in mcpwire_redis_up. It logs the URL it serves ("metrics=http://HOST:PORT/metrics"),
 // so that a script asking for port 0 can find it.
-func serveMetrics(addr string, e *engine, log *slog.Logger) (*metricsServer, error) {
+func serveMetrics(addr, instance string, redisUp func() bool, e *engine, log *slog.Logger) (*metricsServer, error) {
 	reg := prometheus.NewRegistry()
 	col, err := metrics.New(reg, nil)
 	if err != nil {
@@ -39,7 +40,19 @@ func serveMetrics(addr string, e *engine, log *slog.Logger) (*metricsServer, err
 		col.WatchWorkers(e.pool),
 		col.WatchLimit(e.limit, e.inUse),
 		col.WatchCache(e.cache),
+		registerInstance(reg, instance),
 	)
+	if err == nil && redisUp != nil {
+		err = reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "mcpwire_redis_up",
+			Help: "1 if the Redis of -redis answered PING when scraped (within a second), 0 if not.",
+		}, func() float64 {
+			if redisUp() {
+				return 1
+			}
+			return 0
+		}))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -71,4 +84,16 @@ func (ms *metricsServer) stop(grace time.Duration) error {
 		err = errors.Join(err, serr)
 	}
 	return err
+}
+
+// registerInstance adds mcpwire_instance_info{instance="NAME"}, always 1:
+// which of the instances sharing a Redis (-instance) a scrape came from.
+func registerInstance(reg prometheus.Registerer, instance string) error {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "mcpwire_instance_info",
+		Help:        "Always 1; its label instance is this server's -instance name.",
+		ConstLabels: prometheus.Labels{"instance": instance},
+	})
+	g.Set(1)
+	return reg.Register(g)
 }

@@ -63,17 +63,27 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, logw io.Wri
 			log = slog.New(slog.NewTextHandler(logw, ho))
 		}
 	}
+	log = log.With("instance", cfg.instance)
 	if ready == nil {
 		ready = func(string) {}
 	}
 
-	e, err := newEngine(cfg, log)
+	link, err := openRedis(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, link.shutdown()) }() // after everything that may use it
+	sh := newSharable(cfg)
+	if link != nil {
+		shareThrough(link.st, sh)
+	}
+	e, err := newEngine(cfg, &sh.cache, log)
 	if err != nil {
 		return err
 	}
 	defer e.close()
 	if cfg.metrics != "" {
-		ms, merr := serveMetrics(cfg.metrics, e, log)
+		ms, merr := serveMetrics(cfg.metrics, cfg.instance, link.upFunc(), e, log)
 		if merr != nil {
 			return merr
 		}
@@ -81,7 +91,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, logw io.Wri
 		e.conn.Metrics = ms.col
 		defer func() { err = errors.Join(err, ms.stop(cfg.grace)) }()
 	}
-	g := &guard{token: cfg.authToken, oauth: cfg.oauth.issuer != "", forbid: cfg.forbid, rate: cfg.rate, log: log, debug: cfg.verbose}
+	g := &guard{token: cfg.authToken, oauth: cfg.oauth.issuer != "", forbid: cfg.forbid, rate: cfg.rate, rateOptions: &sh.rate, log: log, debug: cfg.verbose}
 	if g.oauth && !isHTTP(cfg.listen) { // over HTTP, once the server's URL is known
 		rs, err := newResourceServer(ctx, cfg.oauth, cfg.oauth.audience, log)
 		if err != nil {
@@ -91,6 +101,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, logw io.Wri
 		g.bearer = rs.bearer
 	}
 	d, err := newDemo(demoOptions{
+		server:        &sh.server,
 		toolScopes:    cfg.oauth.toolScopes,
 		conn:          e.conn,
 		guard:         g,
@@ -112,7 +123,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, logw io.Wri
 	defer stopWatch()
 
 	if isHTTP(cfg.listen) {
-		return serveHTTP(ctx, d, g, cfg, log, ready)
+		return serveHTTP(ctx, d, g, cfg, &sh.http, log, ready)
 	}
 	srv := transport.NewServer(d)
 

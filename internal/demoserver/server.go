@@ -15,6 +15,10 @@ import (
 
 // demoOptions choose what newDemo builds.
 type demoOptions struct {
+	// server is the base of the MCP server's options: its tasks' and the
+	// stores shareThrough set (nil: none, the tasks taskOptions). newDemo
+	// sets the rest on a copy.
+	server *mcp.ServerOptions
 	// conn is the base of every session's connection options (framing,
 	// pool, logger).
 	conn *conn.Options
@@ -74,28 +78,33 @@ func newDemo(o demoOptions) (*demo, error) {
 	if d.every <= 0 {
 		d.every = defaultWatchInterval
 	}
+	var so mcp.ServerOptions
+	if o.server != nil {
+		so = *o.server
+	}
+	if so.Tasks == nil {
+		so.Tasks = &taskOptions
+	}
+	so.Instructions = "The MCP conformance suite's fixtures, echo, the JSON-RPC 2.0 specification's example methods, and sleep and cached_sleep for load tests."
+	// Declared in full from the start, so every session is promised the
+	// list changes (test_dynamic_tool is added later).
+	so.Capabilities = &mcp.ServerCapabilities{
+		Tools:       &mcp.ToolsCapability{ListChanged: true},
+		Resources:   &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
+		Prompts:     &mcp.PromptsCapability{ListChanged: true},
+		Logging:     &mcp.LoggingCapability{},
+		Completions: &mcp.CompletionsCapability{},
+	}
+	so.PageSize = o.pageSize
+	so.KeepAlive = mcp.KeepAlive{Interval: o.keepAlive, MaxMissed: keepAliveMisses}
+	so.CompletionHandler = complete
+	so.Conn = o.conn
+	so.ToolScopes = o.toolScopes
 	d.srv = mcp.NewServer(&mcp.Implementation{
 		Name:    "mcpwire-demoserver",
 		Title:   "mcpwire demo server",
 		Version: "0.1.0",
-	}, &mcp.ServerOptions{
-		Instructions: "The MCP conformance suite's fixtures, echo, the JSON-RPC 2.0 specification's example methods, and sleep and cached_sleep for load tests.",
-		// Declared in full from the start, so every session is promised
-		// the list changes (test_dynamic_tool is added later).
-		Capabilities: &mcp.ServerCapabilities{
-			Tools:       &mcp.ToolsCapability{ListChanged: true},
-			Resources:   &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
-			Prompts:     &mcp.PromptsCapability{ListChanged: true},
-			Logging:     &mcp.LoggingCapability{},
-			Completions: &mcp.CompletionsCapability{},
-		},
-		PageSize:          o.pageSize,
-		KeepAlive:         mcp.KeepAlive{Interval: o.keepAlive, MaxMissed: keepAliveMisses},
-		CompletionHandler: complete,
-		Conn:              o.conn,
-		Tasks:             &taskOptions,
-		ToolScopes:        o.toolScopes,
-	})
+	}, &so)
 	if o.guard != nil {
 		d.srv.Use(o.guard.middleware()...) // cache hits go through it too
 	}

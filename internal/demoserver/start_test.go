@@ -85,27 +85,18 @@ func TestStart_servesHTTPAndMetrics(t *testing.T) {
 	}
 	hc := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
 	defer hc.CloseIdleConnections()
-
-	resp, err := hc.Post(url+"/rpc", "application/json", strings.NewReader(subtract))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK || !sameJSON(t, body, []byte(subtractAnswer)) {
-		t.Errorf("POST /rpc: %v %s %v, want 200 %s", resp.Status, body, err, subtractAnswer)
-	}
+	subtractOver(t, url)
 
 	_, metricsURL, ok := strings.Cut(logs.String(), " metrics=")
 	metricsURL, _, _ = strings.Cut(metricsURL, "\n")
 	if !ok || !strings.HasPrefix(metricsURL, "http://127.0.0.1:") || !strings.HasSuffix(metricsURL, "/metrics") {
 		t.Fatalf("no metrics=URL logged:\n%s", &logs)
 	}
-	resp, err = hc.Get(metricsURL)
+	resp, err := hc.Get(metricsURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err = io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `mcpwire_requests_total{code="0",method="subtract"} 1`) {
 		t.Errorf("GET %s: %v %v, want 200 and the call counted:\n%s", metricsURL, resp.Status, err, body)

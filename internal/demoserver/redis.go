@@ -1,0 +1,162 @@
+package demoserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpwire/mcpwire/cache"
+	"github.com/mcpwire/mcpwire/mcp"
+	"github.com/mcpwire/mcpwire/mcp/streamable"
+	"github.com/mcpwire/mcpwire/middleware"
+	"github.com/mcpwire/mcpwire/redisstore"
+)
+
+// sharable are the options of the parts of the demo server whose state
+// several instances can share. serve makes them before it builds those
+// parts, gives them to shareThrough with -redis, then to the parts:
+// newEngine (cache), the guard (rate), newDemo (server) and serveHTTP
+// (http). Without -redis they hold what the parts had always been given.
+type sharable struct {
+	server mcp.ServerOptions      // the MCP server's: its tasks, its sessions' state and notifications
+	http   streamable.Options     // /mcp's and /sse's: sessions and their events
+	cache  cache.Options          // the response cache's: its second tier
+	rate   middleware.RateOptions // -rate's: a budget shared by every instance
+	tasks  mcp.TaskOptions        // server.Tasks points here
+}
+
+// newSharable returns the options cfg gives the sharable parts.
+func newSharable(cfg config) *sharable {
+	o := &sharable{http: *sessionOptions(cfg), tasks: taskOptions}
+	o.server.Tasks = &o.tasks
+	return o
+}
+
+// shareThrough is THE place where the Redis store is applied to the demo
+// server: one line per store, on the options newSharable made, before any
+// part is built from them. Each store's own documentation says what it
+// does while Redis is down.
+func shareThrough(st *redisstore.Store, o *sharable) {
+	// Nothing yet: package redisstore has the Store and its bus, and the
+	// stores are set here, each on its option, as they are written:
+	// o.http's SessionStore and EventStore, o.tasks' Store, o.server's
+	// session-state and notification hooks and requestState key ring,
+	// o.cache's second tier, o.rate's shared budget.
+}
+
+// instanceNamePattern is what -instance accepts: a name that reads the
+// same in a log line, a metric's label and a Redis key.
+var instanceNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// instanceName returns -instance's value, or without one the host name
+// and the process id ("HOST-PID"), as redisstore.Options.Instance's
+// default is.
+func instanceName(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return host + "-" + strconv.Itoa(os.Getpid())
+}
+
+// checkRedisURL checks -redis's URL as redisstore.Dial reads it, and
+// -instance's name. Its error never repeats the URL (which may hold a
+// password).
+func checkRedisURL(raw string) error {
+	c, err := redisstore.Dial(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("-redis: want redis://[USER:PASSWORD@]HOST:PORT/DB or rediss://…: %v", err)
+	}
+	return c.Close()
+}
+
+// redisPingEvery is how often a server whose Redis does not answer
+// checks again, to log when it does.
+const redisPingEvery = time.Second
+
+// redisLink is -redis's connection: the go-redis client, the Store over
+// it, and the goroutine that logs when Redis comes back.
+type redisLink struct {
+	st      *redisstore.Store
+	close   func() error
+	stop    context.CancelFunc
+	watcher sync.WaitGroup
+}
+
+// openRedis dials -redis and makes the Store (nil, nil without -redis).
+// A Redis that does not answer PING is no reason to refuse to start: the
+// instance serves on, logs an error now and an info line once Redis
+// answers, and each store it shares says what it does meanwhile
+// (docs/scale-out.md, "Failure modes"). Close it with close.
+func openRedis(ctx context.Context, cfg config, log *slog.Logger) (*redisLink, error) {
+	if cfg.redis == "" {
+		return nil, nil
+	}
+	rdb, err := redisstore.Dial(cfg.redis)
+	if err != nil {
+		return nil, checkRedisURL(cfg.redis) // the same error, without the URL
+	}
+	st := redisstore.New(rdb, &redisstore.Options{Prefix: cfg.redisPrefix, Instance: cfg.instance})
+	wctx, stop := context.WithCancel(ctx)
+	l := &redisLink{st: st, stop: stop, close: func() error { return errors.Join(st.Close(), rdb.Close()) }}
+	where := rdb.Options().Addr
+	if err := st.Ping(ctx); err != nil {
+		log.Error("redis does not answer: serving on, sharing nothing until it does", "redis", where, "prefix", cfg.redisPrefix, "err", err)
+		l.watcher.Go(func() { l.awaitRedis(wctx, where, log) })
+	} else {
+		log.Info("redis answers: sharing state through it", "redis", where, "prefix", cfg.redisPrefix)
+	}
+	return l, nil
+}
+
+// awaitRedis pings Redis every redisPingEvery until it answers, then
+// logs it; it returns then or when ctx is done.
+func (l *redisLink) awaitRedis(ctx context.Context, where string, log *slog.Logger) {
+	t := time.NewTicker(redisPingEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if l.st.Ping(ctx) == nil {
+			log.Info("redis answers now: sharing state through it", "redis", where)
+			return
+		}
+	}
+}
+
+// shutdown stops the watcher and closes the Store and its client. A nil
+// link does nothing.
+func (l *redisLink) shutdown() error {
+	if l == nil {
+		return nil
+	}
+	l.stop()
+	l.watcher.Wait()
+	return l.close()
+}
+
+// upFunc returns a function reporting whether Redis answers PING now
+// (within the store's timeout), for -metrics; nil for a nil link.
+func (l *redisLink) upFunc() func() bool {
+	if l == nil {
+		return nil
+	}
+	return func() bool { return l.st.Ping(context.Background()) == nil }
+}
