@@ -5,8 +5,9 @@ import (
 	"strconv"
 )
 
-// defaultInstance names this process: its host name and process id.
-func defaultInstance() string {
+// DefaultInstance is Options.Instance's default: this process's host
+// name and process id, "HOST-PID".
+func DefaultInstance() string {
 	host, err := os.Hostname()
 	if err != nil || host == "" {
 		host = "localhost"

@@ -22,7 +22,7 @@ type Options struct {
 	// each get their own.
 	Prefix string
 	// Instance names this process among the instances sharing the store
-	// (default: the host name and process id). It is what messages meant
+	// (default: DefaultInstance). It is what messages meant
 	// for one instance are addressed to.
 	Instance string
 	// Timeout bounds each call to Redis whose context has no sooner
@@ -51,7 +51,7 @@ func New(rdb redis.UniversalClient, opts *Options) *Store {
 		o.Prefix = DefaultPrefix
 	}
 	if o.Instance == "" {
-		o.Instance = defaultInstance()
+		o.Instance = DefaultInstance()
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
 	"regexp"
-	"strconv"
 	"sync"
 	"time"
 
@@ -44,29 +42,21 @@ func newSharable(cfg config) *sharable {
 // part is built from them. Each store's own documentation says what it
 // does while Redis is down.
 func shareThrough(st *redisstore.Store, o *sharable) {
-	// Nothing yet: package redisstore has the Store and its bus, and the
-	// stores are set here, each on its option, as they are written:
-	// o.http's SessionStore and EventStore, o.tasks' Store, o.server's
-	// session-state and notification hooks and requestState key ring,
-	// o.cache's second tier, o.rate's shared budget.
+	o.http.SessionStore = st.SessionStore()
+	o.http.EventStore = st.EventStore(o.http.MaxSessionEvents, o.http.MaxSessionEventBytes)
 }
 
 // instanceNamePattern is what -instance accepts: a name that reads the
 // same in a log line, a metric's label and a Redis key.
 var instanceNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-// instanceName returns -instance's value, or without one the host name
-// and the process id ("HOST-PID"), as redisstore.Options.Instance's
-// default is.
+// instanceName returns -instance's value, or without one
+// redisstore.DefaultInstance ("HOST-PID").
 func instanceName(flag string) string {
 	if flag != "" {
 		return flag
 	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	return host + "-" + strconv.Itoa(os.Getpid())
+	return redisstore.DefaultInstance()
 }
 
 // checkRedisURL checks -redis's URL as redisstore.Dial reads it, and
