@@ -6,4 +6,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// ants starts its default pool's goroutines when imported (the tests
+// serve sessions: conn): they are not ours.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.IgnoreCurrent()) }
