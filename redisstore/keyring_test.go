@@ -156,6 +156,22 @@ func (in *instance) opens(st string) (bool, string) {
 	return true, ""
 }
 
+// waitOpens waits, polling within a bound, until other seals states that
+// in opens: until it has switched to in's key.
+func (in *instance) waitOpens(other *instance) {
+	in.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if ok, _ := in.opens(other.state()); ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			in.t.Fatal("the instance never sealed with the new key")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestKeyRing_sharedByTwoInstances: a state sealed by one instance opens
 // on the other; a rotation done on the second reaches the first, which
 // then seals with the new key (a server holding only that key opens it);
@@ -183,19 +199,10 @@ func TestKeyRing_sharedByTwoInstances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// a learns of the key over the bus (the reload is an hour away) and
+	// starts sealing with it after the delay.
 	onlyNew := newInstance(t, nil, []mcp.RequestStateKey{key})
-	// a learns of the key over the bus and starts sealing with it after
-	// the delay (the reload is an hour away): poll, bounded.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if ok, _ := onlyNew.opens(a.state()); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("a never sealed with the key rotated in on b")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	onlyNew.waitOpens(a)
 	for name, in := range map[string]*instance{"a": a, "b": b} {
 		if ok, why := in.opens(old); !ok {
 			t.Errorf("%s: a state sealed before the rotation, within the overlap: refused (%s)", name, why)
@@ -296,17 +303,7 @@ func TestKeyRing_redisDown(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Rotate after the restart: %v", err)
 	}
-	onlyNew := newInstance(t, nil, []mcp.RequestStateKey{key})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if ok, _ := onlyNew.opens(b.state()); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("b never sealed with the key rotated in after the restart")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	newInstance(t, nil, []mcp.RequestStateKey{key}).waitOpens(b)
 	if ok, why := b.opens(before); !ok {
 		t.Errorf("a state sealed before the outage: refused (%s)", why)
 	}

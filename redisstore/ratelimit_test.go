@@ -1,7 +1,6 @@
 package redisstore_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/redistest"
+	"github.com/mcpwire/mcpwire/internal/testproc"
 	"github.com/mcpwire/mcpwire/middleware"
 	"github.com/mcpwire/mcpwire/pool"
 	"github.com/mcpwire/mcpwire/redisstore"
@@ -138,12 +137,12 @@ func allowed(t *testing.T, a rpcAnswer, maxMs int) bool {
 func TestRateBudgets_sharedByTwoInstances(t *testing.T) {
 	const burst, every = 3, time.Minute
 	srv := redistest.Start(t)
-	var logs [2]*syncBuffer
+	var logs [2]*testproc.LockedBuffer
 	var urls [2]string
 	var hooks [2]*countHook
 	for i, name := range []string{"a", "b"} {
 		st, h := counted(t, srv, name)
-		hooks[i], logs[i] = h, &syncBuffer{}
+		hooks[i], logs[i] = h, &testproc.LockedBuffer{}
 		urls[i] = rpcEndpoint(t, middleware.RateLimit(rate.Every(every), burst, &middleware.RateOptions{
 			Store:  st.RateBudgets("calls"),
 			Logger: slog.New(slog.NewTextHandler(logs[i], nil)),
@@ -248,22 +247,4 @@ func TestRateBudgets_gcra(t *testing.T) {
 			t.Errorf("rate %v: no error", r)
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent use (a logger's).
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
