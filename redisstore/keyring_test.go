@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -307,4 +308,37 @@ func TestKeyRing_redisDown(t *testing.T) {
 	if ok, why := b.opens(before); !ok {
 		t.Errorf("a state sealed before the outage: refused (%s)", why)
 	}
+}
+
+// TestKeyRing_missedMessageCaughtUpByReload: an instance that does not
+// hear of a rotation (its bus is closed) learns of it at its next reload,
+// before the new key starts sealing anywhere.
+func TestKeyRing_missedMessageCaughtUpByReload(t *testing.T) {
+	srv := redistest.Start(t)
+	o := &redisstore.KeyRingOptions{Reload: 100 * time.Millisecond, Delay: 2 * time.Second}
+	a := newInstance(t, ringOn(t, srv, "a", o), nil)
+	deaf := storeOn(t, srv, "b")
+	ring, err := deaf.KeyRing(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ring.Close() })
+	b := newInstance(t, ring, nil)
+	deaf.Close() // its subscriptions end: no message reaches b's ring
+	rotated := time.Now()
+	key, err := a.ring.Rotate(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.ContainsFunc(b.ring.Keys(), func(k mcp.RequestStateKey) bool { return k.ID == key.ID }) {
+		if time.Now().After(deadline) {
+			t.Fatal("b never learnt of the new key")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if d := time.Since(rotated); d >= o.Delay {
+		t.Errorf("b learnt of the key %v after the rotation, past the delay (%v)", d, o.Delay)
+	}
+	newInstance(t, nil, []mcp.RequestStateKey{key}).waitOpens(b)
 }
