@@ -114,3 +114,22 @@ func (o *RequestStateOptions) ring() (*sealed.Ring, error) {
 func (s *Server) RotateRequestStateKey(k RequestStateKey) error {
 	return s.states.Rotate(sealed.Key{ID: k.ID, Secret: k.Secret, Until: k.Until})
 }
+
+// SetRequestStateKeys replaces the keys that seal and open requestState,
+// with the rules of RequestStateOptions.Keys (and at least one key): the
+// first seals from now on, each opens the states sealed under it until
+// its Until; a state sealed under a key left out no longer opens. On
+// error the server keeps its keys. Safe to call while requests are
+// served: a request sees the keys before or after the call, never a mix.
+//
+// It is how a shared key ring (package redisstore's KeyRing) keeps the
+// instances of a server in step; the two-step rule of
+// RotateRequestStateKey is then the caller's: a key is among the keys of
+// every instance before it is the first key of any.
+func (s *Server) SetRequestStateKeys(keys []RequestStateKey) error {
+	ks := make([]sealed.Key, len(keys))
+	for i, k := range keys {
+		ks[i] = sealed.Key{ID: k.ID, Secret: k.Secret, Until: k.Until}
+	}
+	return s.states.SetKeys(ks)
+}

@@ -64,7 +64,11 @@
 //
 // A peer, for RateLimit, is the session (conn.FromContext) on stream
 // transports and WebSocket, and the remote IP address for HTTP POST, whose
-// requests may come over many connections (PeerKey).
+// requests may come over many connections (PeerKey); PrincipalKey makes
+// it the authenticated caller. Instances of a server behind one endpoint
+// share a peer's budget through a RateStore (RateOptions.Store; package
+// redisstore keeps one in Redis): one call to it per rate-limited call,
+// and each instance limits alone while it fails.
 //
 // # Security considerations
 //

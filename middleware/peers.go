@@ -49,6 +49,16 @@ type peer struct {
 	other any        // RateOptions.Key's value
 }
 
+// sharedKey returns the key a RateStore knows p by, if p has one: an IP
+// address or a string RateOptions.Key gave.
+func (p peer) sharedKey() (string, bool) {
+	if p.ip != "" {
+		return p.ip, true
+	}
+	s, ok := p.other.(string)
+	return s, ok
+}
+
 // hash places p in a shard.
 func (p peer) hash(seed maphash.Seed) uint64 {
 	switch {

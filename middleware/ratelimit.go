@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"strconv"
 	"time"
@@ -21,8 +22,23 @@ const DefaultMaxPeers = 1 << 16
 // RateLimit copies the value.
 type RateOptions struct {
 	// Key returns the peer a call counts against: any comparable value
-	// (default PeerKey). Calls with the same key share one limiter.
+	// (default PeerKey; PrincipalKey counts per caller). Calls with the
+	// same key share one limiter. Only a string key's budget is shared
+	// through Store: other values (a stream session's *conn.Conn) are
+	// limited by this instance alone.
 	Key func(ctx context.Context) any
+	// Store, if not nil, keeps the budgets of string keys (an HTTP peer's
+	// IP address, a principal's identity) for every instance sharing it,
+	// so that a peer gets one budget whichever instance serves it: each
+	// such call costs one Allow. While the store fails, each instance
+	// limits alone with its own limiters, as without a store (logged
+	// once, on Logger), and asks the store again after RateStoreRetry.
+	// Not used at a rate of 0 or less, which never refills: each instance
+	// then limits alone.
+	Store RateStore
+	// Logger receives the warning that Store failed and the note that it
+	// answers again (default slog.Default()).
+	Logger *slog.Logger
 	// IdleTimeout drops the limiter of a peer that made no call for that
 	// long (default: the time its burst takes to refill, at least a
 	// minute; never less than that refill time, since a limiter dropped
@@ -46,6 +62,11 @@ type RateOptions struct {
 // peer is PeerKey's unless RateOptions.Key says otherwise. At rate.Inf the
 // middleware returns the handler it wraps as it is.
 //
+// With RateOptions.Store, the budgets of string keys are the store's,
+// shared by every instance using it (the -32011's retryAfterMs is then
+// the store's), at the cost of one call to the store per call; the
+// middleware then waits for the store, within the store's own bound.
+//
 // The limiters of all the methods it wraps are shared: a peer's calls to
 // any of them count against one budget. The idle peers' limiters are
 // dropped (RateOptions.IdleTimeout), and at most MaxPeers are kept, so
@@ -68,18 +89,26 @@ func RateLimit(r rate.Limit, burst int, opts *RateOptions) router.Middleware {
 		o.MaxPeers = DefaultMaxPeers
 	}
 	t := newPeerTable(r, burst, o.IdleTimeout, o.MaxPeers)
+	var sh *shared
+	if o.Store != nil && r > 0 {
+		if o.Logger == nil {
+			o.Logger = slog.Default()
+		}
+		sh = &shared{store: o.Store, limit: r, burst: burst, log: o.Logger}
+	}
 	return func(next router.Handler) router.Handler {
 		if r == rate.Inf {
 			return next
 		}
-		return &rateLimit{key: o.Key, peers: t, next: next}
+		return &rateLimit{key: o.Key, peers: t, shared: sh, next: next}
 	}
 }
 
 type rateLimit struct {
-	key   func(context.Context) any // nil: peerOf
-	peers *peerTable
-	next  router.Handler
+	key    func(context.Context) any // nil: peerOf
+	peers  *peerTable
+	shared *shared // nil: no RateOptions.Store
+	next   router.Handler
 }
 
 func (l *rateLimit) Handle(ctx context.Context, req *router.Request) (any, error) {
@@ -89,6 +118,16 @@ func (l *rateLimit) Handle(ctx context.Context, req *router.Request) (any, error
 		p.other = l.key(ctx)
 	} else {
 		p = peerOf(ctx)
+	}
+	if l.shared != nil {
+		if key, ok := p.sharedKey(); ok {
+			if ok, wait, used := l.shared.allow(ctx, key, now); used {
+				if ok {
+					return l.next.Handle(ctx, req)
+				}
+				return nil, tooManyAfter(wait)
+			}
+		}
 	}
 	lim := l.peers.limiter(p, now)
 	if lim.AllowN(now, 1) {
@@ -107,6 +146,12 @@ func tooManyRequests(lim *rate.Limiter, now time.Time) *codec.Error {
 	if !res.OK() || wait == rate.InfDuration {
 		wait = time.Hour // a limit of 0: never; say an hour rather than forever
 	}
+	return tooManyAfter(wait)
+}
+
+// tooManyAfter is the -32011 whose data.retryAfterMs is wait, rounded up
+// to a millisecond (at least one).
+func tooManyAfter(wait time.Duration) *codec.Error {
 	ms := max(1, (wait+time.Millisecond-1)/time.Millisecond)
 	data := strconv.AppendInt([]byte(`{"retryAfterMs":`), int64(ms), 10)
 	return errTooMany.WithData(codec.Raw(append(data, '}')))

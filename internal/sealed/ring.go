@@ -123,6 +123,19 @@ func New(opts *Options) (*Ring, error) {
 		}
 		keys = []Key{k}
 	}
+	set, err := newKeySet(keys)
+	if err != nil {
+		return nil, err
+	}
+	r.keys.Store(set)
+	return r, nil
+}
+
+// newKeySet checks keys (at least one) and returns their set.
+func newKeySet(keys []Key) (*keySet, error) {
+	if len(keys) == 0 {
+		return nil, errors.New("sealed: no key")
+	}
 	if !keys[0].Until.IsZero() {
 		return nil, errors.New("sealed: the sealing key (the first) has a Until")
 	}
@@ -137,8 +150,23 @@ func New(opts *Options) (*Ring, error) {
 		}
 		set.keys = append(set.keys, rk)
 	}
+	return set, nil
+}
+
+// SetKeys replaces the ring's keys with keys, checked as New checks
+// Options.Keys (and there must be one): the first seals from now on,
+// every one opens the tokens sealed under it until its Until. Tokens
+// being sealed or opened concurrently use the keys before or after, never
+// a mix. On error the ring keeps its keys.
+func (r *Ring) SetKeys(keys []Key) error {
+	set, err := newKeySet(keys)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.keys.Store(set)
-	return r, nil
+	return nil
 }
 
 func newRingKey(k *Key) (ringKey, error) {
