@@ -44,6 +44,8 @@ func newSharable(cfg config) *sharable {
 func shareThrough(st *redisstore.Store, o *sharable) {
 	o.http.SessionStore = st.SessionStore()
 	o.http.EventStore = st.EventStore(o.http.MaxSessionEvents, o.http.MaxSessionEventBytes)
+	o.rate.Store = st.RateBudgets("calls")
+	o.rate.Key = middleware.PrincipalKey
 }
 
 // instanceNamePattern is what -instance accepts: a name that reads the
@@ -83,8 +85,10 @@ const redisPingEvery = time.Second
 type redisLink struct {
 	st      *redisstore.Store
 	close   func() error
+	ctx     context.Context // ends with stop
 	stop    context.CancelFunc
 	watcher sync.WaitGroup
+	ring    *redisstore.KeyRing // shareKeys', once made (set before watcher ends)
 }
 
 // openRedis dials -redis and makes the Store (nil, nil without -redis).
@@ -102,7 +106,7 @@ func openRedis(ctx context.Context, cfg config, log *slog.Logger) (*redisLink, e
 	}
 	st := redisstore.New(rdb, &redisstore.Options{Prefix: cfg.redisPrefix, Instance: cfg.instance})
 	wctx, stop := context.WithCancel(ctx)
-	l := &redisLink{st: st, stop: stop, close: func() error { return errors.Join(st.Close(), rdb.Close()) }}
+	l := &redisLink{st: st, ctx: wctx, stop: stop, close: func() error { return errors.Join(st.Close(), rdb.Close()) }}
 	where := rdb.Options().Addr
 	if err := st.Ping(ctx); err != nil {
 		log.Error("redis does not answer: serving on, sharing nothing until it does", "redis", where, "prefix", cfg.redisPrefix, "err", err)
@@ -131,14 +135,59 @@ func (l *redisLink) awaitRedis(ctx context.Context, where string, log *slog.Logg
 	}
 }
 
-// shutdown stops the watcher and closes the Store and its client. A nil
-// link does nothing.
+// shareKeys gives srv the requestState key ring every instance shares
+// (redisstore.KeyRing), so that a state one instance sealed opens on any
+// other. While Redis cannot be read, srv seals with a key of its own
+// (its states open on this instance only) and the ring is asked for
+// again every redisPingEvery until it answers. A nil link does nothing.
+func (l *redisLink) shareKeys(ctx context.Context, srv *mcp.Server, log *slog.Logger) {
+	if l == nil {
+		return
+	}
+	attach := func() bool {
+		ring, err := l.st.KeyRing(ctx, &redisstore.KeyRingOptions{Logger: log})
+		if err == nil {
+			err = ring.Attach(srv)
+			if err == nil {
+				l.ring = ring
+				return true
+			}
+			ring.Close()
+		}
+		log.Warn("requestState keys not shared yet: this instance seals with its own", "err", err)
+		return false
+	}
+	if attach() {
+		return
+	}
+	l.watcher.Go(func() {
+		t := time.NewTicker(redisPingEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-l.ctx.Done():
+				return
+			case <-t.C:
+			}
+			if attach() {
+				log.Info("requestState keys shared through redis now")
+				return
+			}
+		}
+	})
+}
+
+// shutdown stops the watcher and the key ring and closes the Store and
+// its client. A nil link does nothing.
 func (l *redisLink) shutdown() error {
 	if l == nil {
 		return nil
 	}
 	l.stop()
 	l.watcher.Wait()
+	if l.ring != nil {
+		l.ring.Close()
+	}
 	return l.close()
 }
 

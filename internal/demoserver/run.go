@@ -115,6 +115,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, logw io.Wri
 	if err != nil {
 		return err
 	}
+	link.shareKeys(ctx, d.srv, log)
 
 	wctx, stopWatch := context.WithCancel(ctx)
 	var watching sync.WaitGroup
