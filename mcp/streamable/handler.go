@@ -219,6 +219,7 @@ func (h *Handler) revive(r *http.Request, id string, state []byte) (*httpSession
 	} else if err != nil {
 		return nil, err
 	}
+	s.revived = true
 	_ = s.c.ServeBody(ctx, state, func([]byte) {})
 	if !s.ss.Initialized() {
 		s.close(endClosed)
