@@ -29,15 +29,6 @@ type SharedSession interface {
 	Revived() bool
 }
 
-// sharedID returns the id of a session other instances may hold copies
-// of, or "".
-func (ss *ServerSession) sharedID() string {
-	if sh, ok := ss.transport.(SharedSession); ok {
-		return sh.SessionID()
-	}
-	return ""
-}
-
 // watchTimeout bounds a watch's attempt to subscribe without a
 // deadline of its own; watchRetry is the wait before the next one.
 const (
