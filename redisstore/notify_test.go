@@ -6,18 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/internal/redistest"
 	"github.com/mcpwire/mcpwire/mcp"
-	"github.com/mcpwire/mcpwire/mcp/streamable"
 )
 
 // Updates and list changes produced on one instance reach the sessions of
 // another that want them, once, and no other.
 func TestBroadcast_reachesTheSessionsOfEveryInstanceThatWantIt(t *testing.T) {
-	rs := redistest.Start(t)
-	sessions := streamable.NewMemorySessionStore()
-	a := newInstance(t, rs, "a", sessions)
-	b := newInstance(t, rs, "b", sessions)
+	_, _, a, b := twoInstances(t)
 	ctx := context.Background()
 	onX, onY := connect(t, a), connect(t, a)
 	must(t, onX.cs.Subscribe(ctx, uriX))
@@ -58,10 +53,7 @@ func TestBroadcast_reachesTheSessionsOfEveryInstanceThatWantIt(t *testing.T) {
 // Redis down: the producing instance's sessions are told, within the
 // store's timeout; after a restart the other instances' are again.
 func TestBroadcast_survivesARedisOutage(t *testing.T) {
-	rs := redistest.Start(t)
-	sessions := streamable.NewMemorySessionStore()
-	a := newInstance(t, rs, "a", sessions)
-	b := newInstance(t, rs, "b", sessions)
+	rs, _, a, b := twoInstances(t)
 	ctx := context.Background()
 	onA, onB := connect(t, a), connect(t, b)
 	must(t, onA.cs.Subscribe(ctx, uriX))
@@ -100,10 +92,7 @@ func must(t *testing.T, err error) {
 // An instance whose first session came while Redis was down subscribes
 // once it is back, by itself.
 func TestBroadcast_subscribesOnceRedisIsBack(t *testing.T) {
-	rs := redistest.Start(t)
-	sessions := streamable.NewMemorySessionStore()
-	a := newInstance(t, rs, "a", sessions)
-	b := newInstance(t, rs, "b", sessions)
+	rs, _, a, b := twoInstances(t)
 	ctx := context.Background()
 	rs.Kill()
 	var onA *client

@@ -6,9 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/internal/redistest"
 	"github.com/mcpwire/mcpwire/mcp"
-	"github.com/mcpwire/mcpwire/mcp/streamable"
 	"github.com/mcpwire/mcpwire/redisstore"
 )
 
@@ -17,10 +15,7 @@ import (
 // which alone has the client's GET stream, and a copy made later on c
 // starts with it.
 func TestSessionState_aChangeOnOneCopyHoldsOnTheOthers(t *testing.T) {
-	rs := redistest.Start(t)
-	sessions := streamable.NewMemorySessionStore()
-	a := newInstance(t, rs, "a", sessions)
-	b := newInstance(t, rs, "b", sessions)
+	rs, sessions, a, b := twoInstances(t)
 	ctx := context.Background()
 	c := connect(t, a)
 	onA := a.session(t)
@@ -118,10 +113,7 @@ func TestSessionState_aChangeOnOneCopyHoldsOnTheOthers(t *testing.T) {
 // within the store's timeout; after a restart the copies share again,
 // with neither the servers nor the stores re-created.
 func TestSessionState_survivesARedisOutage(t *testing.T) {
-	rs := redistest.Start(t)
-	sessions := streamable.NewMemorySessionStore()
-	a := newInstance(t, rs, "a", sessions)
-	b := newInstance(t, rs, "b", sessions)
+	rs, _, a, b := twoInstances(t)
 	ctx := context.Background()
 	c := connect(t, a) // every request to a
 	onA := a.session(t)

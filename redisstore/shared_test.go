@@ -70,6 +70,14 @@ func newInstance(t *testing.T, rs *redistest.Server, name string, sessions strea
 	return in
 }
 
+// twoInstances starts a redis-server and instances a and b on it.
+func twoInstances(t *testing.T) (*redistest.Server, streamable.SessionStore, *instance, *instance) {
+	t.Helper()
+	rs := redistest.Start(t)
+	sessions := streamable.NewMemorySessionStore()
+	return rs, sessions, newInstance(t, rs, "a", sessions), newInstance(t, rs, "b", sessions)
+}
+
 // session returns this instance's copy of the only session it holds,
 // waiting for it to be there.
 func (in *instance) session(t *testing.T) *mcp.ServerSession {
