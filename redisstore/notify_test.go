@@ -105,3 +105,20 @@ func TestBroadcast_subscribesOnceRedisIsBack(t *testing.T) {
 		t.Fatalf("update of %q", got)
 	}
 }
+
+// A subscriptions/listen stream (2026-07-28, no session) on one instance
+// gets the updates and list changes produced on another.
+func TestBroadcast_reachesListenStreams(t *testing.T) {
+	_, _, a, b := twoInstances(t)
+	ctx := context.Background()
+	c := connectVersion(t, a, mcp.Version20260728)
+	must(t, c.cs.Subscribe(ctx, uriX))
+	must(t, b.srv.ResourceUpdated(ctx, uriY))
+	must(t, b.srv.ResourceUpdated(ctx, uriX))
+	if got := next(t, c.updates, "update of x"); got != uriX { // y would have come first
+		t.Fatalf("update of %q on a stream listening to x", got)
+	}
+	must(t, b.srv.AddTool(&mcp.Tool{Name: "new"},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil }))
+	next(t, c.tools, "tools/list_changed")
+}

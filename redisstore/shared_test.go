@@ -150,11 +150,17 @@ type client struct {
 // c.steer says.
 func connect(t *testing.T, in *instance) *client {
 	t.Helper()
+	return connectVersion(t, in, mcp.Version20251125)
+}
+
+// connectVersion is connect for a session of version v.
+func connectVersion(t *testing.T, in *instance, v string) *client {
+	t.Helper()
 	c := &client{steer: &steer{rt: &http.Transport{}}, updates: make(chan string, 16), logs: make(chan mcp.LoggingLevel, 16), tools: make(chan struct{}, 16)}
 	c.steer.post.Store(in)
 	c.steer.get.Store(in)
 	cl := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
-		ProtocolVersion: mcp.Version20251125,
+		ProtocolVersion: v,
 		ResourceUpdatedHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedParams) {
 			c.updates <- p.URI
 		},
