@@ -119,6 +119,8 @@ func TestBroadcast_reachesListenStreams(t *testing.T) {
 		t.Fatalf("update of %q on a stream listening to x", got)
 	}
 	must(t, b.srv.AddTool(&mcp.Tool{Name: "new"},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil }))
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		}))
 	next(t, c.tools, "tools/list_changed")
 }
