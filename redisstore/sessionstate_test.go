@@ -15,7 +15,7 @@ import (
 // which alone has the client's GET stream, and a copy made later on c
 // starts with it.
 func TestSessionState_aChangeOnOneCopyHoldsOnTheOthers(t *testing.T) {
-	rs, sessions, a, b := twoInstances(t)
+	rs, sessions, a, b := twoNodes(t)
 	ctx := context.Background()
 	c := connect(t, a)
 	onA := a.session(t)
@@ -27,7 +27,7 @@ func TestSessionState_aChangeOnOneCopyHoldsOnTheOthers(t *testing.T) {
 	}
 	// b revived the session (loading its state: one round trip) and
 	// saved the subscription (one); a loads the state again (one).
-	eventually(t, "a's copy subscribed to x", func() bool { return onA.Subscribed(uriX) })
+	waitFor(t, "a's copy subscribed to x", func() bool { return onA.Subscribed(uriX) })
 	if got := b.trips.Load() - b0; got != 2 {
 		t.Errorf("b: %d round trips for a revival and a subscribe, want 2", got)
 	}
@@ -55,7 +55,7 @@ func TestSessionState_aChangeOnOneCopyHoldsOnTheOthers(t *testing.T) {
 	if err := c.cs.Subscribe(ctx, uriY); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a's copy subscribed to y only", func() bool { return !onA.Subscribed(uriX) && onA.Subscribed(uriY) })
+	waitFor(t, "a's copy subscribed to y only", func() bool { return !onA.Subscribed(uriX) && onA.Subscribed(uriY) })
 	for _, u := range []string{uriX, uriY} {
 		if err := b.srv.ResourceUpdated(ctx, u); err != nil {
 			t.Fatal(err)
@@ -73,7 +73,7 @@ func TestSessionState_aChangeOnOneCopyHoldsOnTheOthers(t *testing.T) {
 	if got := b.trips.Load() - b0; got != 1 {
 		t.Errorf("b: %d round trips for setLevel, want 1", got)
 	}
-	eventually(t, "a's copy at level error", func() bool { return onA.LogLevel() == mcp.LevelError })
+	waitFor(t, "a's copy at level error", func() bool { return onA.LogLevel() == mcp.LevelError })
 	for _, l := range []mcp.LoggingLevel{mcp.LevelWarning, mcp.LevelError} {
 		if err := onA.Log(ctx, &mcp.LoggingMessageParams{Level: l, Data: []byte(`"m"`)}); err != nil {
 			t.Fatal(err)
@@ -98,7 +98,7 @@ func TestSessionState_aChangeOnOneCopyHoldsOnTheOthers(t *testing.T) {
 	}
 
 	// A copy made later, on c, starts with the state.
-	cc := newInstance(t, rs, "c", sessions)
+	cc := newNode(t, rs, "c", sessions)
 	c.steer.post.Store(cc)
 	if err := c.cs.Ping(ctx); err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func TestSessionState_aChangeOnOneCopyHoldsOnTheOthers(t *testing.T) {
 // within the store's timeout; after a restart the copies share again,
 // with neither the servers nor the stores re-created.
 func TestSessionState_survivesARedisOutage(t *testing.T) {
-	rs, _, a, b := twoInstances(t)
+	rs, _, a, b := twoNodes(t)
 	ctx := context.Background()
 	c := connect(t, a) // every request to a
 	onA := a.session(t)
@@ -148,7 +148,7 @@ func TestSessionState_survivesARedisOutage(t *testing.T) {
 	if err := c.cs.Subscribe(ctx, uriY); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a's copy holding b's state", func() bool {
+	waitFor(t, "a's copy holding b's state", func() bool {
 		return onA.Subscribed(uriY) && !onA.Subscribed(uriX) && onA.LogLevel() == mcp.LevelInfo
 	})
 	if err := b.srv.ResourceUpdated(ctx, uriY); err != nil {
@@ -164,7 +164,7 @@ func TestSessionState_survivesARedisOutage(t *testing.T) {
 func waitSubscribers(t *testing.T, st *redisstore.Store, n int64) {
 	t.Helper()
 	chans := []string{st.Prefix() + "ch:state", st.Prefix() + "ch:notice"}
-	eventually(t, "every instance subscribed again", func() bool {
+	waitFor(t, "every instance subscribed again", func() bool {
 		m, err := st.Client().PubSubNumSub(context.Background(), chans...).Result()
 		if err != nil {
 			return false

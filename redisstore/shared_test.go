@@ -18,12 +18,12 @@ import (
 	"github.com/mcpwire/mcpwire/transport"
 )
 
-// An instance is one server of several sharing a redis-server: its store
+// A node is one instance of a server, of several sharing a redis-server: its store
 // (whose round trips are counted), its mcp.Server with the store as
 // SessionState and Broadcast, and its Streamable HTTP handler on a
 // loopback port. The instances of a test share one in-process session
 // store, so that each can revive the sessions of the others.
-type instance struct {
+type node struct {
 	st    *redisstore.Store
 	srv   *mcp.Server
 	url   *url.URL
@@ -36,13 +36,13 @@ const (
 	uriY = "test://y"
 )
 
-func newInstance(t *testing.T, rs *redistest.Server, name string, sessions streamable.SessionStore) *instance {
+func newNode(t *testing.T, rs *redistest.Server, name string, sessions streamable.SessionStore) *node {
 	t.Helper()
 	rdb, err := redisstore.Dial(rs.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &instance{}
+	in := &node{}
 	rdb.AddHook(tripCounter{&in.trips})
 	in.st = redisstore.New(rdb, &redisstore.Options{Instance: name})
 	in.srv = mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ServerOptions{
@@ -70,20 +70,20 @@ func newInstance(t *testing.T, rs *redistest.Server, name string, sessions strea
 	return in
 }
 
-// twoInstances starts a redis-server and instances a and b on it.
-func twoInstances(t *testing.T) (*redistest.Server, streamable.SessionStore, *instance, *instance) {
+// twoNodes starts a redis-server and instances a and b on it.
+func twoNodes(t *testing.T) (*redistest.Server, streamable.SessionStore, *node, *node) {
 	t.Helper()
 	rs := redistest.Start(t)
 	sessions := streamable.NewMemorySessionStore()
-	return rs, sessions, newInstance(t, rs, "a", sessions), newInstance(t, rs, "b", sessions)
+	return rs, sessions, newNode(t, rs, "a", sessions), newNode(t, rs, "b", sessions)
 }
 
 // session returns this instance's copy of the only session it holds,
 // waiting for it to be there.
-func (in *instance) session(t *testing.T) *mcp.ServerSession {
+func (in *node) session(t *testing.T) *mcp.ServerSession {
 	t.Helper()
 	var ss []*mcp.ServerSession
-	eventually(t, "a session on the instance", func() bool {
+	waitFor(t, "a session on the instance", func() bool {
 		ss = in.srv.Sessions()
 		return len(ss) == 1
 	})
@@ -123,7 +123,7 @@ func handshake(cmd redis.Cmder) bool {
 // steer sends a client's requests to the instances the test picks: its
 // POSTs to post, its GET (the standalone stream) to get.
 type steer struct {
-	post, get atomic.Pointer[instance]
+	post, get atomic.Pointer[node]
 	rt        *http.Transport
 }
 
@@ -148,13 +148,13 @@ type client struct {
 
 // connect opens a 2025-11-25 session on in, whose requests then go where
 // c.steer says.
-func connect(t *testing.T, in *instance) *client {
+func connect(t *testing.T, in *node) *client {
 	t.Helper()
 	return connectVersion(t, in, mcp.Version20251125)
 }
 
 // connectVersion is connect for a session of version v.
-func connectVersion(t *testing.T, in *instance, v string) *client {
+func connectVersion(t *testing.T, in *node, v string) *client {
 	t.Helper()
 	c := &client{steer: &steer{rt: &http.Transport{}}, updates: make(chan string, 16), logs: make(chan mcp.LoggingLevel, 16), tools: make(chan struct{}, 16)}
 	c.steer.post.Store(in)
@@ -198,7 +198,7 @@ func next[T any](t *testing.T, ch <-chan T, what string) T {
 }
 
 // eventually waits (5s at most) for cond to hold.
-func eventually(t *testing.T, what string, cond func() bool) {
+func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for !cond() {
