@@ -202,6 +202,24 @@
 // removing an item tells every initialised session that was promised
 // listChanged, without making the caller wait on a slow client.
 //
+// # Several instances
+//
+// Instances of a server behind a load balancer that share a session store
+// (mcp/streamable's SessionStore) each hold a copy of a session they
+// serve. Two optional hooks make the copies one session (package
+// redisstore implements both): under ServerOptions.SessionState, the log
+// level and subscriptions a session sets are saved when a request changes
+// them (never on other requests), loaded by a copy re-created from the
+// store, and loaded again by every other copy when one changes them;
+// under ServerOptions.Broadcast, ResourceUpdated and list changes are
+// published, and each instance tells its own sessions that want them. An
+// instance does not wait for its store: when it fails, a change holds on
+// the copy that made it and a notification reaches that instance's
+// sessions only, both logged, and the sharing resumes by itself once the
+// store is back (a change or notification made while another instance
+// was cut off from it is missed there). With both hooks nil nothing is
+// shared and nothing costs more.
+//
 // # Scopes
 //
 // A feature declares the OAuth scopes a caller's access token must grant

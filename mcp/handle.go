@@ -240,8 +240,9 @@ func (s *Server) register(name string, h router.Handler, inline bool) {
 // serves. Cheap ones that never block run inline on the reader: ping,
 // server/discover, initialize (so the session's state is set before the
 // next message is
-// read), logging/setLevel and the cancellation notification (which must
-// get through even while every worker is busy with what it cancels).
+// read), logging/setLevel (unless ServerOptions.SessionState saves it)
+// and the cancellation notification (which must get through even while
+// every worker is busy with what it cancels).
 func (s *Server) registerProtocol() {
 	s.register("server/discover", method(onlyStateless|stateless|cacheable, s.discover), true)
 	s.register("subscriptions/listen", method(onlyStateless|stateless, s.listen), false)
@@ -253,7 +254,7 @@ func (s *Server) registerProtocol() {
 	s.register("notifications/cancelled", method(anyTime|stateless, cancelled), true)
 	s.register("notifications/progress", method(anyTime|stateless, ignoreNote), true)
 	s.register("notifications/roots/list_changed", method(afterInit, s.rootsChanged), false)
-	s.register("logging/setLevel", method(afterInit, setLevel), true)
+	s.register("logging/setLevel", method(afterInit, s.setLevel), s.opts.SessionState == nil)
 
 	s.register("tools/list", method(afterInit|stateless|cacheable, s.listTools), false)
 	s.register("tools/call", withRequest(afterInit|stateless|inputs, s.callTool), false)

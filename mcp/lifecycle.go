@@ -14,7 +14,22 @@ var errAlreadyInitialized = codec.NewError(codec.CodeInvalidRequest, "Invalid Re
 // when supported, else the latest), the capabilities, and the batch
 // policy that goes with the version. It runs inline, so the session's
 // state is settled before the next message is read.
-func (s *Server) initialize(_ context.Context, ss *ServerSession, _ *router.Request, p *InitializeParams) (any, error) {
+func (s *Server) initialize(ctx context.Context, ss *ServerSession, _ *router.Request, p *InitializeParams) (any, error) {
+	res, err := s.negotiate(ss, p)
+	if err != nil {
+		return nil, err
+	}
+	if s.opts.SessionState != nil || s.opts.Broadcast != nil {
+		s.noticeWatch.ensure(ctx)
+		if s.opts.SessionState != nil {
+			s.joinShared(ctx, ss)
+		}
+	}
+	return res, nil
+}
+
+// negotiate is initialize but for the state shared with other instances.
+func (s *Server) negotiate(ss *ServerSession, p *InitializeParams) (*InitializeResult, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.state.Load() != stateNew {
@@ -92,12 +107,22 @@ func (s *Server) rootsChanged(ctx context.Context, ss *ServerSession, _ *router.
 }
 
 // setLevel serves logging/setLevel: the session's least severe level.
-func setLevel(_ context.Context, ss *ServerSession, _ *router.Request, p *SetLevelParams) (any, error) {
+// Under ServerOptions.SessionState it is saved for the session's copies
+// on other instances before it is set here.
+func (s *Server) setLevel(ctx context.Context, ss *ServerSession, _ *router.Request, p *SetLevelParams) (any, error) {
 	sev := p.Level.severity()
 	if sev == 0 {
 		return nil, invalidParams("Invalid params: unknown logging level " + quote(string(p.Level))).
 			WithData(map[string]string{"level": string(p.Level)})
 	}
+	if ss.shared == nil {
+		ss.level.Store(sev)
+		return Empty{}, nil
+	}
+	s.saveState(ctx, ss, SessionStateChange{Level: p.Level})
+	s.mu.Lock()
 	ss.level.Store(sev)
+	ss.shared.gen.Add(1)
+	s.mu.Unlock()
 	return Empty{}, nil
 }

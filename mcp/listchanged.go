@@ -23,8 +23,17 @@ var changedMethods = [...]struct {
 // for it (subscriptions/listen). It never blocks the caller on a
 // slow client: each session sends from a goroutine of its own, started
 // only while there is something to send, and changes that pile up
-// meanwhile are announced once.
+// meanwhile are announced once. Under ServerOptions.Broadcast the change
+// is published for the other instances too.
 func (s *Server) listChanged(bit uint32) {
+	s.listChangedLocal(bit)
+	if s.opts.Broadcast != nil {
+		s.publishListChange(bit)
+	}
+}
+
+// listChangedLocal is listChanged for this server's sessions.
+func (s *Server) listChangedLocal(bit uint32) {
 	for _, ss := range s.Sessions() {
 		if ss.announces(bit) {
 			ss.queueNote(bit)

@@ -111,6 +111,7 @@ func (s *Server) listen(ctx context.Context, ss *ServerSession, req *router.Requ
 		filter: s.honoured(p.Notifications), wake: make(chan struct{}, 1)}
 	s.addListener(l) // before the acknowledgement: no change is missed
 	defer s.removeListener(l)
+	s.noticeWatch.ensure(ctx) // other instances' changes too (Broadcast)
 	if err := ss.notify(ctx, "notifications/subscriptions/acknowledged",
 		&acknowledgedParams{Meta: l.meta, Notifications: l.filter}); err != nil {
 		return nil, err

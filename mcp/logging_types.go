@@ -38,6 +38,17 @@ func (l LoggingLevel) severity() int32 {
 	return 0
 }
 
+// levels are the levels by severity.
+var levels = [...]LoggingLevel{"", LevelDebug, LevelInfo, LevelNotice, LevelWarning, LevelError, LevelCritical, LevelAlert, LevelEmergency}
+
+// levelOfSeverity is the inverse of severity ("" for 0).
+func levelOfSeverity(sev int32) LoggingLevel {
+	if sev < 0 || int(sev) >= len(levels) {
+		return ""
+	}
+	return levels[sev]
+}
+
 // Valid reports whether l is one of the eight levels.
 func (l LoggingLevel) Valid() bool { return l.severity() > 0 }
 

@@ -89,6 +89,20 @@ type ServerOptions struct {
 	// (a command-line flag, say) where the tools are registered by code
 	// that does not know them. It is copied.
 	ToolScopes map[string][]string
+	// SessionState, if set, shares what a session sets after initialize
+	// (its log level and resource subscriptions) between the copies that
+	// instances of the server sharing a session store hold of it (see
+	// SharedSession): a change is saved when a request makes it, a copy
+	// re-created on another instance loads it, and the other copies load
+	// it again when told. A store that fails is logged and the change
+	// holds on the copy that made it. Nil: each copy keeps its own.
+	SessionState SessionStateStore
+	// Broadcast, if set, carries ResourceUpdated and the changes of the
+	// lists to the other instances of the server, whose sessions that
+	// want them are told as this server's are. A failure to publish is
+	// logged; this server's sessions are told anyway. Nil: this server's
+	// sessions only.
+	Broadcast Broadcast
 	// Conn is the base of every session's connection options (pool,
 	// limits, timeouts, logger, parent context, close callback); nil: the
 	// conn defaults. The server sets the router, the cancellation policy
@@ -137,6 +151,14 @@ type Server struct {
 	listeners map[*listener]struct{}                 // open subscriptions/listen requests, under mu
 
 	bounded session.Quota // sessions of the transports that bound them (SessionQuota)
+
+	// What the server shares with other instances (shared.go); unused
+	// without ServerOptions.SessionState and Broadcast.
+	origin      string                                 // names the server among them
+	copies      map[string]map[*ServerSession]struct{} // shared sessions by id, under mu
+	stateWatch  *watch                                 // of SessionState, nil without
+	noticeWatch *watch                                 // of Broadcast, nil without
+	bcast       broadcasting
 
 	scoped atomic.Bool // a feature or method declares scopes: requests are checked
 }
@@ -194,6 +216,7 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.share()
 	s.tools.init(func() { s.dropCached("tools/list"); s.listChanged(changedTools) })
 	s.resources.init(func() { s.dropCached("resources/list", "resources/read"); s.listChanged(changedResources) })
 	s.templates.init(func() { s.dropCached("resources/templates/list", "resources/read"); s.listChanged(changedResources) })
@@ -313,6 +336,7 @@ func (s *Server) drop(ss *ServerSession, why error) {
 	for uri := range ss.subs {
 		s.unsubscribeLocked(ss, uri)
 	}
+	s.leaveSharedLocked(ss)
 	s.mu.Unlock()
 	s.closeTasks(ss)
 	if f := ss.failure.Load(); f != nil {

@@ -53,6 +53,9 @@ type ServerSession struct {
 	caps       ServerCapabilities // as declared to this client
 
 	subs map[string]struct{} // resource URIs subscribed; under srv.mu
+	// shared, set by initialize, ties the session to its copies on other
+	// instances (ServerOptions.SessionState); nil otherwise.
+	shared *sharedState
 
 	notes  atomic.Uint32 // list_changed notifications due (changed… bits)
 	noting atomic.Bool   // a goroutine is sending them
@@ -297,6 +300,13 @@ func (ss *ServerSession) rootsAllowed() error {
 // ErrInvalidLevel is returned by Log for a level that is not one of the
 // eight.
 var ErrInvalidLevel = errors.New("mcp: invalid logging level")
+
+// LogLevel returns the least severe level Log sends to the session: the
+// one it set with logging/setLevel (on any instance's copy of it, under
+// ServerOptions.SessionState), else ServerOptions.LogLevel.
+func (ss *ServerSession) LogLevel() LoggingLevel {
+	return levelOfSeverity(ss.level.Load())
+}
 
 // Log sends a log message (notifications/message) if its level is at
 // least the session's (logging/setLevel, else ServerOptions.LogLevel).

@@ -8,7 +8,9 @@ import (
 // Subscriptions: a session subscribes to resource URIs; ResourceUpdated
 // tells the sessions subscribed to a URI. The index (URI → sessions) and
 // each session's own set are kept under Server.mu, and a session's
-// subscriptions go when it ends.
+// subscriptions go when it ends. Under ServerOptions.SessionState a
+// change is saved for the session's copies on other instances before it
+// is made here (sessionstate.go).
 
 // subscribe serves resources/subscribe.
 func (s *Server) subscribe(ctx context.Context, req *ServerRequest[*SubscribeParams]) (any, error) {
@@ -21,22 +23,32 @@ func (s *Server) subscribe(ctx context.Context, req *ServerRequest[*SubscribePar
 			return nil, err
 		}
 	}
+	if ss.shared != nil {
+		s.saveState(ctx, ss, SessionStateChange{URI: p.URI, Subscribed: true})
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ss.closed.Load() {
 		return Empty{}, nil
 	}
+	s.subscribeLocked(ss, p.URI)
+	if ss.shared != nil {
+		ss.shared.gen.Add(1)
+	}
+	return Empty{}, nil
+}
+
+func (s *Server) subscribeLocked(ss *ServerSession, uri string) {
 	if ss.subs == nil {
 		ss.subs = map[string]struct{}{}
 	}
-	ss.subs[p.URI] = struct{}{}
-	m := s.subs[p.URI]
+	ss.subs[uri] = struct{}{}
+	m := s.subs[uri]
 	if m == nil {
 		m = map[*ServerSession]struct{}{}
-		s.subs[p.URI] = m
+		s.subs[uri] = m
 	}
 	m[ss] = struct{}{}
-	return Empty{}, nil
 }
 
 // unsubscribe serves resources/unsubscribe.
@@ -50,8 +62,14 @@ func (s *Server) unsubscribe(ctx context.Context, req *ServerRequest[*SubscribeP
 			return nil, err
 		}
 	}
+	if ss.shared != nil {
+		s.saveState(ctx, ss, SessionStateChange{URI: p.URI})
+	}
 	s.mu.Lock()
 	s.unsubscribeLocked(ss, p.URI)
+	if ss.shared != nil {
+		ss.shared.gen.Add(1)
+	}
 	s.mu.Unlock()
 	return Empty{}, nil
 }
@@ -70,7 +88,19 @@ func (s *Server) unsubscribeLocked(ss *ServerSession, uri string) {
 // changed (notifications/resources/updated), and every subscription
 // naming it (subscriptions/listen, which sends it on its own stream: not
 // waited for). It returns the errors of the sessions it could not tell.
+// Under ServerOptions.Broadcast it then publishes the update, within ctx,
+// for the other instances to tell theirs; a failure to publish is logged,
+// not returned.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
+	err := s.resourceUpdatedLocal(ctx, uri)
+	if s.opts.Broadcast != nil {
+		s.publish(ctx, &Notice{Method: methodResourceUpdated, URI: uri})
+	}
+	return err
+}
+
+// resourceUpdatedLocal is ResourceUpdated for this server's sessions.
+func (s *Server) resourceUpdatedLocal(ctx context.Context, uri string) error {
 	s.mu.Lock()
 	subs := make([]*ServerSession, 0, len(s.subs[uri]))
 	for ss := range s.subs[uri] {
@@ -80,7 +110,7 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 	var errs []error
 	p := &ResourceUpdatedParams{URI: uri}
 	for _, ss := range subs {
-		if err := ss.notify(ctx, "notifications/resources/updated", p); err != nil {
+		if err := ss.notify(ctx, methodResourceUpdated, p); err != nil {
 			errs = append(errs, err)
 		}
 	}

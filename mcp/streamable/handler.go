@@ -211,7 +211,8 @@ var initializedNote = []byte(`{"jsonrpc":"2.0","method":"notifications/initializ
 
 // revive re-creates a session from its stored initialize request.
 // Everything negotiated comes back; the log level and subscriptions set
-// later do not.
+// later come back only through the server's mcp.ServerOptions.SessionState
+// (the session says it was revived: mcp.SharedSession).
 func (h *Handler) revive(r *http.Request, id string, state []byte) (*httpSession, error) {
 	ctx := r.Context()
 	digest, state := parseState(state)
@@ -225,6 +226,7 @@ func (h *Handler) revive(r *http.Request, id string, state []byte) (*httpSession
 	} else if err != nil {
 		return nil, err
 	}
+	s.revived = true
 	_ = s.c.ServeBody(ctx, state, func([]byte) {})
 	if !s.ss.Initialized() {
 		s.close(endClosed)

@@ -31,6 +31,7 @@ type httpSession struct {
 	standalone *sseStream
 	slot       *session.Slot // its place in the server's count of sessions
 	owner      string        // the principal it is bound to (owner.go)
+	revived    bool          // re-created from the store (revive); set before initialize is served
 
 	mu        sync.Mutex
 	streams   map[string]*sseStream // streams a GET may attach to, by id
