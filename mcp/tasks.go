@@ -75,7 +75,8 @@ func tasksCapability() map[string]any {
 
 // sessionTasks are a session's running tasks.
 type sessionTasks struct {
-	key string // the session's key in the task store
+	key   string       // the session's key in the task store
+	named sessionNamer // the transport that named key, if one did
 
 	mu      sync.Mutex
 	closed  bool                    // the session has ended: no new tasks
@@ -109,7 +110,9 @@ func (s *Server) closeTasks(ss *ServerSession) {
 	}
 	st.mu.Unlock()
 	st.wg.Wait()
-	_ = s.tasks.Store.DeleteSession(context.Background(), st.key)
+	if st.named == nil || st.named.SessionDeleted() {
+		_ = s.tasks.Store.DeleteSession(context.Background(), st.key)
+	}
 }
 
 // newTaskID returns 128 random bits in hex.
@@ -181,7 +184,7 @@ func (s *Server) startTask(ctx context.Context, ss *ServerSession, sc taskScope,
 	case errors.Is(err, ErrTaskLimit):
 		return nil, errTaskLimit
 	case err != nil:
-		return nil, err
+		return nil, s.storeErr(ctx, err)
 	}
 	// The tool outlives the request: its context keeps the request's
 	// values, loses its cancellation, and ends with the task's lifetime.
@@ -207,6 +210,13 @@ func (s *Server) startTask(ctx context.Context, ss *ServerSession, sc taskScope,
 		tasks.mu.Unlock()
 		close(rt.done)
 	}()
+	if s.signals() != nil { // a tasks/cancel served elsewhere
+		tasks.wg.Add(1)
+		go func() {
+			defer tasks.wg.Done()
+			s.watchRun(tctx, sc, id, rt)
+		}()
+	}
 	if sc.ext {
 		return &extTask{ResultType: "task", extTaskInfo: task.ext()}, nil
 	}
@@ -272,7 +282,14 @@ func (s *Server) finishTask(ctx context.Context, ss *ServerSession, sc taskScope
 		*cur = rec
 		return nil
 	})
-	if err == nil && !sc.ext {
+	if err != nil {
+		if !errors.Is(err, errTaskEnded) && !errors.Is(err, ErrTaskNotFound) {
+			s.log.Warn("mcp: a task's outcome was not stored", "task", id, "err", err)
+		}
+		return
+	}
+	s.signalTask(ctx, sc, id)
+	if !sc.ext {
 		_ = ss.notify(ctx, "notifications/tasks/status", &task)
 	}
 }
@@ -338,7 +355,7 @@ func (s *Server) loadTask(ctx context.Context, sc taskScope, id string) (*taskRe
 		return nil, errTaskNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.storeErr(ctx, err)
 	}
 	var rec taskRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
@@ -364,12 +381,21 @@ func (s *Server) getTask(ctx context.Context, ss *ServerSession, _ *router.Reque
 }
 
 // taskResult serves tasks/result: it waits for the task to end, then
-// answers what the tool call would have been answered.
+// answers what the tool call would have been answered. A task running on
+// another instance sharing the store is waited for by its signals
+// (TaskSignals), and by reading the store at each poll interval.
 func (s *Server) taskResult(ctx context.Context, ss *ServerSession, _ *router.Request, p *TaskIDParams) (any, error) {
 	if !s.tasksFor(ss) {
 		return nil, errNoTasks
 	}
-	for {
+	var poke <-chan struct{}
+	var poll *time.Timer
+	defer func() {
+		if poll != nil {
+			poll.Stop()
+		}
+	}()
+	for watched := false; ; {
 		rec, err := s.loadTask(ctx, sessionScope(ss), p.TaskID)
 		if err != nil {
 			return nil, err
@@ -384,8 +410,8 @@ func (s *Server) taskResult(ctx context.Context, ss *ServerSession, _ *router.Re
 			}
 			return codec.Raw(rec.Result), nil
 		}
-		// Wait for the task's goroutine when it runs here, else poll the
-		// store (another instance runs it).
+		// Wait for the task's goroutine when it runs here, else for a
+		// signal or the poll interval (another instance runs it).
 		var done <-chan struct{}
 		ss.tasks.mu.Lock()
 		if rt := ss.tasks.running[p.TaskID]; rt != nil {
@@ -393,11 +419,22 @@ func (s *Server) taskResult(ctx context.Context, ss *ServerSession, _ *router.Re
 		}
 		ss.tasks.mu.Unlock()
 		if done == nil {
-			t := time.NewTimer(s.tasks.PollInterval)
+			if !watched { // then read again: a signal may have gone by
+				watched = true
+				var stop func()
+				poke, stop = s.watchTask(ctx, sessionScope(ss), p.TaskID, nil)
+				defer stop()
+				continue
+			}
+			if poll == nil {
+				poll = time.NewTimer(s.tasks.PollInterval)
+			} else {
+				poll.Reset(s.tasks.PollInterval)
+			}
 			select {
-			case <-t.C:
+			case <-poke:
+			case <-poll.C:
 			case <-ctx.Done():
-				t.Stop()
 				return nil, ctx.Err()
 			}
 			continue
@@ -440,13 +477,14 @@ func (s *Server) cancelTask(ctx context.Context, ss *ServerSession, _ *router.Re
 		return nil, errTaskNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.storeErr(ctx, err)
 	}
 	ss.tasks.mu.Lock()
 	if rt := ss.tasks.running[p.TaskID]; rt != nil {
 		rt.cancel()
 	}
 	ss.tasks.mu.Unlock()
+	s.signalTask(ctx, sessionScope(ss), p.TaskID)
 	_ = ss.notify(context.WithoutCancel(ctx), "notifications/tasks/status", &task)
 	return &task, nil
 }
@@ -466,7 +504,7 @@ func (s *Server) listTasks(ctx context.Context, ss *ServerSession, _ *router.Req
 	}
 	ids, data, more, err := s.tasks.Store.List(ctx, ss.tasks.key, after, s.opts.PageSize)
 	if err != nil {
-		return nil, err
+		return nil, s.storeErr(ctx, err)
 	}
 	res := &ListTasksResult{Tasks: make([]*Task, 0, len(data))}
 	for _, d := range data {

@@ -6,4 +6,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// ants (under pool, which mcp imports) starts goroutines when loaded:
+// ignore what runs before the tests.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.IgnoreCurrent()) }
