@@ -379,7 +379,7 @@ func TestTasks_redisDownAndBack(t *testing.T) {
 	in := twoInstances(t, srv, 50*time.Millisecond, make(chan struct{}))
 	srv.Kill()
 	for _, c := range []struct {
-		inst                   *taskInstance
+		inst                 *taskInstance
 		method, name, params string
 	}{
 		{in[0], "tools/call", "hold", `"name":"hold","arguments":{}`},
