@@ -33,6 +33,15 @@ type TaskOptions struct {
 	// MaxTasks bounds the live tasks of one session (default DefaultMaxTasks): a
 	// task-augmented call beyond it is refused with -32600.
 	MaxTasks int
+	// Lease is how long a task stays working once the instance running
+	// it has stopped vouching for it (it renews the lease every third of
+	// it): then the next tasks/get or tasks/result, on any instance,
+	// finds it failed, "the instance running the task stopped". Default:
+	// DefaultTaskLease with a Store shared by instances (one that has
+	// TaskSignals), none otherwise; negative: none, and such a task
+	// stays working until its lifetime ends. The instances' clocks must
+	// agree to well within it.
+	Lease time.Duration
 }
 
 // Defaults of TaskOptions.
@@ -41,6 +50,7 @@ const (
 	DefaultMaxTaskTTL       = time.Hour
 	DefaultTaskPollInterval = time.Second
 	DefaultMaxTasks         = 100
+	DefaultTaskLease        = 15 * time.Second
 )
 
 // withDefaults returns o with its zero members set.
@@ -61,6 +71,10 @@ func (o TaskOptions) withDefaults() *TaskOptions {
 	if o.MaxTasks <= 0 {
 		o.MaxTasks = DefaultMaxTasks
 	}
+	if _, shared := o.Store.(TaskSignals); shared && o.Lease == 0 {
+		o.Lease = DefaultTaskLease
+	}
+	o.Lease = max(o.Lease, 0)
 	return &o
 }
 
@@ -170,7 +184,11 @@ func (s *Server) startTask(ctx context.Context, ss *ServerSession, sc taskScope,
 		CreatedAt: now.Format(taskTimeFormat), LastUpdatedAt: now.Format(taskTimeFormat),
 		TTL: &ttlMS, PollInterval: millis(o.PollInterval),
 	}
-	data, err := json.Marshal(&taskRecord{Task: task, Ext: sc.ext})
+	rec := &taskRecord{Task: task, Ext: sc.ext}
+	if o.Lease > 0 {
+		rec.Lease = now.Add(o.Lease).UnixMilli()
+	}
+	data, err := json.Marshal(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +228,7 @@ func (s *Server) startTask(ctx context.Context, ss *ServerSession, sc taskScope,
 		tasks.mu.Unlock()
 		close(rt.done)
 	}()
-	if s.signals() != nil { // a tasks/cancel served elsewhere
+	if s.signals() != nil || o.Lease > 0 { // a tasks/cancel served elsewhere; the lease
 		tasks.wg.Add(1)
 		go func() {
 			defer tasks.wg.Done()
@@ -348,8 +366,18 @@ func firstText(r *CallToolResult) string {
 	return ""
 }
 
-// loadTask reads a task of scope sc.
+// loadTask reads a task of scope sc; one whose lease has ended becomes
+// failed (loseTask).
 func (s *Server) loadTask(ctx context.Context, sc taskScope, id string) (*taskRecord, error) {
+	rec, err := s.readTask(ctx, sc, id)
+	if err == nil && rec.leaseEnded(time.Now()) {
+		return s.loseTask(ctx, sc, id)
+	}
+	return rec, err
+}
+
+// readTask reads a task of scope sc as the store has it.
+func (s *Server) readTask(ctx context.Context, sc taskScope, id string) (*taskRecord, error) {
 	data, err := s.tasks.Store.Get(ctx, sc.key, id)
 	if errors.Is(err, ErrTaskNotFound) {
 		return nil, errTaskNotFound

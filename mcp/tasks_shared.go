@@ -107,26 +107,34 @@ const cancelPolls = 5
 // watchRun ends the run of task id of scope sc here (cancels tctx, via
 // rt.cancel) once its record has ended or is gone: a tasks/cancel served
 // by another instance. It runs on a goroutine of its own while the task
-// runs, and only with a store that has signals; it wakes rt at each
-// signal too (answers to input requests stored elsewhere).
+// runs, with a store that has signals or a lease; it wakes rt at each
+// signal too (answers to input requests stored elsewhere), and renews
+// the task's lease.
 func (s *Server) watchRun(tctx context.Context, sc taskScope, id string, rt *runningTask) {
 	poke, stop := s.watchTask(tctx, sc, id, rt.wake)
 	defer stop()
-	poll := time.NewTimer(cancelPolls * s.tasks.PollInterval)
+	every := cancelPolls * s.tasks.PollInterval
+	if lease := s.tasks.Lease; lease > 0 {
+		every = min(every, lease/3)
+	}
+	poll := time.NewTimer(every)
 	defer poll.Stop()
 	for {
+		var ended bool
 		select {
 		case <-tctx.Done():
 			return
 		case <-poke:
+			rec, err := s.loadTask(tctx, sc, id)
+			ended = errors.Is(err, errTaskNotFound) || (err == nil && rec.Task.Status.Terminal())
 		case <-poll.C:
+			ended = s.renewLease(tctx, sc, id)
+			poll.Reset(every)
 		}
-		rec, err := s.loadTask(tctx, sc, id)
-		if errors.Is(err, errTaskNotFound) || (err == nil && rec.Task.Status.Terminal()) {
+		if ended {
 			rt.cancel()
 			return
 		}
-		poll.Reset(cancelPolls * s.tasks.PollInterval)
 	}
 }
 

@@ -29,6 +29,7 @@ import (
 // (telling started and cancelled) or release is closed.
 type taskInstance struct {
 	st        *redisstore.Store
+	rdb       *redis.Client
 	url       string
 	commands  *atomic.Int64
 	started   chan string // the task's id, as the tool starts
@@ -36,8 +37,8 @@ type taskInstance struct {
 }
 
 // twoInstances starts two instances on srv sharing a session store (for
-// 2025-11-25's sessions); poll is TaskOptions.PollInterval.
-func twoInstances(t *testing.T, srv *redistest.Server, poll time.Duration, release chan struct{}) [2]*taskInstance {
+// 2025-11-25's sessions), with task options o (the Store set).
+func twoInstances(t *testing.T, srv *redistest.Server, o mcp.TaskOptions, release chan struct{}) [2]*taskInstance {
 	t.Helper()
 	sessions := streamable.NewMemorySessionStore()
 	var is [2]*taskInstance
@@ -49,9 +50,9 @@ func twoInstances(t *testing.T, srv *redistest.Server, poll time.Duration, relea
 		n := new(atomic.Int64)
 		rdb.AddHook(counter{n})
 		st := redisstore.New(rdb, &redisstore.Options{Instance: name})
-		in := &taskInstance{st: st, commands: n, started: make(chan string, 8), cancelled: make(chan string, 8)}
-		s := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "1"}, &mcp.ServerOptions{
-			Tasks: &mcp.TaskOptions{Store: st.TaskStore(), PollInterval: poll}})
+		in := &taskInstance{st: st, rdb: rdb, commands: n, started: make(chan string, 8), cancelled: make(chan string, 8)}
+		o.Store = st.TaskStore()
+		s := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "1"}, &mcp.ServerOptions{Tasks: &o})
 		err = s.AddTool(&mcp.Tool{Name: "hold", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
 			func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				id := mcp.TaskIDFromContext(ctx)
@@ -81,20 +82,33 @@ func twoInstances(t *testing.T, srv *redistest.Server, poll time.Duration, relea
 	return is
 }
 
-// counter is a go-redis hook counting the commands sent (a pipeline's
-// each).
+// signalsAlone are task options under which only a signal reaches
+// another instance within a test's bounds: the running instance reads
+// its task's record every 5 minutes (five poll intervals), and a waiting
+// tasks/result every minute.
+var signalsAlone = mcp.TaskOptions{PollInterval: time.Minute, Lease: time.Hour}
+
+// counter is a go-redis hook counting the commands sent, but those that
+// set a new connection up, and a pipeline as one.
 type counter struct{ n *atomic.Int64 }
 
 func (counter) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (c counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		c.n.Add(1)
+		if name := cmd.Name(); name != "hello" && name != "client" { // a new connection's set-up
+			c.n.Add(1)
+		}
 		return next(ctx, cmd)
 	}
 }
 func (c counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		c.n.Add(1)
+		for _, cmd := range cmds {
+			if name := cmd.Name(); name != "hello" && name != "client" {
+				c.n.Add(1)
+				break
+			}
+		}
 		return next(ctx, cmds)
 	}
 }
@@ -211,7 +225,7 @@ func within[T any](t *testing.T, what string, ch <-chan T, d time.Duration) T {
 // be what ends it), and both instances say cancelled.
 func TestTasks_extCancelledThroughAnotherInstance(t *testing.T) {
 	srv := redistest.Start(t)
-	in := twoInstances(t, srv, time.Minute, make(chan struct{}))
+	in := twoInstances(t, srv, signalsAlone, make(chan struct{}))
 	created := result(t, "tools/call", ext(t, in[0], "tools/call", "hold", `"name":"hold","arguments":{}`))
 	id, _ := created["taskId"].(string)
 	if created["resultType"] != "task" || id == "" {
@@ -255,7 +269,7 @@ func session2025(t *testing.T, in *taskInstance) string {
 func TestTasks_2025ResultThroughAnotherCopyOfTheSession(t *testing.T) {
 	srv := redistest.Start(t)
 	release := make(chan struct{})
-	in := twoInstances(t, srv, time.Minute, release)
+	in := twoInstances(t, srv, signalsAlone, release)
 	sid := session2025(t, in[0])
 	call := func(i int, method, params string) *rpcAnswer {
 		a, _ := post(t, in[i].url, sid, mcp.Version20251125, method, params)
@@ -289,7 +303,7 @@ func TestTasks_2025ResultThroughAnotherCopyOfTheSession(t *testing.T) {
 // on the second answers the cancellation.
 func TestTasks_2025CancelledThroughAnotherCopyOfTheSession(t *testing.T) {
 	srv := redistest.Start(t)
-	in := twoInstances(t, srv, time.Minute, make(chan struct{}))
+	in := twoInstances(t, srv, signalsAlone, make(chan struct{}))
 	sid := session2025(t, in[0])
 	call := func(i int, method, params string) *rpcAnswer {
 		a, _ := post(t, in[i].url, sid, mcp.Version20251125, method, params)
@@ -336,7 +350,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // run ends (finding it cancelled, it writes nothing).
 func TestTasks_roundTrips(t *testing.T) {
 	srv := redistest.Start(t)
-	in := twoInstances(t, srv, time.Minute, make(chan struct{}))
+	in := twoInstances(t, srv, signalsAlone, make(chan struct{}))
 	var last [2]int64
 	spent := func() (n [2]int64) {
 		for i := range in {
@@ -376,7 +390,7 @@ func TestTasks_roundTrips(t *testing.T) {
 // tasks again, across instances.
 func TestTasks_redisDownAndBack(t *testing.T) {
 	srv := redistest.Start(t)
-	in := twoInstances(t, srv, 50*time.Millisecond, make(chan struct{}))
+	in := twoInstances(t, srv, mcp.TaskOptions{PollInterval: 50 * time.Millisecond}, make(chan struct{}))
 	srv.Kill()
 	for _, c := range []struct {
 		inst                 *taskInstance
@@ -400,4 +414,35 @@ func TestTasks_redisDownAndBack(t *testing.T) {
 	within(t, "the tool's start", in[0].started, 10*time.Second)
 	result(t, "tasks/cancel", ext(t, in[1], "tasks/cancel", id, `"taskId":"`+id+`"`))
 	within(t, "the tool's cancellation", in[0].cancelled, 10*time.Second)
+}
+
+// A task whose instance stops (here: loses Redis) while it runs is
+// failed by the next tasks/get on another instance once its lease has
+// ended; while the instance renews it, the lease holds past its length.
+func TestTasks_leaseOfAStoppedInstanceEnds(t *testing.T) {
+	srv := redistest.Start(t)
+	release := make(chan struct{})
+	const lease = 1500 * time.Millisecond
+	// The lease is renewed every 250ms: five poll intervals.
+	in := twoInstances(t, srv, mcp.TaskOptions{PollInterval: 50 * time.Millisecond, Lease: lease}, release)
+	t.Cleanup(func() { close(release) })
+	id, _ := result(t, "tools/call", ext(t, in[0], "tools/call", "hold", `"name":"hold","arguments":{}`))["taskId"].(string)
+	within(t, "the tool's start", in[0].started, 10*time.Second)
+	start, n0 := time.Now(), in[0].commands.Load()
+	// Seven renewals (a read and a write each) take longer than the lease.
+	eventually(t, "seven renewals", func() bool { return in[0].commands.Load()-n0 >= 14 && time.Since(start) > lease })
+	if got := result(t, "tasks/get", ext(t, in[1], "tasks/get", id, `"taskId":"`+id+`"`)); got["status"] != "working" {
+		t.Fatalf("tasks/get of a task whose lease is renewed: %v", got)
+	}
+	in[0].rdb.Close() // the first instance stops renewing it
+	var got map[string]any
+	eventually(t, "the task failed", func() bool {
+		got = result(t, "tasks/get", ext(t, in[1], "tasks/get", id, `"taskId":"`+id+`"`))
+		return got["status"] != "working"
+	})
+	e, _ := got["error"].(map[string]any)
+	if got["status"] != "failed" || e["code"] != float64(-32603) ||
+		e["message"] != "Internal error: the instance running the task stopped before it ended" {
+		t.Fatalf("tasks/get of a task whose instance stopped: %v", got)
+	}
 }
