@@ -30,6 +30,8 @@ import (
 type taskInstance struct {
 	st        *redisstore.Store
 	rdb       *redis.Client
+	srv       *mcp.Server
+	h         *streamable.Handler
 	url       string
 	commands  *atomic.Int64
 	started   chan string // the task's id, as the tool starts
@@ -70,7 +72,7 @@ func twoInstances(t *testing.T, srv *redistest.Server, o mcp.TaskOptions, releas
 		}
 		h := streamable.NewHandler(s, &streamable.Options{SessionStore: sessions})
 		hs := httptest.NewServer(h)
-		in.url = hs.URL
+		in.srv, in.h, in.url = s, h, hs.URL
 		t.Cleanup(func() {
 			hs.Close()
 			h.Close()
@@ -445,4 +447,54 @@ func TestTasks_leaseOfAStoppedInstanceEnds(t *testing.T) {
 		e["message"] != "Internal error: the instance running the task stopped before it ended" {
 		t.Fatalf("tasks/get of a task whose instance stopped: %v", got)
 	}
+}
+
+// A copy of a 2025-11-25 session that ends on one instance (its handler
+// closing) leaves the session's tasks to the copies elsewhere; the
+// client's DELETE, wherever it goes, deletes them from Redis.
+func TestTasks_2025KeptUntilTheSessionIsDeleted(t *testing.T) {
+	srv := redistest.Start(t)
+	in := twoInstances(t, srv, signalsAlone, make(chan struct{}))
+	sid := session2025(t, in[0])
+	call := func(i int, method, params string) *rpcAnswer {
+		a, _ := post(t, in[i].url, sid, mcp.Version20251125, method, params)
+		return a
+	}
+	created := result(t, "tools/call", call(0, "tools/call", `{"name":"hold","arguments":{},"task":{}}`))
+	id, _ := created["task"].(map[string]any)["taskId"].(string)
+	within(t, "the tool's start", in[0].started, 10*time.Second)
+	result(t, "tasks/get", call(1, "tasks/get", `{"taskId":"`+id+`"}`))
+	copies := in[0].srv.Sessions()
+	if len(copies) != 1 {
+		t.Fatalf("instance one has %d sessions", len(copies))
+	}
+	in[0].h.Close() // its run there ends with it
+	within(t, "the tool's cancellation", in[0].cancelled, 10*time.Second)
+	within(t, "the end of the copy", copies[0].Done(), 10*time.Second)
+	if got := result(t, "tasks/get", call(1, "tasks/get", `{"taskId":"`+id+`"}`)); got["taskId"] != id {
+		t.Fatalf("tasks/get through the other copy: %v", got)
+	}
+	ctx := context.Background()
+	taskKeys := func() []string {
+		keys, err := in[1].rdb.Keys(ctx, "mcpwire:task*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return keys
+	}
+	if keys := taskKeys(); len(keys) != 2 {
+		t.Fatalf("before DELETE: keys %v, want the task's and its index", keys)
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, in[1].url, nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("MCP-Protocol-Version", mcp.Version20251125)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %s", resp.Status)
+	}
+	eventually(t, "the tasks' deletion", func() bool { return len(taskKeys()) == 0 })
 }

@@ -36,7 +36,7 @@ func (t *taskStore) Watch(ctx context.Context, scope, id string, f func()) (stop
 	return func() {
 		t.mu.Lock()
 		delete(ws, w)
-		if len(ws) == 0 && t.watchers[sig] != nil && len(t.watchers[sig]) == 0 {
+		if len(t.watchers[sig]) == 0 {
 			delete(t.watchers, sig)
 		}
 		t.mu.Unlock()
