@@ -264,22 +264,31 @@ func session2025(t *testing.T, in *taskInstance) string {
 	return sid
 }
 
+// task2025 starts two instances (signalsAlone), opens a 2025-11-25
+// session through the first and starts a task of "hold" there; it
+// returns the instances, the session's id, a func sending a request of
+// the session to instance i, and the task's id once its tool runs.
+func task2025(t *testing.T, release chan struct{}) (in [2]*taskInstance, sid string, call func(i int, method, params string) *rpcAnswer, id string) {
+	t.Helper()
+	in = twoInstances(t, redistest.Start(t), signalsAlone, release)
+	sid = session2025(t, in[0])
+	call = func(i int, method, params string) *rpcAnswer {
+		a, _ := post(t, in[i].url, sid, mcp.Version20251125, method, params)
+		return a
+	}
+	created := result(t, "tools/call", call(0, "tools/call", `{"name":"hold","arguments":{},"task":{}}`))
+	id, _ = created["task"].(map[string]any)["taskId"].(string)
+	within(t, "the tool's start", in[0].started, 10*time.Second)
+	return in, sid, call, id
+}
+
 // A 2025-11-25 task started on one instance's copy of a session is seen
 // by the copy of another (re-created from the shared session store),
 // and its tasks/result there returns as the task ends on the first —
 // woken by the signal, the poll interval being a minute.
 func TestTasks_2025ResultThroughAnotherCopyOfTheSession(t *testing.T) {
-	srv := redistest.Start(t)
 	release := make(chan struct{})
-	in := twoInstances(t, srv, signalsAlone, release)
-	sid := session2025(t, in[0])
-	call := func(i int, method, params string) *rpcAnswer {
-		a, _ := post(t, in[i].url, sid, mcp.Version20251125, method, params)
-		return a
-	}
-	created := result(t, "tools/call", call(0, "tools/call", `{"name":"hold","arguments":{},"task":{}}`))
-	id, _ := created["task"].(map[string]any)["taskId"].(string)
-	within(t, "the tool's start", in[0].started, 10*time.Second)
+	in, _, call, id := task2025(t, release)
 	if got := result(t, "tasks/get", call(1, "tasks/get", `{"taskId":"`+id+`"}`)); got["status"] != "working" {
 		t.Fatalf("tasks/get through the other copy: %v", got)
 	}
@@ -304,16 +313,7 @@ func TestTasks_2025ResultThroughAnotherCopyOfTheSession(t *testing.T) {
 // tool's context on the first instance ends, and tasks/result waiting
 // on the second answers the cancellation.
 func TestTasks_2025CancelledThroughAnotherCopyOfTheSession(t *testing.T) {
-	srv := redistest.Start(t)
-	in := twoInstances(t, srv, signalsAlone, make(chan struct{}))
-	sid := session2025(t, in[0])
-	call := func(i int, method, params string) *rpcAnswer {
-		a, _ := post(t, in[i].url, sid, mcp.Version20251125, method, params)
-		return a
-	}
-	created := result(t, "tools/call", call(0, "tools/call", `{"name":"hold","arguments":{},"task":{}}`))
-	id, _ := created["task"].(map[string]any)["taskId"].(string)
-	within(t, "the tool's start", in[0].started, 10*time.Second)
+	in, _, call, id := task2025(t, make(chan struct{}))
 	waiting := make(chan *rpcAnswer, 1)
 	go func() { waiting <- call(1, "tasks/result", `{"taskId":"`+id+`"}`) }()
 	if got := result(t, "tasks/cancel", call(1, "tasks/cancel", `{"taskId":"`+id+`"}`)); got["status"] != "cancelled" {
@@ -453,16 +453,7 @@ func TestTasks_leaseOfAStoppedInstanceEnds(t *testing.T) {
 // closing) leaves the session's tasks to the copies elsewhere; the
 // client's DELETE, wherever it goes, deletes them from Redis.
 func TestTasks_2025KeptUntilTheSessionIsDeleted(t *testing.T) {
-	srv := redistest.Start(t)
-	in := twoInstances(t, srv, signalsAlone, make(chan struct{}))
-	sid := session2025(t, in[0])
-	call := func(i int, method, params string) *rpcAnswer {
-		a, _ := post(t, in[i].url, sid, mcp.Version20251125, method, params)
-		return a
-	}
-	created := result(t, "tools/call", call(0, "tools/call", `{"name":"hold","arguments":{},"task":{}}`))
-	id, _ := created["task"].(map[string]any)["taskId"].(string)
-	within(t, "the tool's start", in[0].started, 10*time.Second)
+	in, sid, call, id := task2025(t, make(chan struct{}))
 	result(t, "tasks/get", call(1, "tasks/get", `{"taskId":"`+id+`"}`))
 	copies := in[0].srv.Sessions()
 	if len(copies) != 1 {
