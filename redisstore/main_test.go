@@ -6,6 +6,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-// ants (under pool, which mcp imports) starts goroutines when loaded:
-// ignore what runs before the tests.
+// IgnoreCurrent: the goroutines packages start when imported (the shared
+// executor of package pool, which mcp brings in) are not leaks.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.IgnoreCurrent()) }
