@@ -38,9 +38,9 @@ type taskInstance struct {
 	cancelled chan string // the task's id, as its context ends
 }
 
-// twoInstances starts two instances on srv sharing a session store (for
+// taskInstances starts two instances on srv sharing a session store (for
 // 2025-11-25's sessions), with task options o (the Store set).
-func twoInstances(t *testing.T, srv *redistest.Server, o mcp.TaskOptions, release chan struct{}) [2]*taskInstance {
+func taskInstances(t *testing.T, srv *redistest.Server, o mcp.TaskOptions, release chan struct{}) [2]*taskInstance {
 	t.Helper()
 	sessions := streamable.NewMemorySessionStore()
 	var is [2]*taskInstance
@@ -50,7 +50,7 @@ func twoInstances(t *testing.T, srv *redistest.Server, o mcp.TaskOptions, releas
 			t.Fatal(err)
 		}
 		n := new(atomic.Int64)
-		rdb.AddHook(counter{n})
+		rdb.AddHook(commandCounter{n})
 		st := redisstore.New(rdb, &redisstore.Options{Instance: name})
 		in := &taskInstance{st: st, rdb: rdb, commands: n, started: make(chan string, 8), cancelled: make(chan string, 8)}
 		o.Store = st.TaskStore()
@@ -90,12 +90,12 @@ func twoInstances(t *testing.T, srv *redistest.Server, o mcp.TaskOptions, releas
 // tasks/result every minute.
 var signalsAlone = mcp.TaskOptions{PollInterval: time.Minute, Lease: time.Hour}
 
-// counter is a go-redis hook counting the commands sent, but those that
-// set a new connection up, and a pipeline as one.
-type counter struct{ n *atomic.Int64 }
+// commandCounter is a go-redis hook counting the commands sent, but
+// those that set a new connection up, and a pipeline as one.
+type commandCounter struct{ n *atomic.Int64 }
 
-func (counter) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (c counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+func (commandCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (c commandCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		if name := cmd.Name(); name != "hello" && name != "client" { // a new connection's set-up
 			c.n.Add(1)
@@ -103,7 +103,7 @@ func (c counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		return next(ctx, cmd)
 	}
 }
-func (c counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (c commandCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		for _, cmd := range cmds {
 			if name := cmd.Name(); name != "hello" && name != "client" {
@@ -115,8 +115,8 @@ func (c counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proce
 	}
 }
 
-// rpcAnswer is a JSON-RPC response.
-type rpcAnswer struct {
+// taskAnswer is a JSON-RPC response.
+type taskAnswer struct {
 	Result json.RawMessage `json:"result"`
 	Error  *struct {
 		Code    int    `json:"code"`
@@ -124,11 +124,11 @@ type rpcAnswer struct {
 	} `json:"error"`
 }
 
-// post sends one request to url (a session's when session is set) and
+// postMessage sends one request to url (a session's when session is set) and
 // returns its answer, from a JSON body or an event stream (nil, the test
 // failed, when there is none: it may run on any goroutine), and the
 // Mcp-Session-Id the response carries.
-func post(t *testing.T, url, session, version, method, params string, hdr ...string) (*rpcAnswer, string) {
+func postMessage(t *testing.T, url, session, version, method, params string, hdr ...string) (*taskAnswer, string) {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":` + params + `}`
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -175,7 +175,7 @@ func post(t *testing.T, url, session, version, method, params string, hdr ...str
 		t.Errorf("%s: status %d, answers %q", method, resp.StatusCode, data)
 		return nil, sid
 	}
-	var a rpcAnswer
+	var a taskAnswer
 	if err := json.Unmarshal([]byte(data[0]), &a); err != nil {
 		t.Errorf("%s: %v in %s", method, err, data[0])
 		return nil, sid
@@ -190,14 +190,14 @@ const extMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
 
 // ext sends a request of the tasks extension to in and returns its
 // answer; name is the Mcp-Name header (the tool, or the task id).
-func ext(t *testing.T, in *taskInstance, method, name, params string) *rpcAnswer {
+func ext(t *testing.T, in *taskInstance, method, name, params string) *taskAnswer {
 	t.Helper()
-	a, _ := post(t, in.url, "", mcp.Version20260728, method, `{"_meta":`+extMeta+`,`+params+`}`, "Mcp-Name", name)
+	a, _ := postMessage(t, in.url, "", mcp.Version20260728, method, `{"_meta":`+extMeta+`,`+params+`}`, "Mcp-Name", name)
 	return a
 }
 
-// result decodes an answer's result, failing on an error.
-func result(t *testing.T, what string, a *rpcAnswer) map[string]any {
+// resultObject decodes an answer's result, failing on an error.
+func resultObject(t *testing.T, what string, a *taskAnswer) map[string]any {
 	t.Helper()
 	if a == nil || a.Error != nil {
 		t.Fatalf("%s: %+v", what, a)
@@ -209,8 +209,8 @@ func result(t *testing.T, what string, a *rpcAnswer) map[string]any {
 	return m
 }
 
-// within waits up to d for a value of ch.
-func within[T any](t *testing.T, what string, ch <-chan T, d time.Duration) T {
+// recvWithin waits up to d for a value of ch.
+func recvWithin[T any](t *testing.T, what string, ch <-chan T, d time.Duration) T {
 	t.Helper()
 	select {
 	case v := <-ch:
@@ -227,25 +227,25 @@ func within[T any](t *testing.T, what string, ch <-chan T, d time.Duration) T {
 // be what ends it), and both instances say cancelled.
 func TestTasks_extCancelledThroughAnotherInstance(t *testing.T) {
 	srv := redistest.Start(t)
-	in := twoInstances(t, srv, signalsAlone, make(chan struct{}))
-	created := result(t, "tools/call", ext(t, in[0], "tools/call", "hold", `"name":"hold","arguments":{}`))
+	in := taskInstances(t, srv, signalsAlone, make(chan struct{}))
+	created := resultObject(t, "tools/call", ext(t, in[0], "tools/call", "hold", `"name":"hold","arguments":{}`))
 	id, _ := created["taskId"].(string)
 	if created["resultType"] != "task" || id == "" {
 		t.Fatalf("tools/call: %v", created)
 	}
-	if got := within(t, "the tool's start", in[0].started, 10*time.Second); got != id {
+	if got := recvWithin(t, "the tool's start", in[0].started, 10*time.Second); got != id {
 		t.Fatalf("the tool runs task %q, want %q", got, id)
 	}
-	if got := result(t, "tasks/get", ext(t, in[1], "tasks/get", id, `"taskId":"`+id+`"`)); got["status"] != "working" {
+	if got := resultObject(t, "tasks/get", ext(t, in[1], "tasks/get", id, `"taskId":"`+id+`"`)); got["status"] != "working" {
 		t.Fatalf("tasks/get through the other instance: %v", got)
 	}
-	result(t, "tasks/cancel", ext(t, in[1], "tasks/cancel", id, `"taskId":"`+id+`"`))
-	if got := within(t, "the tool's cancellation", in[0].cancelled, 10*time.Second); got != id {
+	resultObject(t, "tasks/cancel", ext(t, in[1], "tasks/cancel", id, `"taskId":"`+id+`"`))
+	if got := recvWithin(t, "the tool's cancellation", in[0].cancelled, 10*time.Second); got != id {
 		t.Fatalf("cancelled %q, want %q", got, id)
 	}
 	for i, inst := range in {
 		// The first instance's run has ended: the record stays cancelled.
-		if got := result(t, "tasks/get", ext(t, inst, "tasks/get", id, `"taskId":"`+id+`"`)); got["status"] != "cancelled" {
+		if got := resultObject(t, "tasks/get", ext(t, inst, "tasks/get", id, `"taskId":"`+id+`"`)); got["status"] != "cancelled" {
 			t.Errorf("tasks/get through instance %d: %v", i, got)
 		}
 	}
@@ -254,13 +254,13 @@ func TestTasks_extCancelledThroughAnotherInstance(t *testing.T) {
 // session2025 opens a 2025-11-25 session through in and returns its id.
 func session2025(t *testing.T, in *taskInstance) string {
 	t.Helper()
-	a, sid := post(t, in.url, "", mcp.Version20251125, "initialize",
+	a, sid := postMessage(t, in.url, "", mcp.Version20251125, "initialize",
 		`{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)
-	result(t, "initialize", a)
+	resultObject(t, "initialize", a)
 	if sid == "" {
 		t.Fatal("initialize: no Mcp-Session-Id")
 	}
-	post(t, in.url, sid, mcp.Version20251125, "notifications/initialized", `{}`)
+	postMessage(t, in.url, sid, mcp.Version20251125, "notifications/initialized", `{}`)
 	return sid
 }
 
@@ -268,17 +268,17 @@ func session2025(t *testing.T, in *taskInstance) string {
 // session through the first and starts a task of "hold" there; it
 // returns the instances, the session's id, a func sending a request of
 // the session to instance i, and the task's id once its tool runs.
-func task2025(t *testing.T, release chan struct{}) (in [2]*taskInstance, sid string, call func(i int, method, params string) *rpcAnswer, id string) {
+func task2025(t *testing.T, release chan struct{}) (in [2]*taskInstance, sid string, call func(i int, method, params string) *taskAnswer, id string) {
 	t.Helper()
-	in = twoInstances(t, redistest.Start(t), signalsAlone, release)
+	in = taskInstances(t, redistest.Start(t), signalsAlone, release)
 	sid = session2025(t, in[0])
-	call = func(i int, method, params string) *rpcAnswer {
-		a, _ := post(t, in[i].url, sid, mcp.Version20251125, method, params)
+	call = func(i int, method, params string) *taskAnswer {
+		a, _ := postMessage(t, in[i].url, sid, mcp.Version20251125, method, params)
 		return a
 	}
-	created := result(t, "tools/call", call(0, "tools/call", `{"name":"hold","arguments":{},"task":{}}`))
+	created := resultObject(t, "tools/call", call(0, "tools/call", `{"name":"hold","arguments":{},"task":{}}`))
 	id, _ = created["task"].(map[string]any)["taskId"].(string)
-	within(t, "the tool's start", in[0].started, 10*time.Second)
+	recvWithin(t, "the tool's start", in[0].started, 10*time.Second)
 	return in, sid, call, id
 }
 
@@ -289,22 +289,22 @@ func task2025(t *testing.T, release chan struct{}) (in [2]*taskInstance, sid str
 func TestTasks_2025ResultThroughAnotherCopyOfTheSession(t *testing.T) {
 	release := make(chan struct{})
 	in, _, call, id := task2025(t, release)
-	if got := result(t, "tasks/get", call(1, "tasks/get", `{"taskId":"`+id+`"}`)); got["status"] != "working" {
+	if got := resultObject(t, "tasks/get", call(1, "tasks/get", `{"taskId":"`+id+`"}`)); got["status"] != "working" {
 		t.Fatalf("tasks/get through the other copy: %v", got)
 	}
-	list := result(t, "tasks/list", call(1, "tasks/list", `{}`))
+	list := resultObject(t, "tasks/list", call(1, "tasks/list", `{}`))
 	if ts, _ := list["tasks"].([]any); len(ts) != 1 || ts[0].(map[string]any)["taskId"] != id {
 		t.Fatalf("tasks/list through the other copy: %v", list)
 	}
 	n0 := in[1].commands.Load()
-	got := make(chan *rpcAnswer, 1)
+	got := make(chan *taskAnswer, 1)
 	go func() { got <- call(1, "tasks/result", `{"taskId":"`+id+`"}`) }()
 	// tasks/result on the second instance reads the task (working),
 	// watches it, reads it again, and waits: only then is it released.
-	eventually(t, "tasks/result's two reads", func() bool { return in[1].commands.Load() >= n0+2 })
+	untilTrue(t, "tasks/result's two reads", func() bool { return in[1].commands.Load() >= n0+2 })
 	close(release)
-	a := within(t, "tasks/result", got, 10*time.Second)
-	if r := result(t, "tasks/result", a); !strings.Contains(string(a.Result), "released") {
+	a := recvWithin(t, "tasks/result", got, 10*time.Second)
+	if r := resultObject(t, "tasks/result", a); !strings.Contains(string(a.Result), "released") {
 		t.Fatalf("tasks/result: %v", r)
 	}
 }
@@ -314,26 +314,26 @@ func TestTasks_2025ResultThroughAnotherCopyOfTheSession(t *testing.T) {
 // on the second answers the cancellation.
 func TestTasks_2025CancelledThroughAnotherCopyOfTheSession(t *testing.T) {
 	in, _, call, id := task2025(t, make(chan struct{}))
-	waiting := make(chan *rpcAnswer, 1)
+	waiting := make(chan *taskAnswer, 1)
 	go func() { waiting <- call(1, "tasks/result", `{"taskId":"`+id+`"}`) }()
-	if got := result(t, "tasks/cancel", call(1, "tasks/cancel", `{"taskId":"`+id+`"}`)); got["status"] != "cancelled" {
+	if got := resultObject(t, "tasks/cancel", call(1, "tasks/cancel", `{"taskId":"`+id+`"}`)); got["status"] != "cancelled" {
 		t.Fatalf("tasks/cancel: %v", got)
 	}
-	if got := within(t, "the tool's cancellation", in[0].cancelled, 10*time.Second); got != id {
+	if got := recvWithin(t, "the tool's cancellation", in[0].cancelled, 10*time.Second); got != id {
 		t.Fatalf("cancelled %q, want %q", got, id)
 	}
-	if a := within(t, "tasks/result", waiting, 10*time.Second); a.Error == nil || a.Error.Code != -32005 {
+	if a := recvWithin(t, "tasks/result", waiting, 10*time.Second); a.Error == nil || a.Error.Code != -32005 {
 		t.Fatalf("tasks/result of a cancelled task: %+v", a)
 	}
 	for i := range in {
-		if got := result(t, "tasks/get", call(i, "tasks/get", `{"taskId":"`+id+`"}`)); got["status"] != "cancelled" {
+		if got := resultObject(t, "tasks/get", call(i, "tasks/get", `{"taskId":"`+id+`"}`)); got["status"] != "cancelled" {
 			t.Errorf("tasks/get through instance %d: %v", i, got)
 		}
 	}
 }
 
-// eventually waits up to 10 s for cond.
-func eventually(t *testing.T, what string, cond func() bool) {
+// untilTrue waits up to 10 s for cond.
+func untilTrue(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {
@@ -352,7 +352,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // run ends (finding it cancelled, it writes nothing).
 func TestTasks_roundTrips(t *testing.T) {
 	srv := redistest.Start(t)
-	in := twoInstances(t, srv, signalsAlone, make(chan struct{}))
+	in := taskInstances(t, srv, signalsAlone, make(chan struct{}))
 	var last [2]int64
 	spent := func() (n [2]int64) {
 		for i := range in {
@@ -363,14 +363,14 @@ func TestTasks_roundTrips(t *testing.T) {
 	}
 	for round := range 2 { // the first loads the scripts
 		spent()
-		id, _ := result(t, "tools/call", ext(t, in[0], "tools/call", "hold", `"name":"hold","arguments":{}`))["taskId"].(string)
-		within(t, "the tool's start", in[0].started, 10*time.Second)
+		id, _ := resultObject(t, "tools/call", ext(t, in[0], "tools/call", "hold", `"name":"hold","arguments":{}`))["taskId"].(string)
+		recvWithin(t, "the tool's start", in[0].started, 10*time.Second)
 		create := spent()
-		result(t, "tasks/get", ext(t, in[1], "tasks/get", id, `"taskId":"`+id+`"`))
+		resultObject(t, "tasks/get", ext(t, in[1], "tasks/get", id, `"taskId":"`+id+`"`))
 		get := spent()
-		result(t, "tasks/cancel", ext(t, in[1], "tasks/cancel", id, `"taskId":"`+id+`"`))
-		within(t, "the tool's cancellation", in[0].cancelled, 10*time.Second)
-		eventually(t, "the run's end", func() bool { return in[0].commands.Load()-last[0] >= 2 })
+		resultObject(t, "tasks/cancel", ext(t, in[1], "tasks/cancel", id, `"taskId":"`+id+`"`))
+		recvWithin(t, "the tool's cancellation", in[0].cancelled, 10*time.Second)
+		untilTrue(t, "the run's end", func() bool { return in[0].commands.Load()-last[0] >= 2 })
 		cancel := spent()
 		t.Logf("round %d: commands of (instance one, two): tools/call %v, tasks/get %v, tasks/cancel and the run's end %v", round, create, get, cancel)
 		if round == 0 {
@@ -392,7 +392,7 @@ func TestTasks_roundTrips(t *testing.T) {
 // tasks again, across instances.
 func TestTasks_redisDownAndBack(t *testing.T) {
 	srv := redistest.Start(t)
-	in := twoInstances(t, srv, mcp.TaskOptions{PollInterval: 50 * time.Millisecond}, make(chan struct{}))
+	in := taskInstances(t, srv, mcp.TaskOptions{PollInterval: 50 * time.Millisecond}, make(chan struct{}))
 	srv.Kill()
 	for _, c := range []struct {
 		inst                 *taskInstance
@@ -412,10 +412,10 @@ func TestTasks_redisDownAndBack(t *testing.T) {
 		}
 	}
 	srv.Restart()
-	id, _ := result(t, "tools/call", ext(t, in[0], "tools/call", "hold", `"name":"hold","arguments":{}`))["taskId"].(string)
-	within(t, "the tool's start", in[0].started, 10*time.Second)
-	result(t, "tasks/cancel", ext(t, in[1], "tasks/cancel", id, `"taskId":"`+id+`"`))
-	within(t, "the tool's cancellation", in[0].cancelled, 10*time.Second)
+	id, _ := resultObject(t, "tools/call", ext(t, in[0], "tools/call", "hold", `"name":"hold","arguments":{}`))["taskId"].(string)
+	recvWithin(t, "the tool's start", in[0].started, 10*time.Second)
+	resultObject(t, "tasks/cancel", ext(t, in[1], "tasks/cancel", id, `"taskId":"`+id+`"`))
+	recvWithin(t, "the tool's cancellation", in[0].cancelled, 10*time.Second)
 }
 
 // A task whose instance stops (here: loses Redis) while it runs is
@@ -426,20 +426,20 @@ func TestTasks_leaseOfAStoppedInstanceEnds(t *testing.T) {
 	release := make(chan struct{})
 	const lease = 1500 * time.Millisecond
 	// The lease is renewed every 250ms: five poll intervals.
-	in := twoInstances(t, srv, mcp.TaskOptions{PollInterval: 50 * time.Millisecond, Lease: lease}, release)
+	in := taskInstances(t, srv, mcp.TaskOptions{PollInterval: 50 * time.Millisecond, Lease: lease}, release)
 	t.Cleanup(func() { close(release) })
-	id, _ := result(t, "tools/call", ext(t, in[0], "tools/call", "hold", `"name":"hold","arguments":{}`))["taskId"].(string)
-	within(t, "the tool's start", in[0].started, 10*time.Second)
+	id, _ := resultObject(t, "tools/call", ext(t, in[0], "tools/call", "hold", `"name":"hold","arguments":{}`))["taskId"].(string)
+	recvWithin(t, "the tool's start", in[0].started, 10*time.Second)
 	start, n0 := time.Now(), in[0].commands.Load()
 	// Seven renewals (a read and a write each) take longer than the lease.
-	eventually(t, "seven renewals", func() bool { return in[0].commands.Load()-n0 >= 14 && time.Since(start) > lease })
-	if got := result(t, "tasks/get", ext(t, in[1], "tasks/get", id, `"taskId":"`+id+`"`)); got["status"] != "working" {
+	untilTrue(t, "seven renewals", func() bool { return in[0].commands.Load()-n0 >= 14 && time.Since(start) > lease })
+	if got := resultObject(t, "tasks/get", ext(t, in[1], "tasks/get", id, `"taskId":"`+id+`"`)); got["status"] != "working" {
 		t.Fatalf("tasks/get of a task whose lease is renewed: %v", got)
 	}
 	in[0].rdb.Close() // the first instance stops renewing it
 	var got map[string]any
-	eventually(t, "the task failed", func() bool {
-		got = result(t, "tasks/get", ext(t, in[1], "tasks/get", id, `"taskId":"`+id+`"`))
+	untilTrue(t, "the task failed", func() bool {
+		got = resultObject(t, "tasks/get", ext(t, in[1], "tasks/get", id, `"taskId":"`+id+`"`))
 		return got["status"] != "working"
 	})
 	e, _ := got["error"].(map[string]any)
@@ -454,15 +454,15 @@ func TestTasks_leaseOfAStoppedInstanceEnds(t *testing.T) {
 // client's DELETE, wherever it goes, deletes them from Redis.
 func TestTasks_2025KeptUntilTheSessionIsDeleted(t *testing.T) {
 	in, sid, call, id := task2025(t, make(chan struct{}))
-	result(t, "tasks/get", call(1, "tasks/get", `{"taskId":"`+id+`"}`))
+	resultObject(t, "tasks/get", call(1, "tasks/get", `{"taskId":"`+id+`"}`))
 	copies := in[0].srv.Sessions()
 	if len(copies) != 1 {
 		t.Fatalf("instance one has %d sessions", len(copies))
 	}
 	in[0].h.Close() // its run there ends with it
-	within(t, "the tool's cancellation", in[0].cancelled, 10*time.Second)
-	within(t, "the end of the copy", copies[0].Done(), 10*time.Second)
-	if got := result(t, "tasks/get", call(1, "tasks/get", `{"taskId":"`+id+`"}`)); got["taskId"] != id {
+	recvWithin(t, "the tool's cancellation", in[0].cancelled, 10*time.Second)
+	recvWithin(t, "the end of the copy", copies[0].Done(), 10*time.Second)
+	if got := resultObject(t, "tasks/get", call(1, "tasks/get", `{"taskId":"`+id+`"}`)); got["taskId"] != id {
 		t.Fatalf("tasks/get through the other copy: %v", got)
 	}
 	ctx := context.Background()
@@ -487,5 +487,5 @@ func TestTasks_2025KeptUntilTheSessionIsDeleted(t *testing.T) {
 	if resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("DELETE: %s", resp.Status)
 	}
-	eventually(t, "the tasks' deletion", func() bool { return len(taskKeys()) == 0 })
+	untilTrue(t, "the tasks' deletion", func() bool { return len(taskKeys()) == 0 })
 }
