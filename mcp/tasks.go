@@ -194,15 +194,23 @@ func (s *Server) startTask(ctx context.Context, ss *ServerSession, sc taskScope,
 	}
 	tasks := sc.run
 	tasks.mu.Lock()
-	defer tasks.mu.Unlock()
-	if tasks.closed {
+	closed := tasks.closed
+	tasks.mu.Unlock()
+	if closed {
 		return nil, ErrNotConnected
 	}
+	// Not under tasks.mu: a store across the network (extTasks' mu is the
+	// server's) would serialise every creation behind one round trip.
 	switch err := o.Store.Create(ctx, sc.key, id, data, now.Add(ttl), o.MaxTasks); {
 	case errors.Is(err, ErrTaskLimit):
 		return nil, errTaskLimit
 	case err != nil:
 		return nil, s.storeErr(ctx, err)
+	}
+	tasks.mu.Lock()
+	defer tasks.mu.Unlock()
+	if tasks.closed { // ended meanwhile: the record is left to its lease or ttl
+		return nil, ErrNotConnected
 	}
 	// The tool outlives the request: its context keeps the request's
 	// values, loses its cancellation, and ends with the task's lifetime.

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -488,4 +490,59 @@ func TestTasks_2025KeptUntilTheSessionIsDeleted(t *testing.T) {
 		t.Fatalf("DELETE: %s", resp.Status)
 	}
 	untilTrue(t, "the tasks' deletion", func() bool { return len(taskKeys()) == 0 })
+}
+
+// A Redis that accepts connections and never answers (a network that
+// drops packets): concurrent task creations each fail within the
+// store's timeout, none queued behind another's.
+func TestTasks_silentRedisFailsEachCreationInTime(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns sync.WaitGroup
+	t.Cleanup(func() { l.Close(); conns.Wait() })
+	conns.Go(func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns.Go(func() { io.Copy(io.Discard, c); c.Close() }) // ends as the client closes
+		}
+	})
+	rdb, err := redisstore.Dial("redis://" + l.Addr().String() + "/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := redisstore.New(rdb, &redisstore.Options{Instance: "silent"})
+	t.Cleanup(func() { st.Close(); rdb.Close() })
+	s := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "1"}, &mcp.ServerOptions{
+		Tasks: &mcp.TaskOptions{Store: st.TaskStore()}})
+	err = s.AddTool(&mcp.Tool{Name: "hold", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := streamable.NewHandler(s, nil)
+	hs := httptest.NewServer(h)
+	t.Cleanup(func() { hs.Close(); h.Close() })
+	in := &taskInstance{url: hs.URL}
+	const calls = 4
+	answers := make(chan *taskAnswer, calls)
+	start := time.Now()
+	for range calls {
+		go func() { answers <- ext(t, in, "tools/call", "hold", `"name":"hold","arguments":{}`) }()
+	}
+	for range calls {
+		a := recvWithin(t, "a creation's answer", answers, 10*time.Second)
+		if a == nil || a.Error == nil || a.Error.Message != "Internal error: the task store is unavailable" {
+			t.Errorf("tools/call with a silent Redis: %+v", a)
+		}
+	}
+	// Each call gives up after the store's timeout (1s); in turn, they
+	// would take four.
+	if d := time.Since(start); d > 2500*time.Millisecond {
+		t.Errorf("%d concurrent creations took %v", calls, d)
+	}
 }
