@@ -293,6 +293,23 @@
 // that did not declare the extension is refused tasks/get, tasks/update
 // and tasks/cancel, and calls of a "required" tool, with -32021.
 //
+// Several instances share tasks through one TaskStore (package
+// redisstore's): a task's record is there, its tool runs in the instance
+// that started it, and any instance serves tasks/get, tasks/list,
+// tasks/update, tasks/cancel and tasks/result (a 2025-11-25 task is kept
+// under the session's Mcp-Session-Id, so every instance's copy of the
+// session finds it). A store with [TaskSignals] carries a cancellation
+// to the running instance at once, and a task's end to a tasks/result
+// waiting elsewhere; each also reads the record now and then, so a lost
+// signal costs time. With such a store a task has a lease
+// (TaskOptions.Lease): a task whose instance died is failed (-32603,
+// "the instance running the task stopped before it ended") by the first
+// tasks/get or tasks/result past it; without a lease it stays working
+// until its ttl. A store that fails (Redis down) fails the task request
+// with -32603 "the task store is unavailable" within the request's
+// deadline, and a task ending meanwhile keeps its last stored state
+// (tasks_shared.go, tasks_lease.go).
+//
 // # Client
 //
 // A Client connects over a message stream (Connect), a byte stream

@@ -280,6 +280,7 @@ func (s *Server) ConnectTransport(ctx context.Context, stream conn.Stream, peer 
 	}
 	ss := SessionFromContext(o.Context)
 	ss.transport = t
+	ss.nameTasks(t)
 	ss.setConn(conn.NewStream(stream, o))
 	return ss, nil
 }

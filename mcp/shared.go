@@ -27,6 +27,12 @@ type SharedSession interface {
 	// Revived reports whether this copy was re-created from the stored
 	// session rather than initialised by its client here.
 	Revived() bool
+	// SessionDeleted reports, as this copy ends, whether the session ends
+	// everywhere (deleted by the client, the application or another
+	// instance: its 2025-11-25 tasks go with it) rather than on this
+	// instance alone (other instances may go on serving it, and its tasks
+	// stay for them, to their lifetime).
+	SessionDeleted() bool
 }
 
 // watchTimeout bounds a watch's attempt to subscribe without a

@@ -33,6 +33,15 @@ type TaskOptions struct {
 	// MaxTasks bounds the live tasks of one session (default DefaultMaxTasks): a
 	// task-augmented call beyond it is refused with -32600.
 	MaxTasks int
+	// Lease is how long a task stays working once the instance running
+	// it has stopped vouching for it (it renews the lease every third of
+	// it): then the next tasks/get or tasks/result, on any instance,
+	// finds it failed, "the instance running the task stopped". Default:
+	// DefaultTaskLease with a Store shared by instances (one that has
+	// TaskSignals), none otherwise; negative: none, and such a task
+	// stays working until its lifetime ends. The instances' clocks must
+	// agree to well within it.
+	Lease time.Duration
 }
 
 // Defaults of TaskOptions.
@@ -41,6 +50,7 @@ const (
 	DefaultMaxTaskTTL       = time.Hour
 	DefaultTaskPollInterval = time.Second
 	DefaultMaxTasks         = 100
+	DefaultTaskLease        = 15 * time.Second
 )
 
 // withDefaults returns o with its zero members set.
@@ -61,6 +71,10 @@ func (o TaskOptions) withDefaults() *TaskOptions {
 	if o.MaxTasks <= 0 {
 		o.MaxTasks = DefaultMaxTasks
 	}
+	if _, shared := o.Store.(TaskSignals); shared && o.Lease == 0 {
+		o.Lease = DefaultTaskLease
+	}
+	o.Lease = max(o.Lease, 0)
 	return &o
 }
 
@@ -75,7 +89,8 @@ func tasksCapability() map[string]any {
 
 // sessionTasks are a session's running tasks.
 type sessionTasks struct {
-	key string // the session's key in the task store
+	key   string        // the session's key in the task store
+	named SharedSession // the transport that named key, if one did
 
 	mu      sync.Mutex
 	closed  bool                    // the session has ended: no new tasks
@@ -109,7 +124,9 @@ func (s *Server) closeTasks(ss *ServerSession) {
 	}
 	st.mu.Unlock()
 	st.wg.Wait()
-	_ = s.tasks.Store.DeleteSession(context.Background(), st.key)
+	if st.named == nil || st.named.SessionDeleted() {
+		_ = s.tasks.Store.DeleteSession(context.Background(), st.key)
+	}
 }
 
 // newTaskID returns 128 random bits in hex.
@@ -167,21 +184,33 @@ func (s *Server) startTask(ctx context.Context, ss *ServerSession, sc taskScope,
 		CreatedAt: now.Format(taskTimeFormat), LastUpdatedAt: now.Format(taskTimeFormat),
 		TTL: &ttlMS, PollInterval: millis(o.PollInterval),
 	}
-	data, err := json.Marshal(&taskRecord{Task: task, Ext: sc.ext})
+	rec := &taskRecord{Task: task, Ext: sc.ext}
+	if o.Lease > 0 {
+		rec.Lease = now.Add(o.Lease).UnixMilli()
+	}
+	data, err := json.Marshal(rec)
 	if err != nil {
 		return nil, err
 	}
 	tasks := sc.run
 	tasks.mu.Lock()
-	defer tasks.mu.Unlock()
-	if tasks.closed {
+	closed := tasks.closed
+	tasks.mu.Unlock()
+	if closed {
 		return nil, ErrNotConnected
 	}
+	// Not under tasks.mu: a store across the network (extTasks' mu is the
+	// server's) would serialise every creation behind one round trip.
 	switch err := o.Store.Create(ctx, sc.key, id, data, now.Add(ttl), o.MaxTasks); {
 	case errors.Is(err, ErrTaskLimit):
 		return nil, errTaskLimit
 	case err != nil:
-		return nil, err
+		return nil, s.storeErr(ctx, err)
+	}
+	tasks.mu.Lock()
+	defer tasks.mu.Unlock()
+	if tasks.closed { // ended meanwhile: the record is left to its lease or ttl
+		return nil, ErrNotConnected
 	}
 	// The tool outlives the request: its context keeps the request's
 	// values, loses its cancellation, and ends with the task's lifetime.
@@ -207,6 +236,13 @@ func (s *Server) startTask(ctx context.Context, ss *ServerSession, sc taskScope,
 		tasks.mu.Unlock()
 		close(rt.done)
 	}()
+	if s.signals() != nil || o.Lease > 0 { // a tasks/cancel served elsewhere; the lease
+		tasks.wg.Add(1)
+		go func() {
+			defer tasks.wg.Done()
+			s.watchRun(tctx, sc, id, rt)
+		}()
+	}
 	if sc.ext {
 		return &extTask{ResultType: "task", extTaskInfo: task.ext()}, nil
 	}
@@ -272,7 +308,14 @@ func (s *Server) finishTask(ctx context.Context, ss *ServerSession, sc taskScope
 		*cur = rec
 		return nil
 	})
-	if err == nil && !sc.ext {
+	if err != nil {
+		if !errors.Is(err, errTaskEnded) && !errors.Is(err, ErrTaskNotFound) {
+			s.log.Warn("mcp: a task's outcome was not stored", "task", id, "err", err)
+		}
+		return
+	}
+	s.signalTask(ctx, sc, id)
+	if !sc.ext {
 		_ = ss.notify(ctx, "notifications/tasks/status", &task)
 	}
 }
@@ -331,14 +374,24 @@ func firstText(r *CallToolResult) string {
 	return ""
 }
 
-// loadTask reads a task of scope sc.
+// loadTask reads a task of scope sc; one whose lease has ended becomes
+// failed (loseTask).
 func (s *Server) loadTask(ctx context.Context, sc taskScope, id string) (*taskRecord, error) {
+	rec, err := s.readTask(ctx, sc, id)
+	if err == nil && rec.leaseEnded(time.Now()) {
+		return s.loseTask(ctx, sc, id)
+	}
+	return rec, err
+}
+
+// readTask reads a task of scope sc as the store has it.
+func (s *Server) readTask(ctx context.Context, sc taskScope, id string) (*taskRecord, error) {
 	data, err := s.tasks.Store.Get(ctx, sc.key, id)
 	if errors.Is(err, ErrTaskNotFound) {
 		return nil, errTaskNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.storeErr(ctx, err)
 	}
 	var rec taskRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
@@ -364,12 +417,21 @@ func (s *Server) getTask(ctx context.Context, ss *ServerSession, _ *router.Reque
 }
 
 // taskResult serves tasks/result: it waits for the task to end, then
-// answers what the tool call would have been answered.
+// answers what the tool call would have been answered. A task running on
+// another instance sharing the store is waited for by its signals
+// (TaskSignals), and by reading the store at each poll interval.
 func (s *Server) taskResult(ctx context.Context, ss *ServerSession, _ *router.Request, p *TaskIDParams) (any, error) {
 	if !s.tasksFor(ss) {
 		return nil, errNoTasks
 	}
-	for {
+	var poke <-chan struct{}
+	var poll *time.Timer
+	defer func() {
+		if poll != nil {
+			poll.Stop()
+		}
+	}()
+	for watched := false; ; {
 		rec, err := s.loadTask(ctx, sessionScope(ss), p.TaskID)
 		if err != nil {
 			return nil, err
@@ -384,8 +446,8 @@ func (s *Server) taskResult(ctx context.Context, ss *ServerSession, _ *router.Re
 			}
 			return codec.Raw(rec.Result), nil
 		}
-		// Wait for the task's goroutine when it runs here, else poll the
-		// store (another instance runs it).
+		// Wait for the task's goroutine when it runs here, else for a
+		// signal or the poll interval (another instance runs it).
 		var done <-chan struct{}
 		ss.tasks.mu.Lock()
 		if rt := ss.tasks.running[p.TaskID]; rt != nil {
@@ -393,11 +455,22 @@ func (s *Server) taskResult(ctx context.Context, ss *ServerSession, _ *router.Re
 		}
 		ss.tasks.mu.Unlock()
 		if done == nil {
-			t := time.NewTimer(s.tasks.PollInterval)
+			if !watched { // then read again: a signal may have gone by
+				watched = true
+				var stop func()
+				poke, stop = s.watchTask(ctx, sessionScope(ss), p.TaskID, nil)
+				defer stop()
+				continue
+			}
+			if poll == nil {
+				poll = time.NewTimer(s.tasks.PollInterval)
+			} else {
+				poll.Reset(s.tasks.PollInterval)
+			}
 			select {
-			case <-t.C:
+			case <-poke:
+			case <-poll.C:
 			case <-ctx.Done():
-				t.Stop()
 				return nil, ctx.Err()
 			}
 			continue
@@ -440,13 +513,14 @@ func (s *Server) cancelTask(ctx context.Context, ss *ServerSession, _ *router.Re
 		return nil, errTaskNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.storeErr(ctx, err)
 	}
 	ss.tasks.mu.Lock()
 	if rt := ss.tasks.running[p.TaskID]; rt != nil {
 		rt.cancel()
 	}
 	ss.tasks.mu.Unlock()
+	s.signalTask(ctx, sessionScope(ss), p.TaskID)
 	_ = ss.notify(context.WithoutCancel(ctx), "notifications/tasks/status", &task)
 	return &task, nil
 }
@@ -466,7 +540,7 @@ func (s *Server) listTasks(ctx context.Context, ss *ServerSession, _ *router.Req
 	}
 	ids, data, more, err := s.tasks.Store.List(ctx, ss.tasks.key, after, s.opts.PageSize)
 	if err != nil {
-		return nil, err
+		return nil, s.storeErr(ctx, err)
 	}
 	res := &ListTasksResult{Tasks: make([]*Task, 0, len(data))}
 	for _, d := range data {

@@ -254,9 +254,10 @@ func (s *Server) extUpdateTask(ctx context.Context, ss *ServerSession, _ *router
 	case errors.Is(err, ErrTaskNotFound):
 		return nil, errTaskNotFound
 	case err != nil && !errors.Is(err, errNothingAnswered) && !errors.Is(err, errTaskEnded):
-		return nil, err
+		return nil, s.storeErr(ctx, err)
 	case err == nil:
 		sc.run.wakeTask(p.TaskID)
+		s.signalTask(ctx, sc, p.TaskID)
 	}
 	return Empty{}, nil
 }
@@ -310,13 +311,14 @@ func (s *Server) extCancelTask(ctx context.Context, ss *ServerSession, p *TaskID
 		return nil, errTaskNotFound
 	case errors.Is(err, errTaskEnded):
 	case err != nil:
-		return nil, err
+		return nil, s.storeErr(ctx, err)
 	default:
 		sc.run.mu.Lock()
 		if rt := sc.run.running[p.TaskID]; rt != nil {
 			rt.cancel()
 		}
 		sc.run.mu.Unlock()
+		s.signalTask(ctx, sc, p.TaskID)
 	}
 	return Empty{}, nil
 }

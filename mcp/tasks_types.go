@@ -93,6 +93,9 @@ type taskRecord struct {
 	Inputs  map[string]json.RawMessage `json:"inputs,omitempty"`
 	Answers map[string]json.RawMessage `json:"answers,omitempty"`
 	Keys    int                        `json:"keys,omitempty"`
+	// Lease is when (Unix milliseconds) the task is lost unless the
+	// instance running it renews it (0: never; TaskOptions.Lease).
+	Lease int64 `json:"lease,omitempty"`
 }
 
 // taskError is a JSON-RPC error kept for tasks/result.

@@ -39,6 +39,7 @@ type httpSession struct {
 	waiting   *postAnswer           // POSTs answered as JSON unless they stream
 	timer     *time.Timer           // SessionTimeout's
 	ended     bool
+	why       endReason // why it ended, once ended
 
 	keep     atomic.Bool  // the handler shuts the session down: the stores keep it
 	lastUsed atomic.Int64 // unix nanoseconds of the last request's start or end
@@ -158,7 +159,7 @@ func (s *httpSession) close(why endReason) {
 		s.mu.Unlock()
 		return
 	}
-	s.ended = true
+	s.ended, s.why = true, why
 	if s.timer != nil {
 		s.timer.Stop()
 	}
