@@ -44,6 +44,9 @@ func newSharable(cfg config) *sharable {
 func shareThrough(st *redisstore.Store, o *sharable) {
 	o.http.SessionStore = st.SessionStore()
 	o.http.EventStore = st.EventStore(o.http.MaxSessionEvents, o.http.MaxSessionEventBytes)
+	o.server.SessionState = st
+	o.server.Broadcast = st
+	o.tasks.Store = st.TaskStore()
 	o.rate.Store = st.RateBudgets("calls")
 	o.rate.Key = middleware.PrincipalKey
 }
