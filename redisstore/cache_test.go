@@ -468,3 +468,39 @@ func TestCacheTier_redisDownServesLocallyAndRecovers(t *testing.T) {
 		t.Error("a kept its local entries across the outage")
 	}
 }
+
+func TestCacheTier_aPanickingFillReleasesItsLock(t *testing.T) {
+	srv := redistest.Start(t)
+	opts := &redisstore.CacheTierOptions{LockTTL: time.Minute}
+	a, b := tiered(t, srv, "a", opts), tiered(t, srv, "b", opts)
+	started, release := make(chan struct{}), make(chan struct{})
+	recovered := make(chan any, 1)
+	go func() {
+		defer func() { recovered <- recover() }()
+		a.m.Do(context.Background(), "m", nil, func() ([]byte, error) {
+			close(started)
+			<-release
+			panic("boom")
+		})
+	}()
+	<-started
+	n := b.rt.n.Load()
+	bres := make(chan string, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		res, err := b.m.Do(ctx, "m", nil, func() ([]byte, error) { return []byte(`"b"`), nil })
+		if err != nil {
+			res = []byte(err.Error())
+		}
+		bres <- string(res)
+	}()
+	eventually(t, "b finds a's lock", func() bool { return b.rt.n.Load() > n })
+	close(release)
+	if r := <-recovered; r != "boom" {
+		t.Fatalf("a's panic: %v", r)
+	}
+	if got := <-bres; got != `"b"` {
+		t.Fatalf("b: %s", got)
+	}
+}

@@ -6,4 +6,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// IgnoreCurrent: package conn starts its shared pool's goroutines when it
+// is initialised, before any test (the end-to-end tests import it).
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.IgnoreCurrent()) }
