@@ -89,7 +89,7 @@ type CacheTier struct {
 	channel string
 	genAll  string // the key of every method's generation
 
-	local cache.Local // set once by Attach
+	local cache.Local // set once by Attach; noLocal before
 
 	subMu      sync.Mutex  // held while subscribing
 	unsub      func()      // guarded by subMu; nil when not subscribed
@@ -135,6 +135,7 @@ func (s *Store) CacheTier(opts *CacheTierOptions) *CacheTier {
 		s: s, o: o, log: log,
 		channel: s.channel("cache"),
 		genAll:  s.key("cachegen", "all"),
+		local:   noLocal{},
 		all:     noGen,
 		gens:    map[string]string{},
 		waiters: map[string]map[*waiter]struct{}{},
@@ -146,7 +147,7 @@ func (s *Store) CacheTier(opts *CacheTierOptions) *CacheTier {
 // Redis cannot be reached now, it subscribes when it can. It panics if
 // the tier already serves a Cache.
 func (t *CacheTier) Attach(local cache.Local) {
-	if t.local != nil {
+	if _, free := t.local.(noLocal); !free {
 		panic("redisstore: a CacheTier serves one cache.Cache")
 	}
 	t.local = local
@@ -166,6 +167,13 @@ func (t *CacheTier) Close() {
 	}
 }
 
+// noLocal is the Local of a tier not attached to a Cache yet.
+type noLocal struct{}
+
+func (noLocal) Invalidate(string)            {}
+func (noLocal) InvalidateKey(string, []byte) {}
+func (noLocal) InvalidateAll()               {}
+
 // subscribe listens to the cache's channel unless it does already (or
 // the tier or its store is closed).
 func (t *CacheTier) subscribe() {
@@ -180,7 +188,10 @@ func (t *CacheTier) subscribe() {
 		t.closed = true
 		t.subscribed.Store(true)
 	case err != nil:
-		t.failed(err)
+		// Logged, not counted as an outage: the calls say whether Redis
+		// answers, and the next one that succeeds tries again.
+		t.log.Debug("redisstore: the cache's second tier cannot subscribe to invalidations yet",
+			"instance", t.s.instance, "error", err)
 	default:
 		t.unsub = unsub
 		t.subscribed.Store(true)

@@ -504,3 +504,28 @@ func TestCacheTier_aPanickingFillReleasesItsLock(t *testing.T) {
 		t.Fatalf("b: %s", got)
 	}
 }
+
+// An instance started while Redis is down subscribes to the others'
+// invalidations once Redis answers.
+func TestCacheTier_startedWithRedisDownSubscribesLater(t *testing.T) {
+	srv := redistest.Start(t)
+	b := tiered(t, srv, "b", nil)
+	srv.Kill()
+	a := tiered(t, srv, "a", &redisstore.CacheTierOptions{RetryInterval: 20 * time.Millisecond})
+	srv.Restart()
+	ctx := context.Background()
+	var f counted
+	eventually(t, "a reaches Redis", func() bool {
+		n := a.rt.n.Load()
+		a.m.Do(ctx, "probe", []byte(`{"n":`+strconv.FormatInt(f.runs.Load(), 10)+`}`), f.fill)
+		return a.rt.n.Load() > n && len(entryKeys(t, a.rdb)) > 0
+	})
+	if _, err := a.m.Do(ctx, "m", nil, f.fill); err != nil {
+		t.Fatal(err)
+	}
+	b.c.Invalidate("m")
+	eventually(t, "a hears b's invalidation", func() bool {
+		_, ok := a.m.Lookup("m", nil)
+		return !ok
+	})
+}
