@@ -15,22 +15,22 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// roundTrips counts the commands and pipelines a client sends: its round
-// trips to Redis.
+// roundTrips counts the commands and pipelines a client sends, its round
+// trips to Redis, once they are answered.
 type roundTrips struct{ n atomic.Int64 }
 
 func (c *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (c *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		c.n.Add(1)
+		defer c.n.Add(1)
 		return next(ctx, cmd)
 	}
 }
 
 func (c *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		c.n.Add(1)
+		defer c.n.Add(1)
 		return next(ctx, cmds)
 	}
 }
@@ -283,6 +283,25 @@ func TestCacheTier_invalidationStopsAFillUnderWay(t *testing.T) {
 	}
 }
 
+// callWhileLocked calls m on in (its fill answers "b"), once it has found
+// another instance's lock, and returns its answer (or error) to come.
+func callWhileLocked(t *testing.T, in *instance) <-chan string {
+	t.Helper()
+	n := in.rt.n.Load()
+	res := make(chan string, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		b, err := in.m.Do(ctx, "m", nil, func() ([]byte, error) { return []byte(`"b"`), nil })
+		if err != nil {
+			b = []byte(err.Error())
+		}
+		res <- string(b)
+	}()
+	eventually(t, "the call finds the other's lock", func() bool { return in.rt.n.Load() > n })
+	return res
+}
+
 func TestCacheTier_aCancelledLockHolderLetsAnotherFill(t *testing.T) {
 	srv := redistest.Start(t)
 	// A lock that outlives the test's bound: only its release lets b in.
@@ -300,18 +319,7 @@ func TestCacheTier_aCancelledLockHolderLetsAnotherFill(t *testing.T) {
 		done <- err
 	}()
 	<-started
-	bres := make(chan string, 1)
-	n := b.rt.n.Load()
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		res, err := b.m.Do(ctx, "m", nil, func() ([]byte, error) { return []byte(`"b"`), nil })
-		if err != nil {
-			res = []byte(err.Error())
-		}
-		bres <- string(res)
-	}()
-	eventually(t, "b finds a's lock", func() bool { return b.rt.n.Load() > n })
+	bres := callWhileLocked(t, b)
 	start := time.Now()
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
@@ -484,18 +492,7 @@ func TestCacheTier_aPanickingFillReleasesItsLock(t *testing.T) {
 		})
 	}()
 	<-started
-	n := b.rt.n.Load()
-	bres := make(chan string, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		res, err := b.m.Do(ctx, "m", nil, func() ([]byte, error) { return []byte(`"b"`), nil })
-		if err != nil {
-			res = []byte(err.Error())
-		}
-		bres <- string(res)
-	}()
-	eventually(t, "b finds a's lock", func() bool { return b.rt.n.Load() > n })
+	bres := callWhileLocked(t, b)
 	close(release)
 	if r := <-recovered; r != "boom" {
 		t.Fatalf("a's panic: %v", r)
