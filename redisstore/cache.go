@@ -240,9 +240,9 @@ func (t *CacheTier) learn(method, all, m string) {
 	}
 }
 
-// hash names a key in Redis: the first 128 bits of SHA-256 over the
+// cacheHash names a key in Redis: the first 128 bits of SHA-256 over the
 // method's length, the method and the canonical params.
-func hash(method string, params []byte) string {
+func cacheHash(method string, params []byte) string {
 	h := sha256.New()
 	var n [8]byte
 	binary.BigEndian.PutUint64(n[:], uint64(len(method)))
@@ -259,8 +259,8 @@ func (t *CacheTier) keys(all, m, h string) (entry, lock string) {
 	return t.s.key("cache", g, h), t.s.key("cachelock", g, h)
 }
 
-// token returns a random value: a lock's owner, a generation.
-func token() string {
+// cacheToken returns a random value: a lock's owner, a generation.
+func cacheToken() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	return hex.EncodeToString(b[:])

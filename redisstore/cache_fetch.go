@@ -96,10 +96,10 @@ func (t *CacheTier) Fetch(ctx context.Context, method string, params []byte, fil
 	if !t.usable() {
 		return fill()
 	}
-	h := hash(method, params)
+	h := cacheHash(method, params)
 	w := t.wait(h)
 	defer t.unwait(h, w)
-	tok := token()
+	tok := cacheToken()
 	lockMS := t.o.LockTTL.Milliseconds()
 	var timer *time.Timer
 	defer func() {

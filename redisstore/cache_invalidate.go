@@ -39,7 +39,7 @@ return {'ok'}
 // round trip. If Redis cannot be reached, the tier invalidates everything
 // there once it can.
 func (t *CacheTier) Invalidate(method string) {
-	gen := token()
+	gen := cacheToken()
 	t.newGeneration(t.genKey(method), invalidation{Kind: "m", Method: method, Gen: gen}, func() {
 		t.mu.Lock()
 		t.gens[method] = gen
@@ -49,7 +49,7 @@ func (t *CacheTier) Invalidate(method string) {
 
 // InvalidateAll implements cache.Tier: Invalidate for every method.
 func (t *CacheTier) InvalidateAll() {
-	gen := token()
+	gen := cacheToken()
 	t.newGeneration(t.genAll, invalidation{Kind: "a", Gen: gen}, func() {
 		t.mu.Lock()
 		t.all = gen
@@ -91,7 +91,7 @@ func (t *CacheTier) InvalidateKey(method string, params []byte) {
 		return
 	}
 	payload := t.message(invalidation{Kind: "k", Method: method, Params: params})
-	h := hash(method, params)
+	h := cacheHash(method, params)
 	for range maxGenRounds {
 		all, m := t.generations(method)
 		entry, lock := t.keys(all, m, h)

@@ -15,45 +15,53 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// roundTrips counts the commands and pipelines a client sends, its round
-// trips to Redis, once they are answered.
-type roundTrips struct{ n atomic.Int64 }
+// answered signals each command or pipeline a client had answered.
+type answered struct{ ch chan struct{} }
 
-func (c *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (a *answered) DialHook(next redis.DialHook) redis.DialHook { return next }
 
-func (c *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+func (a *answered) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		defer c.n.Add(1)
+		defer a.signal()
 		return next(ctx, cmd)
 	}
 }
 
-func (c *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (a *answered) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		defer c.n.Add(1)
+		defer a.signal()
 		return next(ctx, cmds)
 	}
 }
 
-// instance is one server's cache with its second tier in Redis.
-type instance struct {
+func (a *answered) signal() {
+	select {
+	case a.ch <- struct{}{}:
+	default:
+	}
+}
+
+// cacheInstance is one server's cache with its second tier in Redis.
+type cacheInstance struct {
 	c    *cache.Cache
 	m    *cache.Method
 	tier *redisstore.CacheTier
 	rdb  redis.UniversalClient
 	rt   *roundTrips
+	done *answered // told once a command is answered, when asked
 }
 
 // tiered returns an instance's cache on srv; opts may be nil.
-func tiered(t *testing.T, srv *redistest.Server, name string, opts *redisstore.CacheTierOptions) *instance {
+func tiered(t *testing.T, srv *redistest.Server, name string, opts *redisstore.CacheTierOptions) *cacheInstance {
 	t.Helper()
 	st := storeOn(t, srv, name)
-	rt := &roundTrips{}
+	rt, done := &roundTrips{}, &answered{ch: make(chan struct{}, 1)}
 	st.Client().AddHook(rt)
+	st.Client().AddHook(done)
 	tier := st.CacheTier(opts)
 	t.Cleanup(tier.Close)
 	c := cache.New(&cache.Options{Tier: tier})
-	return &instance{c: c, m: c.Method(time.Minute), tier: tier, rdb: st.Client(), rt: rt}
+	return &cacheInstance{c: c, m: c.Method(time.Minute), tier: tier, rdb: st.Client(), rt: rt, done: done}
 }
 
 // counted is a fill that counts its runs and answers its run's number.
@@ -73,8 +81,8 @@ func entryKeys(t *testing.T, rdb redis.UniversalClient) []string {
 	return keys
 }
 
-// eventually waits, at most 5 s, for cond.
-func eventually(t *testing.T, what string, cond func() bool) {
+// waitFor waits, at most 5 s, for cond.
+func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for !cond() {
@@ -136,7 +144,7 @@ func TestCacheTier_aFillOnOneInstanceIsAHitOnAnother(t *testing.T) {
 
 func TestCacheTier_concurrentCallsOnThreeInstancesFillOnce(t *testing.T) {
 	srv := redistest.Start(t)
-	insts := []*instance{tiered(t, srv, "a", nil), tiered(t, srv, "b", nil), tiered(t, srv, "c", nil)}
+	insts := []*cacheInstance{tiered(t, srv, "a", nil), tiered(t, srv, "b", nil), tiered(t, srv, "c", nil)}
 	var runs atomic.Int64
 	fill := func() ([]byte, error) {
 		runs.Add(1)
@@ -195,7 +203,7 @@ func TestCacheTier_honoursTheResultsTTL(t *testing.T) {
 	if pttl <= 0 || pttl > 300*time.Millisecond {
 		t.Fatalf("the entry lives %v in Redis; the result said 300ms", pttl)
 	}
-	eventually(t, "the entry expires in Redis", func() bool { return len(entryKeys(t, a.rdb)) == 0 })
+	waitFor(t, "the entry expires in Redis", func() bool { return len(entryKeys(t, a.rdb)) == 0 })
 	if _, err := b.c.Method(0).DoFor(ctx, "m", nil, fill); err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +234,7 @@ func TestCacheTier_invalidationReachesEveryInstance(t *testing.T) {
 			ctx := context.Background()
 			var f counted
 			params := []byte(`{"k":1}`)
-			for _, in := range []*instance{a, b} { // a fills, b hits the second tier
+			for _, in := range []*cacheInstance{a, b} { // a fills, b hits the second tier
 				if _, err := in.m.Do(ctx, "m", params, f.fill); err != nil {
 					t.Fatal(err)
 				}
@@ -238,7 +246,7 @@ func TestCacheTier_invalidationReachesEveryInstance(t *testing.T) {
 			if _, ok := b.m.Lookup("m", params); ok {
 				t.Fatal("b's own entry is still there")
 			}
-			eventually(t, "a's local entry is dropped", func() bool {
+			waitFor(t, "a's local entry is dropped", func() bool {
 				_, ok := a.m.Lookup("m", params)
 				return !ok
 			})
@@ -285,9 +293,12 @@ func TestCacheTier_invalidationStopsAFillUnderWay(t *testing.T) {
 
 // callWhileLocked calls m on in (its fill answers "b"), once it has found
 // another instance's lock, and returns its answer (or error) to come.
-func callWhileLocked(t *testing.T, in *instance) <-chan string {
+func callWhileLocked(t *testing.T, in *cacheInstance) <-chan string {
 	t.Helper()
-	n := in.rt.n.Load()
+	select { // drop a stale signal
+	case <-in.done.ch:
+	default:
+	}
 	res := make(chan string, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -298,7 +309,11 @@ func callWhileLocked(t *testing.T, in *instance) <-chan string {
 		}
 		res <- string(b)
 	}()
-	eventually(t, "the call finds the other's lock", func() bool { return in.rt.n.Load() > n })
+	select { // its first look-up found the lock
+	case <-in.done.ch:
+	case <-time.After(5 * time.Second):
+		t.Fatal("after 5s the call has not looked the key up")
+	}
 	return res
 }
 
@@ -458,7 +473,7 @@ func TestCacheTier_redisDownServesLocallyAndRecovers(t *testing.T) {
 	// Recovered without re-creating anything: a fill on a is a hit on b.
 	var other counted
 	var key []byte
-	eventually(t, "a's tier is back", func() bool {
+	waitFor(t, "a's tier is back", func() bool {
 		key = []byte(`{"n":` + strconv.FormatInt(other.runs.Load(), 10) + `}`) // a new key each time: a miss
 		if _, err := a.m.Do(ctx, "after", key, other.fill); err != nil {
 			t.Fatal(err)
@@ -512,7 +527,7 @@ func TestCacheTier_startedWithRedisDownSubscribesLater(t *testing.T) {
 	srv.Restart()
 	ctx := context.Background()
 	var f counted
-	eventually(t, "a reaches Redis", func() bool {
+	waitFor(t, "a reaches Redis", func() bool {
 		n := a.rt.n.Load()
 		a.m.Do(ctx, "probe", []byte(`{"n":`+strconv.FormatInt(f.runs.Load(), 10)+`}`), f.fill)
 		return a.rt.n.Load() > n && len(entryKeys(t, a.rdb)) > 0
@@ -521,7 +536,7 @@ func TestCacheTier_startedWithRedisDownSubscribesLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.c.Invalidate("m")
-	eventually(t, "a hears b's invalidation", func() bool {
+	waitFor(t, "a hears b's invalidation", func() bool {
 		_, ok := a.m.Lookup("m", nil)
 		return !ok
 	})

@@ -6,6 +6,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-// IgnoreCurrent: package conn starts its shared pool's goroutines when it
-// is initialised, before any test (the end-to-end tests import it).
+// IgnoreCurrent: the goroutines packages start when imported (the shared
+// executor of package pool, which mcp brings in) are not leaks.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.IgnoreCurrent()) }
