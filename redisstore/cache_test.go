@@ -99,33 +99,36 @@ func TestCacheTier_aFillOnOneInstanceIsAHitOnAnother(t *testing.T) {
 	ctx := context.Background()
 	var f counted
 	params := []byte(`{"x":1,"y":[2]}`)
-	// Warm the script cache, so that what is counted is the steady state
-	// (a fresh Redis answers the first EVALSHA with NOSCRIPT, then EVAL).
+	// Warm the script cache and the connections, so that what is counted
+	// is the steady state (a fresh Redis answers the first EVALSHA of a
+	// script with NOSCRIPT, then EVAL; a new connection says HELLO).
 	if _, err := a.m.Do(ctx, "warm", nil, f.fill); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.m.Do(ctx, "warm", []byte(`{}`), f.fill); err != nil {
 		t.Fatal(err)
 	}
+	b.c.InvalidateKey("warm", nil)
+	b.c.Invalidate("warm")
 	f.runs.Store(0)
 
-	n := a.rt.n.Load()
+	_, ma := a.rt.since(0)
+	_, mb := b.rt.since(0)
 	got, err := a.m.Do(ctx, "m", params, f.fill)
 	if err != nil || string(got) != `{"runs":1}` {
 		t.Fatalf("a: %s, %v", got, err)
 	}
-	if rt := a.rt.n.Load() - n; rt != 2 {
+	if rt, _ := a.rt.since(ma); rt != 2 {
 		t.Errorf("a miss that fills: %d round trips, want 2", rt)
 	}
-	n = b.rt.n.Load()
 	got, err = b.m.Do(ctx, "m", []byte(`{"y":[2], "x":1}`), f.fill) // the same key, spelled otherwise
 	if err != nil || string(got) != `{"runs":1}` {
 		t.Fatalf("b: %s, %v", got, err)
 	}
-	if rt := b.rt.n.Load() - n; rt != 1 {
+	var rt int64
+	if rt, mb = b.rt.since(mb); rt != 1 {
 		t.Errorf("a second-tier hit: %d round trips, want 1", rt)
 	}
-	n = b.rt.n.Load()
 	for range 10 {
 		if res, ok := b.m.Lookup("m", params); !ok || string(res) != `{"runs":1}` {
 			t.Fatalf("b's local tier: %s, %v", res, ok)
@@ -134,8 +137,16 @@ func TestCacheTier_aFillOnOneInstanceIsAHitOnAnother(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if rt := b.rt.n.Load() - n; rt != 0 {
+	if rt, mb = b.rt.since(mb); rt != 0 {
 		t.Errorf("local hits: %d round trips, want 0", rt)
+	}
+	b.c.InvalidateKey("m", params)
+	if rt, mb = b.rt.since(mb); rt != 1 {
+		t.Errorf("InvalidateKey: %d round trips, want 1", rt)
+	}
+	b.c.Invalidate("m")
+	if rt, _ = b.rt.since(mb); rt != 1 {
+		t.Errorf("Invalidate: %d round trips, want 1", rt)
 	}
 	if runs := f.runs.Load(); runs != 1 {
 		t.Errorf("the fill ran %d times, want 1", runs)
