@@ -552,3 +552,35 @@ func TestCacheTier_startedWithRedisDownSubscribesLater(t *testing.T) {
 		return !ok
 	})
 }
+
+// An invalidation that cannot reach Redis (it does not answer) is made
+// there, as an InvalidateAll, when it answers again: no instance then
+// finds the entries it should have removed.
+func TestCacheTier_aLostInvalidationIsMadeWhenRedisIsBack(t *testing.T) {
+	srv := redistest.Start(t)
+	opts := &redisstore.CacheTierOptions{RetryInterval: 20 * time.Millisecond}
+	a, b := tiered(t, srv, "a", opts), tiered(t, srv, "b", opts)
+	ctx := context.Background()
+	var f counted
+	if _, err := b.m.Do(ctx, "m", nil, f.fill); err != nil { // in Redis now
+		t.Fatal(err)
+	}
+	pause := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer pause.Close()
+	if err := pause.Do(ctx, "CLIENT", "PAUSE", "1500", "ALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	a.c.Invalidate("m") // times out: lost
+	var other counted
+	waitFor(t, "a reaches Redis again", func() bool {
+		_, mark := a.rt.since(0)
+		a.m.Do(ctx, "probe", []byte(`{"n":`+strconv.FormatInt(other.runs.Load(), 10)+`}`), other.fill)
+		n, _ := a.rt.since(mark)
+		return n > 0 && len(entryKeys(t, a.rdb)) > 1
+	})
+	c := tiered(t, srv, "c", opts)
+	got, err := c.m.Do(ctx, "m", nil, f.fill)
+	if err != nil || string(got) != `{"runs":2}` {
+		t.Fatalf("c: %s, %v; want a new fill, not the entry a invalidated", got, err)
+	}
+}
