@@ -123,7 +123,11 @@ func (t *CacheTier) Fetch(ctx context.Context, method string, params []byte, fil
 			return fill()
 		}
 		t.ok()
-		switch kind, _ := r[0].(string); kind {
+		var kind string
+		if len(r) > 0 {
+			kind, _ = r[0].(string)
+		}
+		switch kind {
 		case "g":
 			if len(r) == 3 {
 				ga, _ := r[1].(string)
@@ -141,8 +145,11 @@ func (t *CacheTier) Fetch(ctx context.Context, method string, params []byte, fil
 			return fill() // not ours: written by something else
 		case "l":
 			return t.fillLocked(ctx, keys, all, m, h, tok, fill)
+		case "w":
+		default:
+			return fill() // an answer of no script of ours
 		}
-		// Another instance fills: wait for its wake-up, or poll.
+		// Another instance fills ("w"): wait for its wake-up, or poll.
 		if timer == nil {
 			timer = time.NewTimer(poll)
 		} else {

@@ -105,7 +105,7 @@ func (t *CacheTier) InvalidateKey(method string, params []byte) {
 			return
 		}
 		t.ok()
-		if kind, _ := r[0].(string); kind != "g" || len(r) != 3 {
+		if len(r) != 3 || r[0] != "g" {
 			return
 		}
 		ga, _ := r[1].(string)

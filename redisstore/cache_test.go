@@ -584,3 +584,27 @@ func TestCacheTier_aLostInvalidationIsMadeWhenRedisIsBack(t *testing.T) {
 		t.Fatalf("c: %s, %v; want a new fill, not the entry a invalidated", got, err)
 	}
 }
+
+// An instance that missed an invalidation's message (its subscription
+// was down) learns of it from the generations its next look-up finds,
+// and drops its own entries of the method.
+func TestCacheTier_aMissedInvalidationIsSeenInTheGenerations(t *testing.T) {
+	srv := redistest.Start(t)
+	a, b := tiered(t, srv, "a", nil), tiered(t, srv, "b", nil)
+	ctx := context.Background()
+	var f counted
+	if _, err := a.m.Do(ctx, "m", []byte(`{"k":1}`), f.fill); err != nil {
+		t.Fatal(err)
+	}
+	a.tier.Close() // a hears no more messages
+	b.c.Invalidate("m")
+	if _, ok := a.m.Lookup("m", []byte(`{"k":1}`)); !ok {
+		t.Fatal("a heard the invalidation after all; the test proves nothing")
+	}
+	if _, err := a.m.Do(ctx, "m", []byte(`{"k":2}`), f.fill); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.m.Lookup("m", []byte(`{"k":1}`)); ok {
+		t.Fatal("a's look-up found newer generations and kept its entries of the method")
+	}
+}
