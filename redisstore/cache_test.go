@@ -64,10 +64,10 @@ func tiered(t *testing.T, srv *redistest.Server, name string, opts *redisstore.C
 	return &cacheInstance{c: c, m: c.Method(time.Minute), tier: tier, rdb: st.Client(), rt: rt, done: done}
 }
 
-// counted is a fill that counts its runs and answers its run's number.
-type counted struct{ runs atomic.Int64 }
+// fillCounter is a fill that counts its runs and answers its run's number.
+type fillCounter struct{ runs atomic.Int64 }
 
-func (f *counted) fill() ([]byte, error) {
+func (f *fillCounter) fill() ([]byte, error) {
 	return []byte(`{"runs":` + strconv.FormatInt(f.runs.Add(1), 10) + `}`), nil
 }
 
@@ -97,9 +97,9 @@ func TestCacheTier_aFillOnOneInstanceIsAHitOnAnother(t *testing.T) {
 	srv := redistest.Start(t)
 	a, b := tiered(t, srv, "a", nil), tiered(t, srv, "b", nil)
 	ctx := context.Background()
-	var f counted
+	var f fillCounter
 	params := []byte(`{"x":1,"y":[2]}`)
-	// Warm the script cache and the connections, so that what is counted
+	// Warm the script cache and the connections, so that what is fillCounter
 	// is the steady state (a fresh Redis answers the first EVALSHA of a
 	// script with NOSCRIPT, then EVAL; a new connection says HELLO).
 	if _, err := a.m.Do(ctx, "warm", nil, f.fill); err != nil {
@@ -243,7 +243,7 @@ func TestCacheTier_invalidationReachesEveryInstance(t *testing.T) {
 			srv := redistest.Start(t)
 			a, b := tiered(t, srv, "a", nil), tiered(t, srv, "b", nil)
 			ctx := context.Background()
-			var f counted
+			var f fillCounter
 			params := []byte(`{"k":1}`)
 			for _, in := range []*cacheInstance{a, b} { // a fills, b hits the second tier
 				if _, err := in.m.Do(ctx, "m", params, f.fill); err != nil {
@@ -451,7 +451,7 @@ func TestCacheTier_redisDownServesLocallyAndRecovers(t *testing.T) {
 	opts := &redisstore.CacheTierOptions{RetryInterval: 50 * time.Millisecond}
 	a, b := tiered(t, srv, "a", opts), tiered(t, srv, "b", opts)
 	ctx := context.Background()
-	var f counted
+	var f fillCounter
 	if _, err := a.m.Do(ctx, "m", []byte(`{"k":"hit"}`), f.fill); err != nil {
 		t.Fatal(err)
 	}
@@ -482,7 +482,7 @@ func TestCacheTier_redisDownServesLocallyAndRecovers(t *testing.T) {
 
 	srv.Restart()
 	// Recovered without re-creating anything: a fill on a is a hit on b.
-	var other counted
+	var other fillCounter
 	var key []byte
 	waitFor(t, "a's tier is back", func() bool {
 		key = []byte(`{"n":` + strconv.FormatInt(other.runs.Load(), 10) + `}`) // a new key each time: a miss
@@ -537,7 +537,7 @@ func TestCacheTier_startedWithRedisDownSubscribesLater(t *testing.T) {
 	a := tiered(t, srv, "a", &redisstore.CacheTierOptions{RetryInterval: 20 * time.Millisecond})
 	srv.Restart()
 	ctx := context.Background()
-	var f counted
+	var f fillCounter
 	waitFor(t, "a reaches Redis", func() bool {
 		n := a.rt.n.Load()
 		a.m.Do(ctx, "probe", []byte(`{"n":`+strconv.FormatInt(f.runs.Load(), 10)+`}`), f.fill)
@@ -561,7 +561,7 @@ func TestCacheTier_aLostInvalidationIsMadeWhenRedisIsBack(t *testing.T) {
 	opts := &redisstore.CacheTierOptions{RetryInterval: 20 * time.Millisecond}
 	a, b := tiered(t, srv, "a", opts), tiered(t, srv, "b", opts)
 	ctx := context.Background()
-	var f counted
+	var f fillCounter
 	if _, err := b.m.Do(ctx, "m", nil, f.fill); err != nil { // in Redis now
 		t.Fatal(err)
 	}
@@ -571,7 +571,7 @@ func TestCacheTier_aLostInvalidationIsMadeWhenRedisIsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.c.Invalidate("m") // times out: lost
-	var other counted
+	var other fillCounter
 	waitFor(t, "a reaches Redis again", func() bool {
 		_, mark := a.rt.since(0)
 		a.m.Do(ctx, "probe", []byte(`{"n":`+strconv.FormatInt(other.runs.Load(), 10)+`}`), other.fill)
@@ -592,7 +592,7 @@ func TestCacheTier_aMissedInvalidationIsSeenInTheGenerations(t *testing.T) {
 	srv := redistest.Start(t)
 	a, b := tiered(t, srv, "a", nil), tiered(t, srv, "b", nil)
 	ctx := context.Background()
-	var f counted
+	var f fillCounter
 	if _, err := a.m.Do(ctx, "m", []byte(`{"k":1}`), f.fill); err != nil {
 		t.Fatal(err)
 	}
