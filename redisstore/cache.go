@@ -100,6 +100,9 @@ type CacheTier struct {
 	all     string            // every method's generation, as last seen
 	gens    map[string]string // a method's generation, as last seen
 	waiters map[string]map[*waiter]struct{}
+	// unkeptKeys are the keys whose last fill here was not for keeping,
+	// until when they skip Redis (unix nanoseconds); see unkept.
+	unkeptKeys map[string]int64
 
 	downUntil atomic.Int64 // unix nanoseconds before which Redis is left alone
 	down      atomic.Bool  // a call failed and none has succeeded since
@@ -139,6 +142,8 @@ func (s *Store) CacheTier(opts *CacheTierOptions) *CacheTier {
 		all:     noGen,
 		gens:    map[string]string{},
 		waiters: map[string]map[*waiter]struct{}{},
+
+		unkeptKeys: map[string]int64{},
 	}
 }
 

@@ -77,6 +77,9 @@ const (
 	minPoll      = 20 * time.Millisecond
 	maxPoll      = 250 * time.Millisecond
 	maxGenRounds = 3 // looks that find newer generations, before filling here
+
+	unkeptFor = 10 * time.Second // how long a key whose result was not for keeping skips Redis
+	maxUnkept = 4096             // keys remembered so; past it, forgotten all at once
 )
 
 // waiter is a call waiting for another instance's fill of a key.
@@ -91,12 +94,18 @@ type waiter struct{ ch chan byte }
 // until ctx ends (then it returns ctx's error) or MaxWait, after which
 // it runs its own fill. An error, or a result fill marks not to be
 // stored, is not shared across instances: the waiting ones run their
-// own fills. Redis unreachable: fill runs here, its outcome returned.
+// own fills; and for unkeptFor after a fill here gave a result not for
+// keeping, its key skips Redis on this instance (its next fill runs at
+// once). Redis unreachable: fill runs here, its outcome returned.
 func (t *CacheTier) Fetch(ctx context.Context, method string, params []byte, fill func() ([]byte, time.Duration, error)) ([]byte, time.Duration, error) {
 	if !t.usable() {
 		return fill()
 	}
 	h := cacheHash(method, params)
+	if t.unkept(h) {
+		return fill()
+	}
+	fill = t.noting(h, fill)
 	w := t.wait(h)
 	defer t.unwait(h, w)
 	tok := cacheToken()
@@ -168,6 +177,37 @@ func (t *CacheTier) Fetch(ctx context.Context, method string, params []byte, fil
 		if time.Now().After(until) {
 			return fill()
 		}
+	}
+}
+
+// unkept reports whether the key's last fill here gave a result not for
+// keeping, less than unkeptFor ago: its next fill runs here at once, with
+// no round trip (an MCP result that is private, say, is never stored).
+func (t *CacheTier) unkept(h string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	until, ok := t.unkeptKeys[h]
+	if ok && time.Now().UnixNano() >= until {
+		delete(t.unkeptKeys, h)
+		ok = false
+	}
+	return ok
+}
+
+// noting returns fill, recording the key as unkept when fill's result is
+// not for keeping. Errors are not recorded: the next call may succeed.
+func (t *CacheTier) noting(h string, fill func() ([]byte, time.Duration, error)) func() ([]byte, time.Duration, error) {
+	return func() ([]byte, time.Duration, error) {
+		res, ttl, err := fill()
+		if err == nil && ttl < 0 {
+			t.mu.Lock()
+			if len(t.unkeptKeys) >= maxUnkept {
+				clear(t.unkeptKeys)
+			}
+			t.unkeptKeys[h] = time.Now().Add(unkeptFor).UnixNano()
+			t.mu.Unlock()
+		}
+		return res, ttl, err
 	}
 }
 

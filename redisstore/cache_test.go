@@ -221,12 +221,21 @@ func TestCacheTier_honoursTheResultsTTL(t *testing.T) {
 	if n := runs.Load(); n != 2 {
 		t.Fatalf("after the result's ttl the fill ran %d times in all, want 2", n)
 	}
-	// A result fresh for no time is answered but not stored anywhere.
-	if _, err := m.DoFor(ctx, "stale", nil, func() ([]byte, time.Duration, error) { return []byte(`1`), 0, nil }); err != nil {
+	// A result fresh for no time is answered but not stored anywhere;
+	// the next call of its key runs at once, with no round trip.
+	stale := func() ([]byte, time.Duration, error) { return []byte(`1`), 0, nil }
+	if _, err := m.DoFor(ctx, "stale", nil, stale); err != nil {
 		t.Fatal(err)
 	}
 	if keys := entryKeys(t, a.rdb); len(keys) != 1 {
 		t.Fatalf("entries in Redis: %q, want only b's", keys)
+	}
+	_, mark := a.rt.since(0)
+	if _, err := m.DoFor(ctx, "stale", nil, stale); err != nil {
+		t.Fatal(err)
+	}
+	if rt, _ := a.rt.since(mark); rt != 0 {
+		t.Errorf("a key whose result is not for keeping: %d round trips, want 0", rt)
 	}
 }
 
