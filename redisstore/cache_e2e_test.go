@@ -131,7 +131,7 @@ func TestCacheTier_twoMCPServersShareTheirCache(t *testing.T) {
 	if n := reads.Load(); n != 1 {
 		t.Fatalf("the resource was read %d times over two servers", n)
 	}
-	keys := entryKeys(t, storeOn(t, srv, "probe").Client())
+	keys := tierEntryKeys(t, storeOn(t, srv, "probe").Client())
 	for _, k := range keys {
 		if d := storeOn(t, srv, "probe").Client().PTTL(context.Background(), k).Val(); d <= 0 || d > time.Minute {
 			t.Errorf("%s lives %v in Redis, past its result's ttl", k, d)

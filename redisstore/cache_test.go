@@ -71,8 +71,8 @@ func (f *fillCounter) fill() ([]byte, error) {
 	return []byte(`{"runs":` + strconv.FormatInt(f.runs.Add(1), 10) + `}`), nil
 }
 
-// entryKeys returns the cache entries Redis holds.
-func entryKeys(t *testing.T, rdb redis.UniversalClient) []string {
+// tierEntryKeys returns the cache entries Redis holds.
+func tierEntryKeys(t *testing.T, rdb redis.UniversalClient) []string {
 	t.Helper()
 	keys, err := rdb.Keys(context.Background(), redisstore.DefaultPrefix+"cache:*").Result()
 	if err != nil {
@@ -81,8 +81,8 @@ func entryKeys(t *testing.T, rdb redis.UniversalClient) []string {
 	return keys
 }
 
-// waitFor waits, at most 5 s, for cond.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// tierWaitFor waits, at most 5 s, for cond.
+func tierWaitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for !cond() {
@@ -206,7 +206,7 @@ func TestCacheTier_honoursTheResultsTTL(t *testing.T) {
 	if _, err := m.DoFor(ctx, "m", nil, fill); err != nil {
 		t.Fatal(err)
 	}
-	keys := entryKeys(t, a.rdb)
+	keys := tierEntryKeys(t, a.rdb)
 	if len(keys) != 1 {
 		t.Fatalf("entries in Redis: %q", keys)
 	}
@@ -214,7 +214,7 @@ func TestCacheTier_honoursTheResultsTTL(t *testing.T) {
 	if pttl <= 0 || pttl > 300*time.Millisecond {
 		t.Fatalf("the entry lives %v in Redis; the result said 300ms", pttl)
 	}
-	waitFor(t, "the entry expires in Redis", func() bool { return len(entryKeys(t, a.rdb)) == 0 })
+	tierWaitFor(t, "the entry expires in Redis", func() bool { return len(tierEntryKeys(t, a.rdb)) == 0 })
 	if _, err := b.c.Method(0).DoFor(ctx, "m", nil, fill); err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestCacheTier_honoursTheResultsTTL(t *testing.T) {
 	if _, err := m.DoFor(ctx, "stale", nil, stale); err != nil {
 		t.Fatal(err)
 	}
-	if keys := entryKeys(t, a.rdb); len(keys) != 1 {
+	if keys := tierEntryKeys(t, a.rdb); len(keys) != 1 {
 		t.Fatalf("entries in Redis: %q, want only b's", keys)
 	}
 	_, mark := a.rt.since(0)
@@ -266,7 +266,7 @@ func TestCacheTier_invalidationReachesEveryInstance(t *testing.T) {
 			if _, ok := b.m.Lookup("m", params); ok {
 				t.Fatal("b's own entry is still there")
 			}
-			waitFor(t, "a's local entry is dropped", func() bool {
+			tierWaitFor(t, "a's local entry is dropped", func() bool {
 				_, ok := a.m.Lookup("m", params)
 				return !ok
 			})
@@ -302,7 +302,7 @@ func TestCacheTier_invalidationStopsAFillUnderWay(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if keys := entryKeys(t, a.rdb); len(keys) != 0 {
+	if keys := tierEntryKeys(t, a.rdb); len(keys) != 0 {
 		t.Fatalf("a fill that began before the invalidation stored %q", keys)
 	}
 	got, err := b.m.Do(ctx, "m", nil, func() ([]byte, error) { return []byte(`"fresh"`), nil })
@@ -493,12 +493,12 @@ func TestCacheTier_redisDownServesLocallyAndRecovers(t *testing.T) {
 	// Recovered without re-creating anything: a fill on a is a hit on b.
 	var other fillCounter
 	var key []byte
-	waitFor(t, "a's tier is back", func() bool {
+	tierWaitFor(t, "a's tier is back", func() bool {
 		key = []byte(`{"n":` + strconv.FormatInt(other.runs.Load(), 10) + `}`) // a new key each time: a miss
 		if _, err := a.m.Do(ctx, "after", key, other.fill); err != nil {
 			t.Fatal(err)
 		}
-		return len(entryKeys(t, b.rdb)) > 0
+		return len(tierEntryKeys(t, b.rdb)) > 0
 	})
 	runs := other.runs.Load()
 	got, err := b.m.Do(ctx, "after", key, other.fill)
@@ -547,16 +547,16 @@ func TestCacheTier_startedWithRedisDownSubscribesLater(t *testing.T) {
 	srv.Restart()
 	ctx := context.Background()
 	var f fillCounter
-	waitFor(t, "a reaches Redis", func() bool {
+	tierWaitFor(t, "a reaches Redis", func() bool {
 		n := a.rt.n.Load()
 		a.m.Do(ctx, "probe", []byte(`{"n":`+strconv.FormatInt(f.runs.Load(), 10)+`}`), f.fill)
-		return a.rt.n.Load() > n && len(entryKeys(t, a.rdb)) > 0
+		return a.rt.n.Load() > n && len(tierEntryKeys(t, a.rdb)) > 0
 	})
 	if _, err := a.m.Do(ctx, "m", nil, f.fill); err != nil {
 		t.Fatal(err)
 	}
 	b.c.Invalidate("m")
-	waitFor(t, "a hears b's invalidation", func() bool {
+	tierWaitFor(t, "a hears b's invalidation", func() bool {
 		_, ok := a.m.Lookup("m", nil)
 		return !ok
 	})
@@ -581,11 +581,11 @@ func TestCacheTier_aLostInvalidationIsMadeWhenRedisIsBack(t *testing.T) {
 	}
 	a.c.Invalidate("m") // times out: lost
 	var other fillCounter
-	waitFor(t, "a reaches Redis again", func() bool {
+	tierWaitFor(t, "a reaches Redis again", func() bool {
 		_, mark := a.rt.since(0)
 		a.m.Do(ctx, "probe", []byte(`{"n":`+strconv.FormatInt(other.runs.Load(), 10)+`}`), other.fill)
 		n, _ := a.rt.since(mark)
-		return n > 0 && len(entryKeys(t, a.rdb)) > 1
+		return n > 0 && len(tierEntryKeys(t, a.rdb)) > 1
 	})
 	c := tiered(t, srv, "c", opts)
 	got, err := c.m.Do(ctx, "m", nil, f.fill)
