@@ -44,6 +44,9 @@ func New(opts *Options) *Cache {
 		c.shards[i].entries = make(map[uint64]*entry)
 		c.shards[i].flights = make(map[uint64]*flight)
 	}
+	if c.opts.Tier != nil {
+		c.opts.Tier.Attach(local{c})
+	}
 	return c
 }
 

@@ -88,6 +88,23 @@
 // waiting for them, and a call that arrives after the invalidation runs
 // a fill of its own.
 //
+// # Second tier
+//
+// Several instances of a server can share their results through a
+// second tier (Options.Tier; redisstore.CacheTier keeps it in Redis).
+// Lookup never asks it: a hit on the connection's reader stays in the
+// process. On a local miss, the leader of the local fill asks the tier,
+// with the canonical params: a result stored there is answered and kept
+// locally for what remains of its time to live; otherwise the tier runs
+// the fill, on one instance at a time for identical calls where it can,
+// and keeps its result for the fill's time to live, unless the local
+// tier would not keep it either (an error, a result larger than
+// Options.MaxEntryBytes, a time to live of zero or less). Invalidate,
+// InvalidateKey and InvalidateAll go to the tier first, which passes
+// them on to every other instance (through Local, without coming back),
+// then apply here. A tier that cannot reach its store runs the fill on
+// this instance: the local tier goes on answering alone.
+//
 // # Counters
 //
 // Hits (calls answered from stored results), Misses (calls that went on
@@ -112,6 +129,8 @@
 //   - flight: a fill under way, which identical calls join instead of
 //     running the handler again (single flight; the call that runs the fill
 //     leads, the others follow).
+//   - tier: the second tier, shared by instances; the Cache itself is the
+//     local (first) tier.
 //   - small, main and ghost queue: S3-FIFO's three queues, as above.
 //
 // This package imports codec only.

@@ -102,6 +102,8 @@ func (m *Method) do(ctx context.Context, method string, params []byte,
 		case f == nil: // a different key with the same hash is in flight
 			res, _, err := run()
 			return res, err
+		case lead && c.opts.Tier != nil:
+			return c.lead(ctx, sh, h, f, c.tiered(ctx, f, run))
 		case lead:
 			return c.lead(ctx, sh, h, f, run)
 		}

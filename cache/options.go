@@ -19,6 +19,12 @@ type Options struct {
 	// (default MaxBytes/16): a larger result is still answered, to every
 	// call that shared its fill, but not kept.
 	MaxEntryBytes int64
+	// Tier, if set, is a second tier shared with other instances
+	// (redisstore's CacheTier, say): a local miss asks it before running
+	// the handler, and invalidations go through it to every instance.
+	// New attaches the Cache to it; a Tier serves one Cache. Nil: this
+	// process alone, at no extra cost.
+	Tier Tier
 }
 
 func (o *Options) withDefaults() Options {
