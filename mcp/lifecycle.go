@@ -86,16 +86,22 @@ func (s *Server) capabilities() ServerCapabilities {
 
 // initializedNote serves notifications/initialized.
 func (s *Server) initializedNote(ctx context.Context, ss *ServerSession, _ *router.Request, _ *struct{}) (any, error) {
+	if h := s.opts.InitializedHandler; s.markInitialized(ss) && h != nil {
+		h(ctx, ss)
+	}
+	return nil, nil
+}
+
+// markInitialized ends ss's initialization, and reports whether it did:
+// not before initialize, nor twice.
+func (s *Server) markInitialized(ss *ServerSession) bool {
 	if !ss.state.CompareAndSwap(stateInitializing, stateInitialized) {
-		return nil, nil // before initialize, or twice: ignored
+		return false
 	}
 	if s.opts.KeepAlive.Interval > 0 { // once initialize's answer is out
 		go keepAlive(s.opts.KeepAlive, ss.done, ss)
 	}
-	if h := s.opts.InitializedHandler; h != nil {
-		h(ctx, ss)
-	}
-	return nil, nil
+	return true
 }
 
 // rootsChanged serves notifications/roots/list_changed.

@@ -40,8 +40,12 @@ func newSharable(cfg config) *sharable {
 // shareThrough is THE place where the Redis store is applied to the demo
 // server: one line per store, on the options newSharable made, before any
 // part is built from them. Each store's own documentation says what it
-// does while Redis is down.
-func shareThrough(st *redisstore.Store, o *sharable) {
+// does while Redis is down. (The requestState key ring needs the server:
+// shareKeys, once it is built.)
+func (l *redisLink) shareThrough(o *sharable, log *slog.Logger) {
+	st := l.st
+	l.tier = st.CacheTier(&redisstore.CacheTierOptions{Logger: log})
+	o.cache.Tier = l.tier
 	o.http.SessionStore = st.SessionStore()
 	o.http.EventStore = st.EventStore(o.http.MaxSessionEvents, o.http.MaxSessionEventBytes)
 	o.server.SessionState = st
@@ -92,6 +96,7 @@ type redisLink struct {
 	stop    context.CancelFunc
 	watcher sync.WaitGroup
 	ring    *redisstore.KeyRing // shareKeys', once made (set before watcher ends)
+	tier    *redisstore.CacheTier
 }
 
 // openRedis dials -redis and makes the Store (nil, nil without -redis).
@@ -190,6 +195,9 @@ func (l *redisLink) shutdown() error {
 	l.watcher.Wait()
 	if l.ring != nil {
 		l.ring.Close()
+	}
+	if l.tier != nil {
+		l.tier.Close()
 	}
 	return l.close()
 }

@@ -75,7 +75,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, logw io.Wri
 	defer func() { err = errors.Join(err, link.shutdown()) }() // after everything that may use it
 	sh := newSharable(cfg)
 	if link != nil {
-		shareThrough(link.st, sh)
+		link.shareThrough(sh, log)
 	}
 	e, err := newEngine(cfg, &sh.cache, log)
 	if err != nil {

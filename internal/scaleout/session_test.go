@@ -191,7 +191,6 @@ func TestScaleout_rateBudgetShared(t *testing.T) {
 		case resp.StatusCode == http.StatusOK && strings.Contains(body, fmt.Sprintf(`"id":%d,"result"`, id)):
 			passed++
 		case strings.Contains(body, `"code":-32011`) && strings.Contains(body, `"retryAfterMs":`):
-			t.Logf("call %d on %s: %s", i, resp.Header.Get(backendHeader), body)
 			refused++
 		default:
 			t.Fatalf("call %d: %d %s", i, resp.StatusCode, body)

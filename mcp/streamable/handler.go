@@ -205,10 +205,6 @@ func (h *Handler) logStoreErr(err error) {
 	}
 }
 
-// initializedNote is what a re-created session is told after its stored
-// initialize request.
-var initializedNote = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-
 // revive re-creates a session from its stored initialize request.
 // Everything negotiated comes back; the log level and subscriptions set
 // later come back only through the server's mcp.ServerOptions.SessionState
@@ -227,12 +223,11 @@ func (h *Handler) revive(r *http.Request, id string, state []byte) (*httpSession
 		return nil, err
 	}
 	s.revived = true
-	_ = s.c.ServeBody(ctx, state, func([]byte) {})
-	if !s.ss.Initialized() {
+	if err := s.ss.Restore(ctx, state); err != nil {
+		h.log.Warn("mcp: a stored session could not be re-created", "session", id, "err", err)
 		s.close(endClosed)
 		return nil, ErrSessionNotFound
 	}
-	_ = s.c.ServeBody(ctx, initializedNote, func([]byte) {})
 	s.touched.Store(time.Now().UnixNano())
 	h.watchDeletions(ctx)
 	if other, ok := h.register(s); !ok {
