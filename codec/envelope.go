@@ -56,6 +56,7 @@ type envelopeState struct {
 	dup       bool  // an envelope member appeared twice
 	idDup     bool  // id appeared twice
 	versionOK bool  // jsonrpc is the string "2.0"
+	version1  bool  // jsonrpc is the string "1.0"
 	badID     bool  // id is not a string, number or null
 	badMethod bool  // method is not a string
 	badParams bool  // params is a scalar
@@ -239,6 +240,7 @@ func (s *Scanner) record(m *Message, st *envelopeState, mem member, v []byte, es
 				body, _ = s.unescapeShort(body)
 			}
 			st.versionOK = string(body) == "2.0"
+			st.version1 = !st.versionOK && string(body) == "1.0"
 		}
 	case memID:
 		// v is valid JSON: a leading 'n' is null, '-' or a digit a number.
@@ -279,6 +281,10 @@ func (s *Scanner) record(m *Message, st *envelopeState, mem member, v []byte, es
 // The checks run in a fixed order and the first failure names the error:
 // duplicated member, jsonrpc, method, id, params.
 func (s *Scanner) classify(m *Message, st *envelopeState) {
+	if !st.versionOK && s.jsonrpc1 && st.isVersion1() {
+		s.classify1(m, st) // jsonrpc1.go
+		return
+	}
 	// The id is kept only if it was read and is the only one: with two ids
 	// the answer carries id null, as an echo of the wrong id is not safe.
 	if st.badID || st.idDup {
@@ -325,6 +331,11 @@ func (s *Scanner) classify(m *Message, st *envelopeState) {
 	default:
 		m.invalid(errNoMethod)
 	}
+	m.clearSpans()
+}
+
+// clearSpans drops the spans a message of m's final Kind does not carry.
+func (m *Message) clearSpans() {
 	if m.Kind != KindResult {
 		m.Result = nil
 	}
