@@ -98,6 +98,7 @@ func (c *Conn) serveFrame(frame []byte, scan *codec.Scanner, body *bodyReply, rd
 		c.serveBatch(frame, msgs, body, rd)
 	default:
 		var ref *frameRef
+		to.v1 = msgs[0].JSONRPC1
 		c.serveMessage(frame, &msgs[0], to, rd, &ref)
 		ref.release()
 	}

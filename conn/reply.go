@@ -24,6 +24,17 @@ type replyTo struct {
 	b    *batch     // its batch, or nil when it is alone in its frame
 	slot int        // its index in b
 	body *bodyReply // the ServeBody call it came in, or nil: the stream
+	v1   bool       // a JSON-RPC 1.0 message (never in a batch): answered in 1.0
+}
+
+// shape returns msg, a response the codec's encoders wrote for the
+// message to, in that message's version: rewritten in place into the 1.0
+// shape for a 1.0 message (never in a batch), as it is otherwise.
+func (to replyTo) shape(msg []byte) []byte {
+	if to.v1 {
+		return codec.ToJSONRPC1(msg)
+	}
+	return msg
 }
 
 // answer settles the message to with resp (nil: no response is due) and
@@ -36,7 +47,7 @@ func (c *Conn) answer(to replyTo, resp *codec.Buffer, rd *reader) {
 	}
 	var msg []byte
 	if resp != nil {
-		msg = resp.B
+		msg = to.shape(resp.B)
 	}
 	c.emit(to.body, msg, rd)
 	if resp != nil {
