@@ -6,9 +6,10 @@ import "bytes"
 // SetJSONRPC1 (the 2.0 specification, section 3, asks 2.0 implementations
 // to try; real services, Bitcoin Core and its forks among them, still speak
 // it). The Scanner's one pass is the same: envelope records whether the
-// jsonrpc member says "1.0", and classify hands an object whose version is
-// not "2.0" to classify1 when the option is on. A 2.0 object never comes
-// here, so a 2.0 stream pays one test of a flag classify already has.
+// jsonrpc member says "1.0" (as it notes "2.0": versionOf), and the arms
+// of classify that refuse a version other than "2.0" hand the object to
+// classify1 when the option is on (judged1). A valid 2.0 object never
+// comes here: it takes exactly the tests it took before the option.
 //
 // The 1.0 rules, where they differ from 2.0 (DESIGN §3 otherwise):
 //
@@ -34,6 +35,17 @@ var (
 	errClassHint      = NewError(CodeInvalidRequest, "Invalid Request: JSON-RPC 1.0 class hints (__jsonclass__) are not supported")
 )
 
+// judged1 classifies m as a JSON-RPC 1.0 object and reports true if the
+// option is on and m is one (its version is absent or 1.0); else it
+// reports false and leaves m to classify.
+func (s *Scanner) judged1(m *Message, st *envelopeState) bool {
+	if !s.jsonrpc1 || !st.isVersion1() {
+		return false
+	}
+	s.classify1(m, st)
+	return true
+}
+
 // SetJSONRPC1 makes the Scanner accept JSON-RPC 1.0 objects beside 2.0
 // ones (on) or refuse them -32600 as 2.0 requires (off, the default): see
 // Message.JSONRPC1. Batch elements are always judged as 2.0.
@@ -41,7 +53,7 @@ func (s *Scanner) SetJSONRPC1(on bool) { s.jsonrpc1 = on }
 
 // isVersion1 reports whether the object's jsonrpc member is absent or
 // "1.0".
-func (st *envelopeState) isVersion1() bool { return !st.has(memJSONRPC) || st.version1 }
+func (st *envelopeState) isVersion1() bool { return !st.has(memJSONRPC) || st.version == '1' }
 
 // classify1 is classify for a JSON-RPC 1.0 object: see the rules above.
 // The checks run in the order classify's do.
