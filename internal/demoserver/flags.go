@@ -44,6 +44,7 @@ type config struct {
 	sessionIdle time.Duration // -session-idle: 0 for never
 	readTimeout time.Duration // -read-timeout
 	oauth       oauthConfig   // -oauth-*
+	jsonrpc1    bool          // -jsonrpc1
 }
 
 // The values of -http-server.
@@ -95,6 +96,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	maxPerPeer := fs.Int("max-sessions-per-peer", streamable.DefaultMaxSessionsPerPrincipal, "with -listen http://…, hold at most `N` MCP sessions of one client: an IP address, or,\nwith -auth-token, the token's holders together; past it HTTP 503 and -32000,\ndata.limit \"maxSessionsPerPrincipal\" (0: no limit)")
 	sessionIdle := fs.Duration("session-idle", streamable.DefaultSessionTimeout, "with -listen http://…, end an MCP session whose client has sent no request for `D`\n(pings and responses aside) and has none running nor, on /mcp, a stream open (0: never)")
 	readTimeout := fs.Duration("read-timeout", transport.DefaultHTTPReadTimeout, "with -listen http://…, how long a client may take to send a request's body once its\nheader is in (and its header, up to 10s), on every endpoint and -fast-rpc; past it the\nrequest is answered 400 if it can be and the connection closed")
+	jsonrpc1 := fs.Bool("jsonrpc1", false, "accept JSON-RPC 1.0 objects beside 2.0 ones on every stream (stdio, TCP, Unix), on /rpc\n(HTTP POST, and -fast-rpc) and on /ws, each answered in its own version (MCP's /mcp\nand /sse stay 2.0)")
 	adaptive := fs.Bool("adaptive", false, "limit the requests of all connections together by an adaptive limit that follows\nmeasured latency, instead of a fixed one the size of the pool and its queue")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -171,6 +173,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag, fastRPC: *fastRPC, httpServer: *httpServer,
 		keepAlive: *keepAlive, cors: splitList(*cors), readTimeout: *readTimeout,
 		maxSessions: *maxSessions, maxPerPeer: *maxPerPeer, sessionIdle: *sessionIdle, oauth: oc,
+		jsonrpc1: *jsonrpc1,
 	}, nil
 }
 
