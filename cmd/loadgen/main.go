@@ -70,6 +70,7 @@ type options struct {
 	notify                       float64
 	mix                          string
 	mcp                          bool
+	jsonrpc1                     bool
 	tool, args, resource, prompt string
 	expect                       string
 	jsonOut, htmlOut, compare    string
@@ -186,6 +187,10 @@ func plan(o options, arg string) (*runPlan, error) {
 		return nil, fmt.Errorf("-timeout must be positive")
 	case o.procs < 0:
 		return nil, fmt.Errorf("-procs %d: want 0 (chosen for the target) or more", o.procs)
+	case o.jsonrpc1 && o.mcp:
+		return nil, fmt.Errorf("-jsonrpc1 with -mcp: MCP speaks JSON-RPC 2.0 only")
+	case o.jsonrpc1 && o.batch > 1:
+		return nil, fmt.Errorf("-jsonrpc1 with -batch %d: JSON-RPC 1.0 has no batches", o.batch)
 	}
 	if p.o.n == 0 && p.o.dur == 0 {
 		p.o.dur = 10 * time.Second
@@ -246,7 +251,11 @@ func (o options) callSet() (*callSet, error) {
 		s.calls = []call{c}
 	default:
 		params := o.params
-		if params == "" && o.method == "echo" {
+		switch {
+		case params != "" || o.method != "echo":
+		case o.jsonrpc1:
+			params = `["hello, world"]`
+		default:
 			params = `{"text":"hello, world"}`
 		}
 		c, err := newCall(o.method, o.method, params, 1, false, expect)
@@ -254,6 +263,11 @@ func (o options) callSet() (*callSet, error) {
 			return nil, err
 		}
 		s.calls = []call{c}
+	}
+	if o.jsonrpc1 {
+		if err := s.jsonrpc1(); err != nil {
+			return nil, err
+		}
 	}
 	s.finish()
 	return s, nil
@@ -266,7 +280,7 @@ func (p *runPlan) execute(ctx context.Context, abort <-chan struct{}, stderr io.
 	t := p.t
 	inProcess := t == nil
 	if inProcess {
-		url, stop, err := startDemo()
+		url, stop, err := startDemo(o.jsonrpc1)
 		if err != nil {
 			return nil, fmt.Errorf("the demo server: %v", err)
 		}
