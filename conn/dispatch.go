@@ -24,9 +24,6 @@ func (c *Conn) serveMessage(frame []byte, m *codec.Message, to replyTo, rd *read
 	case codec.KindRequest, codec.KindNotification:
 		c.dispatch(frame, m, to, rd, ref)
 	case codec.KindInvalid:
-		if to.v1 {
-			c.countJSONRPC1(InvalidMessage)
-		}
 		if lostResponse(m) && c.calls.failMalformed(m) { // rare
 			c.opts.Logger.Debug("jsonrpc: malformed response fails its call", "id", string(m.ID), "err", m.Err)
 		}
@@ -53,9 +50,6 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, rd *reader, 
 	}
 	isCall := m.Kind == codec.KindRequest
 	e, ok := c.opts.Router.Lookup(name)
-	if to.v1 {
-		c.dispatched1(e, ok)
-	}
 	switch {
 	case !ok:
 		var err *codec.Error
@@ -78,7 +72,7 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, rd *reader, 
 // reader's held output: a 2.0 message alone in a frame the reader read.
 // (A 1.0 message's answer goes through answer, which shapes it.)
 func (to replyTo) held(rd *reader) bool {
-	return rd != nil && to.b == nil && to.body == nil && !to.v1
+	return rd != nil && to.b == nil && to.body == nil && !to.v1()
 }
 
 // request returns the request a handler or interceptor sees on the

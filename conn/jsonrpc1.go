@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/mcpwire/mcpwire/codec"
-	"github.com/mcpwire/mcpwire/router"
 )
 
 // JSON-RPC 1.0 (Options.JSONRPC1, Options.SendJSONRPC1). The codec finds a
@@ -58,20 +57,23 @@ type JSONRPC1Metrics interface {
 	JSONRPC1(method string)
 }
 
-// dispatched1 reports a 1.0 request or notification of e (ok: the router
-// has its method) to Metrics, if it counts them.
-func (c *Conn) dispatched1(e *router.Entry, ok bool) {
-	method := UnknownMethod
-	if ok {
-		method = e.Method
+// counted1 reports m, a 1.0 message, to Metrics if it counts them: a
+// request or notification by its method, an invalid one as
+// InvalidMessage; responses are not counted. It looks the method up
+// itself, so that dispatch takes no test for 1.0.
+func (c *Conn) counted1(m *codec.Message) {
+	mm, ok := c.opts.Metrics.(JSONRPC1Metrics)
+	if !ok {
+		return
 	}
-	c.countJSONRPC1(method)
-}
-
-// countJSONRPC1 reports a 1.0 message of method to Metrics, if it counts
-// them.
-func (c *Conn) countJSONRPC1(method string) {
-	if m, ok := c.opts.Metrics.(JSONRPC1Metrics); ok {
-		m.JSONRPC1(method)
+	switch m.Kind {
+	case codec.KindRequest, codec.KindNotification:
+		method := UnknownMethod
+		if e, ok := c.opts.Router.Lookup(m.AppendMethod(nil)); ok {
+			method = e.Method
+		}
+		mm.JSONRPC1(method)
+	case codec.KindInvalid:
+		mm.JSONRPC1(InvalidMessage)
 	}
 }
