@@ -3,6 +3,7 @@ package transport_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/transport"
 )
@@ -192,4 +194,28 @@ func TestJSONRPC1_isPerListener(t *testing.T) {
 			t.Errorf("answer %q, %v; want %s", got, err, tc.want)
 		}
 	}
+}
+
+// A client speaking 1.0 over HTTP POST gets each answer, the ones a
+// status other than 200 carries (403 for -32010) included, and the
+// error its server sends for a request refused before a session.
+func TestJSONRPC1_clientOverHTTPPost(t *testing.T) {
+	forEachHTTPHandler(t, func(t *testing.T, serve serveRPC) {
+		url := serve(t, &conn.Options{Router: rpcRouter(nil), JSONRPC1: true})
+		c := conn.NewStream(transport.NewHTTPStream(url, nil), &conn.Options{SendJSONRPC1: true})
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var got []int
+		if err := c.Call(ctx, "echo", []int{4, 2}, &got); err != nil || len(got) != 2 || got[0] != 4 {
+			t.Fatalf("echo = %v, %v", got, err)
+		}
+		var e *codec.Error
+		if err := c.Call(ctx, "fail", []int{-32010}, nil); !errors.As(err, &e) || e.Code != codec.CodeForbidden {
+			t.Fatalf("fail: %v, want -32010", err)
+		}
+		if err := c.Notify(ctx, "note", []string{"x"}); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
