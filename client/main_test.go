@@ -38,9 +38,10 @@ func startServer(t *testing.T, args ...string) *server {
 
 // wireRequest is a request as a scripted server reads it.
 type wireRequest struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
+	JSONRPC *string         `json:"jsonrpc"` // nil: absent (JSON-RPC 1.0)
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
 }
 
 // scripted is a TCP server on loopback whose answers a test writes: for

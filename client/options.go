@@ -56,6 +56,15 @@ type Options struct {
 	Redial Backoff
 	// Cache, if set, keeps the results of the methods it names.
 	Cache *CacheOptions
+	// JSONRPC1 makes the client speak JSON-RPC 1.0, for a server that
+	// speaks nothing else (Bitcoin Core and its forks, say): Call,
+	// CallRaw and Notify send 1.0 requests, whose params must encode to
+	// an array (conn.ErrParamsNotArray otherwise; nil is sent as []), and
+	// 1.0 answers are matched by id; Batch fails with
+	// conn.ErrBatchJSONRPC1, as 1.0 has no batches. Retries, the cache
+	// and the counters work as they do in 2.0. It sets the sessions'
+	// conn.Options.SendJSONRPC1.
+	JSONRPC1 bool
 }
 
 // Retry bounds the retries of an idempotent call. Only these outcomes are
@@ -152,6 +161,7 @@ func (o *Options) withDefaults() options {
 	if c.Session != nil {
 		r.session = *c.Session
 	}
+	r.session.SendJSONRPC1 = r.session.SendJSONRPC1 || c.JSONRPC1
 	if r.sessions <= 0 {
 		r.sessions = DefaultSessions
 	}

@@ -105,6 +105,18 @@
 //     batch of more than Limits.MaxBatch elements, which is still validated
 //     whole first. Any other batch gives one message per element, in order.
 //
+// # JSON-RPC 1.0
+//
+// A Scanner with SetJSONRPC1 also accepts JSON-RPC 1.0 objects, found in
+// the same pass (jsonrpc1.go has the rules): an object at the top level
+// without a jsonrpc member, or with "jsonrpc":"1.0", is judged as 1.0 —
+// params an array (absent or null: none), "id":null a notification, no
+// id refused -32600, object params and class hints (__jsonclass__)
+// refused -32600, a response carrying both result and error, one null —
+// and marked Message.JSONRPC1, to be answered in the 1.0 shape
+// (ToJSONRPC1). 2.0 objects keep every rule above; batch elements are
+// always 2.0. Off (the default), a 1.0 object is an invalid request.
+//
 // # JSONTestSuite
 //
 // Every y_ case of JSONTestSuite (test_parsing) is accepted and every n_ case

@@ -55,7 +55,7 @@ type envelopeState struct {
 	seen      uint8 // bit 1<<member for each envelope member present
 	dup       bool  // an envelope member appeared twice
 	idDup     bool  // id appeared twice
-	versionOK bool  // jsonrpc is the string "2.0"
+	version   byte  // jsonrpc is the string "<version>.0" (versionOf)
 	badID     bool  // id is not a string, number or null
 	badMethod bool  // method is not a string
 	badParams bool  // params is a scalar
@@ -232,13 +232,13 @@ func (s *Scanner) record(m *Message, st *envelopeState, mem member, v []byte, es
 	c := v[0]
 	switch mem {
 	case memJSONRPC:
-		st.versionOK = false
+		st.version = 0
 		if c == '"' {
 			body := v[1 : len(v)-1]
 			if esc {
 				body, _ = s.unescapeShort(body)
 			}
-			st.versionOK = string(body) == "2.0"
+			st.version = versionOf(body)
 		}
 	case memID:
 		// v is valid JSON: a leading 'n' is null, '-' or a digit a number.
@@ -278,6 +278,10 @@ func (s *Scanner) record(m *Message, st *envelopeState, mem member, v []byte, es
 // method but with result or error is a response; anything else is invalid.
 // The checks run in a fixed order and the first failure names the error:
 // duplicated member, jsonrpc, method, id, params.
+//
+// With SetJSONRPC1, an object whose version is not 2.0 may be a JSON-RPC
+// 1.0 one: classify1 (jsonrpc1.go) judges it, from the arms that refuse a
+// bad version, so that a valid 2.0 message takes no test more.
 func (s *Scanner) classify(m *Message, st *envelopeState) {
 	// The id is kept only if it was read and is the only one: with two ids
 	// the answer carries id null, as an echo of the wrong id is not safe.
@@ -287,10 +291,15 @@ func (s *Scanner) classify(m *Message, st *envelopeState) {
 	switch {
 	case st.has(memMethod):
 		switch {
-		case st.dup:
-			m.invalid(errDupMember)
-		case !st.versionOK:
-			m.invalid(errBadVersion)
+		case st.dup || st.version != '2':
+			switch {
+			case s.judged1(m, st):
+				return
+			case st.dup:
+				m.invalid(errDupMember)
+			default:
+				m.invalid(errBadVersion)
+			}
 		case st.badMethod:
 			m.invalid(errBadMethod)
 		case st.badID:
@@ -309,10 +318,15 @@ func (s *Scanner) classify(m *Message, st *envelopeState) {
 	case st.has(memResult) || st.has(memError):
 		m.Kind = KindBadResponse
 		switch {
-		case st.dup:
-			m.Err = errDupMember
-		case !st.versionOK:
-			m.Err = errBadVersion
+		case st.dup || st.version != '2':
+			switch {
+			case s.judged1(m, st):
+				return
+			case st.dup:
+				m.Err = errDupMember
+			default:
+				m.Err = errBadVersion
+			}
 		case st.badID:
 			m.Err = errBadID
 		case !st.has(memID), st.has(memResult) && st.has(memError), st.errNotObj:
@@ -323,8 +337,25 @@ func (s *Scanner) classify(m *Message, st *envelopeState) {
 			m.Kind = KindError
 		}
 	default:
+		if st.version != '2' && s.judged1(m, st) {
+			return
+		}
 		m.invalid(errNoMethod)
 	}
+	m.clearSpans()
+}
+
+// versionOf returns the version a jsonrpc member's string body names: its
+// first byte if it is "<byte>.0" ('2' for "2.0"), else 0.
+func versionOf(body []byte) byte {
+	if len(body) == 3 && string(body[1:]) == ".0" {
+		return body[0]
+	}
+	return 0
+}
+
+// clearSpans drops the spans a message of m's final Kind does not carry.
+func (m *Message) clearSpans() {
 	if m.Kind != KindResult {
 		m.Result = nil
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -302,60 +303,74 @@ func TestScanner_specExamples(t *testing.T) {
 	if err := json.Unmarshal(raw, &cases); err != nil {
 		t.Fatal(err)
 	}
+	for _, jsonrpc1 := range []bool{false, true} {
+		s := NewScanner(nil)
+		s.SetJSONRPC1(jsonrpc1) // 1.0 objects accepted or not, the 2.0 examples are exact
+		for _, c := range cases {
+			specExample(t, s, c.Name+"/jsonrpc1="+strconv.FormatBool(jsonrpc1), c.Request, c.Response)
+		}
+	}
+}
+
+func specExample(t *testing.T, s *Scanner, name, request string, response *string) {
 	type answer struct {
 		ID    json.RawMessage
 		Error *struct{ Code Code }
 	}
-	s := NewScanner(nil)
-	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) {
-			var want []answer
-			if c.Response != nil {
-				r := []byte(*c.Response)
-				if r[0] == '[' {
-					if err := json.Unmarshal(r, &want); err != nil {
-						t.Fatal(err)
-					}
-				} else {
-					want = make([]answer, 1)
-					if err := json.Unmarshal(r, &want[0]); err != nil {
-						t.Fatal(err)
-					}
+	c := struct {
+		Request  string
+		Response *string
+	}{request, response}
+	t.Run(name, func(t *testing.T) {
+		var want []answer
+		if c.Response != nil {
+			r := []byte(*c.Response)
+			if r[0] == '[' {
+				if err := json.Unmarshal(r, &want); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				want = make([]answer, 1)
+				if err := json.Unmarshal(r, &want[0]); err != nil {
+					t.Fatal(err)
 				}
 			}
-			msgs, _, err := s.Scan([]byte(c.Request))
-			if len(want) == 1 && want[0].Error != nil && want[0].Error.Code == CodeParseError {
-				if err == nil {
-					t.Fatalf("Scan(%s) = %+v, want a parse error", c.Request, msgs)
-				}
-				return
+		}
+		msgs, _, err := s.Scan([]byte(c.Request))
+		if len(want) == 1 && want[0].Error != nil && want[0].Error.Code == CodeParseError {
+			if err == nil {
+				t.Fatalf("Scan(%s) = %+v, want a parse error", c.Request, msgs)
 			}
-			if err != nil {
-				t.Fatalf("Scan(%s): %v", c.Request, err)
+			return
+		}
+		if err != nil {
+			t.Fatalf("Scan(%s): %v", c.Request, err)
+		}
+		var answered []Message
+		for _, m := range msgs {
+			if m.Kind == KindInvalid || m.Kind == KindRequest {
+				answered = append(answered, m)
 			}
-			var answered []Message
-			for _, m := range msgs {
-				if m.Kind == KindInvalid || m.Kind == KindRequest {
-					answered = append(answered, m)
-				}
+		}
+		if len(answered) != len(want) {
+			t.Fatalf("%d messages to answer, want %d", len(answered), len(want))
+		}
+		for i, m := range answered {
+			id := string(m.ID)
+			if m.ID == nil {
+				id = "null"
 			}
-			if len(answered) != len(want) {
-				t.Fatalf("%d messages to answer, want %d", len(answered), len(want))
+			if id != string(want[i].ID) {
+				t.Errorf("answer %d: id %s, want %s", i, id, want[i].ID)
 			}
-			for i, m := range answered {
-				id := string(m.ID)
-				if m.ID == nil {
-					id = "null"
-				}
-				if id != string(want[i].ID) {
-					t.Errorf("answer %d: id %s, want %s", i, id, want[i].ID)
-				}
-				if m.Kind == KindInvalid && (want[i].Error == nil || want[i].Error.Code != m.Err.Code) {
-					t.Errorf("answer %d: code %d, want %+v", i, m.Err.Code, want[i].Error)
-				}
+			if m.Kind == KindInvalid && (want[i].Error == nil || want[i].Error.Code != m.Err.Code) {
+				t.Errorf("answer %d: code %d, want %+v", i, m.Err.Code, want[i].Error)
 			}
-		})
-	}
+			if m.JSONRPC1 {
+				t.Errorf("answer %d: taken as JSON-RPC 1.0", i)
+			}
+		}
+	})
 }
 
 func TestMessage_Rebase_pointsIntoTheCopy(t *testing.T) {

@@ -58,6 +58,11 @@ type Message struct {
 	Err *Error
 	// MethodEscaped reports that Method contains escape sequences.
 	MethodEscaped bool
+	// JSONRPC1 reports a JSON-RPC 1.0 object (no jsonrpc member, or
+	// "jsonrpc":"1.0"), found only by a Scanner with SetJSONRPC1: it is
+	// to be answered in the 1.0 shape (ToJSONRPC1). Always false in a
+	// batch.
+	JSONRPC1 bool
 }
 
 // Rebase returns m with its spans moved from frame to cp, a copy of frame

@@ -41,6 +41,8 @@ type Scanner struct {
 	msgs    []Message
 	stack   []uint64 // bit d set: the container at depth d is an object
 	scratch [16]byte // unescaped member names and "jsonrpc" values
+	// jsonrpc1: JSON-RPC 1.0 objects are accepted (SetJSONRPC1).
+	jsonrpc1 bool
 }
 
 // NewScanner returns a scanner bounded by l (nil: defaults). It allocates
@@ -73,7 +75,10 @@ func (s *Scanner) Scan(frame []byte) (msgs []Message, batch bool, err error) {
 		s.msgs = append(s.msgs, Message{})
 		i, err = s.envelope(d, i, 1, &s.msgs[0])
 	case '[':
+		v1 := s.jsonrpc1
+		s.jsonrpc1 = false // batches are JSON-RPC 2.0 only
 		i, batch, err = s.batch(d, i)
+		s.jsonrpc1 = v1
 	default:
 		i, err = s.value(d, i, 0)
 		s.msgs = append(s.msgs, Message{Kind: KindInvalid, Err: errNotObject})

@@ -147,6 +147,7 @@ func (c *Conn) serveBody(body []byte, r *bodyReply) {
 		return
 	}
 	s := getScanner(c.opts.Limits)
+	s.SetJSONRPC1(c.opts.JSONRPC1) // pooled scanners are shared by sessions
 	c.serveFrame(body, s, r, nil)
 	putScanner(c.opts.Limits, s)
 }

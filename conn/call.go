@@ -108,10 +108,19 @@ func (c *Conn) sendRequest(ctx context.Context, id []byte, method string, params
 	b := respBufs.Get()
 	defer respBufs.Put(b)
 	var err error
-	if b.B, err = appendRequest(b.B, id, method, params); err != nil {
+	if b.B, err = c.appendRequest(b.B, id, method, params); err != nil {
 		return err
 	}
 	return c.sendMessage(ctx, b.B)
+}
+
+// appendRequest is appendRequest, or appendRequest1 under
+// Options.SendJSONRPC1.
+func (c *Conn) appendRequest(dst, id []byte, method string, params any) ([]byte, error) {
+	if c.opts.SendJSONRPC1 {
+		return appendRequest1(dst, id, method, params)
+	}
+	return appendRequest(dst, id, method, params)
 }
 
 // appendRequest appends the request (or, id nil, the notification) with

@@ -40,7 +40,7 @@ var ErrEmptyBatch = errors.New("conn: a batch needs at least one element")
 // get no response.
 //
 // It returns an error, and sends nothing, when the batch is empty
-// (ErrEmptyBatch), when an element's params do not encode (ErrBadParams,
+// (ErrEmptyBatch), under Options.SendJSONRPC1 (ErrBatchJSONRPC1), when an element's params do not encode (ErrBadParams,
 // or the encoder's error), or when the connection has ended (ErrClosed).
 // Otherwise it returns nil once every request is settled, each in its own
 // element: Result, or Err. The batch shares the session with Call: their
@@ -56,6 +56,9 @@ var ErrEmptyBatch = errors.New("conn: a batch needs at least one element")
 func (c *Conn) CallBatch(ctx context.Context, calls []BatchCall) error {
 	if len(calls) == 0 {
 		return ErrEmptyBatch
+	}
+	if c.opts.SendJSONRPC1 {
+		return ErrBatchJSONRPC1
 	}
 	msg := arrayBufs.Get()
 	defer arrayBufs.Put(msg)

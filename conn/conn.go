@@ -126,6 +126,7 @@ func (c *Conn) start(s Stream) {
 	c.out.lateFlush = func() { c.sent(c.out.flushLater()) }
 	c.readDone = make(chan struct{})
 	c.rd = reader{c: c, scan: codec.NewScanner(c.opts.Limits)}
+	c.rd.scan.SetJSONRPC1(c.opts.JSONRPC1)
 	go c.rd.loop()
 	if e, ok := s.(*inProcessEnd); ok {
 		c.direct = e

@@ -69,8 +69,11 @@ func (c *Conn) dispatch(frame []byte, m *codec.Message, to replyTo, rd *reader, 
 }
 
 // held reports whether the answer to a message goes straight into the
-// reader's held output: a message alone in a frame the reader read.
-func (to replyTo) held(rd *reader) bool { return rd != nil && to.b == nil && to.body == nil }
+// reader's held output: a 2.0 message alone in a frame the reader read.
+// (A 1.0 message's answer goes through answer, which shapes it.)
+func (to replyTo) held(rd *reader) bool {
+	return rd != nil && to.b == nil && to.body == nil && !to.v1()
+}
 
 // request returns the request a handler or interceptor sees on the
 // dispatching goroutine: the reader's own (no allocation), or a new one.

@@ -127,7 +127,7 @@ func (e *inProcessEnd) callRaw(ctx context.Context, c *Conn, method string, para
 	defer respBufs.Put(b)
 	b.B = strconv.AppendUint(b.B, c.calls.next.Add(1), 10)
 	n := len(b.B) // the id, then the request
-	if b.B, err = appendRequest(b.B, b.B[:n], method, params); err != nil {
+	if b.B, err = c.appendRequest(b.B, b.B[:n], method, params); err != nil {
 		return nil, err
 	}
 	id := b.B[:n:n]

@@ -112,6 +112,28 @@ type Options struct {
 	// RefuseBatches makes the session answer every batch with -32600
 	// (SetBatches changes it later).
 	RefuseBatches bool
+	// JSONRPC1 makes the session accept JSON-RPC 1.0 objects beside 2.0
+	// ones on the same stream (off: they are refused -32600, as 2.0
+	// requires). An object without a jsonrpc member, or with
+	// "jsonrpc":"1.0", is then judged by the 1.0 rules (codec.Message's
+	// JSONRPC1, codec's jsonrpc1.go): a request has params an array and
+	// an id, "id": null makes it a notification; params that are not an
+	// array, or hold a class hint (__jsonclass__), are refused -32600.
+	// Each message is answered in its own version: a 1.0 answer has no
+	// jsonrpc member and carries both result and error, the one not set
+	// null, the id echoed byte for byte. Handlers, interceptors,
+	// middleware, admission and Metrics serve a 1.0 request as any other
+	// (a Metrics that is a JSONRPC1Metrics counts them apart too).
+	// Batches stay 2.0 only. On a server it is per listener: the options
+	// its Binder gives.
+	JSONRPC1 bool
+	// SendJSONRPC1 makes Call, CallRaw and Notify send JSON-RPC 1.0
+	// objects, for a peer that speaks only 1.0: {"id":…,"method":…,
+	// "params":[…]}, params an array ([] for none; an object is
+	// ErrParamsNotArray), a notification with id null. Answers are matched
+	// by id as always. It implies JSONRPC1 (a 1.0 peer answers in 1.0);
+	// CallBatch fails with ErrBatchJSONRPC1, as 1.0 has no batches.
+	SendJSONRPC1 bool
 	// ExposeErrors sends the text of a handler's plain Go errors to the
 	// peer in the -32603 answer. Off by default: such text may reveal
 	// internals; it is logged instead. Errors that carry a JSON-RPC code
@@ -174,6 +196,7 @@ func (o *Options) withDefaults() Options {
 	if c.Framing == nil {
 		c.Framing = codec.Newline
 	}
+	c.JSONRPC1 = c.JSONRPC1 || c.SendJSONRPC1
 	c.Limits = sharedLimits(c.Limits.WithDefaults())
 	if c.MaxInFlight <= 0 {
 		c.MaxInFlight = DefaultMaxInFlight

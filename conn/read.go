@@ -98,7 +98,12 @@ func (c *Conn) serveFrame(frame []byte, scan *codec.Scanner, body *bodyReply, rd
 		c.serveBatch(frame, msgs, body, rd)
 	default:
 		var ref *frameRef
-		c.serveMessage(frame, &msgs[0], to, rd, &ref)
+		m := &msgs[0]
+		if m.JSONRPC1 {
+			to.slot = v1Slot
+			c.counted1(m)
+		}
+		c.serveMessage(frame, m, to, rd, &ref)
 		ref.release()
 	}
 }

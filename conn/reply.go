@@ -22,8 +22,26 @@ import (
 // replyTo is where the answer to one message goes.
 type replyTo struct {
 	b    *batch     // its batch, or nil when it is alone in its frame
-	slot int        // its index in b
+	slot int        // its index in b; alone, 0, or v1Slot for a 1.0 message
 	body *bodyReply // the ServeBody call it came in, or nil: the stream
+}
+
+// v1Slot is the slot of a JSON-RPC 1.0 message, always alone in its
+// frame: the version rides in a field a message alone does not use, so
+// that a replyTo stays three words, as every answer passes one by value.
+const v1Slot = -1
+
+// v1 reports a JSON-RPC 1.0 message, to be answered in 1.0.
+func (to replyTo) v1() bool { return to.slot == v1Slot }
+
+// shape returns msg, a response the codec's encoders wrote for the
+// message to, in that message's version: rewritten in place into the 1.0
+// shape for a 1.0 message (never in a batch), as it is otherwise.
+func (to replyTo) shape(msg []byte) []byte {
+	if to.v1() {
+		return codec.ToJSONRPC1(msg)
+	}
+	return msg
 }
 
 // answer settles the message to with resp (nil: no response is due) and
@@ -36,7 +54,7 @@ func (c *Conn) answer(to replyTo, resp *codec.Buffer, rd *reader) {
 	}
 	var msg []byte
 	if resp != nil {
-		msg = resp.B
+		msg = to.shape(resp.B)
 	}
 	c.emit(to.body, msg, rd)
 	if resp != nil {

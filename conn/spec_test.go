@@ -164,12 +164,19 @@ func TestSession_answersAlikeOverStreamBodyAndPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close(context.Background())
-	for _, inline := range []bool{true, false} {
-		opts := &conn.Options{Router: specRouter(t, inline), Pool: p}
+	for _, mode := range []struct {
+		inline, jsonrpc1 bool
+	}{{true, false}, {false, false}, {true, true}, {false, true}} {
+		// Every 2.0 example exact whether 1.0 objects are accepted or not.
+		inline := mode.inline
+		opts := &conn.Options{Router: specRouter(t, inline), Pool: p, JSONRPC1: mode.jsonrpc1}
 		for _, v := range specVectors(t) {
 			name := v.Name + "/pooled"
 			if inline {
 				name = v.Name + "/inline"
+			}
+			if mode.jsonrpc1 {
+				name += "/jsonrpc1"
 			}
 			t.Run(name, func(t *testing.T) {
 				due := v.Response != nil

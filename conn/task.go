@@ -164,7 +164,7 @@ func (t *task) answer(code codec.Code, resp *codec.Buffer, rd *reader) {
 	case c.inflight.claim(t):
 		c.answeredTask(t, code)
 		if resp == &t.out {
-			c.emit(t.to.body, t.out.B, rd)
+			c.emit(t.to.body, t.to.shape(t.out.B), rd)
 		} else {
 			c.answer(t.to, resp, rd)
 		}

@@ -58,10 +58,11 @@ func fuzzRouter() *router.Router {
 // multiset of ids the single responses and batch elements must carry
 // ("null" where the id could not be read), using the codec as the oracle
 // for what each frame is.
-func expected(input []byte, f codec.Framing, limits *codec.Limits) (frames int, ids map[string]int) {
+func expected(input []byte, f codec.Framing, limits *codec.Limits, jsonrpc1 bool) (frames int, ids map[string]int) {
 	ids = map[string]int{}
 	fr := codec.NewFramer(bytes.NewReader(input), f, limits)
 	sc := codec.NewScanner(limits)
+	sc.SetJSONRPC1(jsonrpc1)
 	for {
 		frame, err := fr.Next()
 		var fe *codec.FrameError
@@ -77,8 +78,9 @@ func expected(input []byte, f codec.Framing, limits *codec.Limits) (frames int, 
 	}
 }
 
-// expectFrame adds the ids the answer to one frame must carry to ids, and
-// returns how many answer frames it gets: 0 or 1.
+// expectFrame adds the ids the answer to one frame must carry to ids (a
+// JSON-RPC 1.0 answer's as "1.0 <id>"), and returns how many answer
+// frames it gets: 0 or 1.
 func expectFrame(sc *codec.Scanner, frame []byte, ids map[string]int) int {
 	msgs, batch, err := sc.Scan(frame)
 	if err != nil {
@@ -91,11 +93,14 @@ func expectFrame(sc *codec.Scanner, frame []byte, ids map[string]int) int {
 		switch m.Kind {
 		case codec.KindRequest, codec.KindInvalid:
 			answered++
-			if m.ID == nil {
-				ids["null"]++
-			} else {
-				ids[string(m.ID)]++
+			id := "null"
+			if m.ID != nil {
+				id = string(m.ID)
 			}
+			if m.JSONRPC1 {
+				id = v1Key + id
+			}
+			ids[id]++
 		}
 	}
 	if answered > 0 && (batch || len(msgs) == 1) {
@@ -113,6 +118,7 @@ func bodies(t *testing.T, input []byte, f codec.Framing, opts *conn.Options) (ou
 	ids = map[string]int{}
 	fr := codec.NewFramer(bytes.NewReader(input), f, opts.Limits)
 	sc := codec.NewScanner(opts.Limits)
+	sc.SetJSONRPC1(opts.JSONRPC1)
 	for {
 		frame, err := fr.Next()
 		var fe *codec.FrameError
@@ -175,34 +181,44 @@ func got(t *testing.T, out []byte, f codec.Framing) (frames int, ids map[string]
 			t.Fatalf("output frame is not a response or a non-empty array: %q", frame)
 		}
 		for _, r := range many {
-			_, hasResult := r["result"]
-			_, hasError := r["error"]
-			if hasResult == hasError || string(r["jsonrpc"]) != `"2.0"` {
-				t.Fatalf("malformed response %q", frame)
-			}
+			result, hasResult := r["result"]
+			e, hasError := r["error"]
 			id, ok := r["id"]
 			if !ok {
 				t.Fatalf("response without id: %q", frame)
 			}
-			ids[string(id)]++
+			version, v1 := r["jsonrpc"]
+			switch {
+			case !v1 && len(many) == 1 && hasResult && hasError && len(r) == 3 && (string(result) == "null" || string(e) == "null"):
+				ids[v1Key+string(id)]++ // a JSON-RPC 1.0 answer
+			case !v1 || hasResult == hasError || string(version) != `"2.0"`:
+				t.Fatalf("malformed response %q", frame)
+			default:
+				ids[string(id)]++
+			}
 		}
 	}
 }
 
+// v1Key marks the ids of JSON-RPC 1.0 answers.
+const v1Key = "1.0 "
+
 // FuzzConn feeds any stream to a connection, and each of its frames whole
-// to ServeBody: it never panics, every request gets exactly one response
-// carrying its id byte for byte, and notifications get none.
+// to ServeBody, with JSON-RPC 1.0 objects accepted (jsonrpc1) or not: it
+// never panics, every request gets exactly one response carrying its id
+// byte for byte, in the request's own version, and notifications get none.
 func FuzzConn(f *testing.F) {
 	for _, s := range seeds(f) {
-		f.Add(s, false)
+		f.Add(s, false, false)
+		f.Add(s, false, true)
 	}
 	limits := &codec.Limits{MaxFrameBytes: 4096, MaxDepth: 64, MaxBatch: 50}
-	f.Fuzz(func(t *testing.T, input []byte, header bool) {
+	f.Fuzz(func(t *testing.T, input []byte, header, jsonrpc1 bool) {
 		framing := codec.Newline
 		if header {
 			framing = codec.Header
 		}
-		opts := &conn.Options{Router: fuzzRouter(), Framing: framing, Limits: limits, MaxInFlight: 8}
+		opts := &conn.Options{Router: fuzzRouter(), Framing: framing, Limits: limits, MaxInFlight: 8, JSONRPC1: jsonrpc1}
 		s := &stream{r: bytes.NewReader(input)}
 		c := conn.New(s, opts)
 		select {
@@ -213,7 +229,7 @@ func FuzzConn(f *testing.F) {
 		s.mu.Lock()
 		out := append([]byte(nil), s.out.Bytes()...)
 		s.mu.Unlock()
-		wantFrames, wantIDs := expected(input, framing, limits)
+		wantFrames, wantIDs := expected(input, framing, limits, jsonrpc1)
 		sameAnswers(t, input, out, framing, wantFrames, wantIDs)
 
 		out, wantFrames, wantIDs = bodies(t, input, framing, opts)
@@ -242,6 +258,12 @@ func seeds(f *testing.F) [][]byte {
 	}
 	out = append(out, all,
 		[]byte(`{"jsonrpc":"2.0","id":1,"method":"echo_async","params":[1]}`+"\n"+`{"jsonrpc":"2.0","id":1,"method":"panic"}`+"\n"),
-		[]byte(`[{"jsonrpc":"2.0","id":"a","method":"sum","params":[1,2]},{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","id":"b","method":"fail"}]`))
+		[]byte(`[{"jsonrpc":"2.0","id":"a","method":"sum","params":[1,2]},{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","id":"b","method":"fail"}]`),
+		// JSON-RPC 1.0 objects beside 2.0 ones (taken as 1.0 with the option).
+		[]byte(`{"method":"sum","params":[1,2],"id":1}`+"\n"+`{"jsonrpc":"2.0","id":1,"method":"echo_async","params":[1]}`+"\n"+
+			`{"jsonrpc":"1.0","method":"echo_async","params":[],"id":"x"}`+"\n"+`{"method":"echo","params":[1],"id":null}`+"\n"+
+			`{"method":"nope","params":[],"id":2.50}`+"\n"+`{"method":"echo","params":{"a":1},"id":3}`+"\n"+
+			`{"method":"panic","params":[{"__jsonclass__":[]}],"id":4}`+"\n"+`{"method":"fail","params":[],"id":5}`+"\n"+
+			`{"result":1,"error":null,"id":6}`+"\n"+`[{"method":"echo","params":[],"id":7}]`+"\n"))
 	return out
 }

@@ -49,6 +49,9 @@ type Options struct {
 //   - mcpwire_rejected_total{method}: requests refused -32000 before their
 //     handler ran (overloaded, or shutting down: a retry is safe).
 //   - mcpwire_in_flight: handlers handed off and not yet returned.
+//   - mcpwire_jsonrpc1_requests_total{method}: JSON-RPC 1.0 requests and
+//     notifications received (conn.Options.JSONRPC1), by method as above;
+//     the answers to them are in mcpwire_requests_total with the others.
 //   - what the Watch methods add: mcpwire_queue_depth,
 //     mcpwire_workers_busy, mcpwire_workers, mcpwire_concurrency_limit,
 //     mcpwire_concurrency_in_use, mcpwire_cache_hits_total,
@@ -68,6 +71,7 @@ type Collector struct {
 	requests *prometheus.CounterVec
 	duration *latencyFamily
 	rejected *prometheus.CounterVec
+	jsonrpc1 *prometheus.CounterVec
 	inFlight atomic.Int64
 
 	mu      sync.Mutex                              // serialises additions to methods
@@ -75,8 +79,9 @@ type Collector struct {
 }
 
 var (
-	_ conn.Metrics        = (*Collector)(nil)
-	_ conn.MethodResolver = (*Collector)(nil)
+	_ conn.Metrics         = (*Collector)(nil)
+	_ conn.MethodResolver  = (*Collector)(nil)
+	_ conn.JSONRPC1Metrics = (*Collector)(nil)
 )
 
 // New makes a Collector and registers its metrics with reg; it fails if reg
@@ -113,9 +118,14 @@ func New(reg prometheus.Registerer, opts *Options) (*Collector, error) {
 		Help:        "Requests refused with -32000 (overloaded or shutting down) before their handler ran.",
 		ConstLabels: o.ConstLabels,
 	}, []string{"method"})
+	c.jsonrpc1 = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name:        "mcpwire_jsonrpc1_requests_total",
+		Help:        "JSON-RPC 1.0 requests and notifications received, by method; their answers count in mcpwire_requests_total too.",
+		ConstLabels: o.ConstLabels,
+	}, []string{"method"})
 	inFlight := c.gauge("mcpwire_in_flight", "Handlers handed off and not yet returned (queued or running).",
 		func() int { return int(c.inFlight.Load()) })
-	if err := register(reg, c.requests, c.duration, c.rejected, inFlight); err != nil {
+	if err := register(reg, c.requests, c.duration, c.rejected, c.jsonrpc1, inFlight); err != nil {
 		return nil, err
 	}
 	c.methods.Store(&map[string]*methodStats{})
@@ -143,6 +153,12 @@ func (c *Collector) Refused(method string, code codec.Code) {
 // each time (conn.MethodResolver). The method's latency histogram, its
 // code "0" and its rejection counter are present from then on.
 func (c *Collector) Method(method string) conn.MethodMetrics { return c.served(method) }
+
+// JSONRPC1 counts a JSON-RPC 1.0 request or notification of method in
+// mcpwire_jsonrpc1_requests_total (conn.JSONRPC1Metrics): the version's
+// label, apart from mcpwire_requests_total so that its label set stays as
+// it is.
+func (c *Collector) JSONRPC1(method string) { c.jsonrpc1.WithLabelValues(method).Inc() }
 
 // InFlight adds delta to mcpwire_in_flight (conn.Metrics).
 func (c *Collector) InFlight(delta int) { c.inFlight.Add(int64(delta)) }

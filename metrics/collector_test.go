@@ -20,10 +20,16 @@ import (
 // returns a client on the other.
 func session(t *testing.T, r *router.Router, opts conn.Options) *conn.Conn {
 	t.Helper()
+	return sessionWith(t, r, opts, nil)
+}
+
+// sessionWith is session with a client of options copts.
+func sessionWith(t *testing.T, r *router.Router, opts conn.Options, copts *conn.Options) *conn.Conn {
+	t.Helper()
 	a, b := conn.Pipe()
 	opts.Router = r
 	server := conn.NewStream(conn.NewMessageStream(a, nil), &opts)
-	client := conn.NewStream(conn.NewMessageStream(b, nil), nil)
+	client := conn.NewStream(conn.NewMessageStream(b, nil), copts)
 	t.Cleanup(func() {
 		client.Close()
 		server.Close()

@@ -28,7 +28,9 @@
 // for every unregistered name a peer sends, "(invalid)" for messages that
 // are no valid request, so a peer cannot grow the label set. A method
 // counts at most 32 distinct codes apart; further ones share code
-// "other". Handlers in flight: mcpwire_in_flight.
+// "other". Handlers in flight: mcpwire_in_flight. JSON-RPC 1.0 requests
+// and notifications (conn.Options.JSONRPC1), by method, also count in
+// mcpwire_jsonrpc1_requests_total.
 //
 // Read when scraped, from what the Watch methods were given:
 // mcpwire_queue_depth (WatchQueue), mcpwire_workers_busy and

@@ -26,7 +26,7 @@ func (c *httpConn) errorStatus(res *http.Response, sent []byte, body *codec.Buff
 		errObj = errorObject(statusError(res, ""))
 	}
 	if httpjson.IsJSON(res.Header.Get("Content-Type")) {
-		msgs, batch, err := scanner(len(body.B)).Scan(body.B)
+		msgs, batch, err := scanner(len(body.B), sentJSONRPC1(sent)).Scan(body.B)
 		switch {
 		case err != nil:
 		case batch:
@@ -89,7 +89,7 @@ func (c *httpConn) answerEach(sent, errObj []byte) {
 // batch this stream sent; nothing when it is not one (nothing awaits an
 // answer).
 func eachRequest(sent []byte, f func(id []byte)) {
-	msgs, _, err := scanner(len(sent)).Scan(sent)
+	msgs, _, err := scanner(len(sent), true).Scan(sent) // what it sent: 1.0 requests too
 	if err != nil {
 		return
 	}
@@ -102,11 +102,22 @@ func eachRequest(sent []byte, f func(id []byte)) {
 
 // scanner returns a scanner for a message of n bytes, however long a
 // batch it holds: this rare path scans what the stream sent, or what a
-// server sent with an error status.
-func scanner(n int) *codec.Scanner {
+// server sent with an error status. With jsonrpc1 it reads JSON-RPC 1.0
+// objects too (a 2.0 message reads as it would without).
+func scanner(n int, jsonrpc1 bool) *codec.Scanner {
 	lim := codec.Limits{MaxFrameBytes: n + 1, MaxBatch: math.MaxInt32}
 	lim = lim.WithDefaults()
-	return codec.NewScanner(&lim)
+	s := codec.NewScanner(&lim)
+	s.SetJSONRPC1(jsonrpc1)
+	return s
+}
+
+// sentJSONRPC1 reports whether sent, a message this stream sent, is a
+// JSON-RPC 1.0 request or notification (conn.Options.SendJSONRPC1): its
+// server's answer may then be a 1.0 one.
+func sentJSONRPC1(sent []byte) bool {
+	msgs, batch, err := scanner(len(sent), true).Scan(sent)
+	return err == nil && !batch && msgs[0].JSONRPC1
 }
 
 func (c *httpConn) copyOf(msg []byte) *codec.Buffer {

@@ -22,6 +22,7 @@ type call struct {
 	weight float64
 	notify bool   // always sent as a notification
 	expect []byte // the result expected, in canonical form; nil: not checked
+	v1     bool   // sent as JSON-RPC 1.0 (-jsonrpc1)
 }
 
 // callSet chooses what each message holds.
@@ -32,6 +33,26 @@ type callSet struct {
 	notify float64
 	// batch is how many calls one message holds (-batch; 1: no batch).
 	batch int
+	// v1: the calls are JSON-RPC 1.0, and so are the answers (-jsonrpc1).
+	v1 bool
+}
+
+// jsonrpc1 makes every call of s a JSON-RPC 1.0 one (-jsonrpc1): its
+// params must render an array; a call without params sends [].
+func (s *callSet) jsonrpc1() error {
+	s.v1 = true
+	for i := range s.calls {
+		c := &s.calls[i]
+		c.v1 = true
+		if c.params == nil {
+			c.text = append(append([]byte(`"method":`), c.method...), `,"params":[]}`...)
+			continue
+		}
+		if sample := c.params.append(nil, 1, rand.New(rand.NewPCG(1, 2))); codec.KindOf(sample) != codec.ValueArray {
+			return fmt.Errorf("-jsonrpc1: the params of %s must be an array, got %s", c.name, sample)
+		}
+	}
+	return nil
 }
 
 // newCall makes a call of method with the params template text (""
@@ -127,14 +148,21 @@ func (s *callSet) pick(r *rand.Rand) *call {
 }
 
 // appendCall appends one call as a JSON-RPC message: a request with id
-// (its decimal text; a notification when id is nil), its params rendered
-// for seq.
+// (its decimal text; a notification when id is nil, in 1.0 id null), its
+// params rendered for seq.
 func appendCall(dst []byte, c *call, id []byte, seq uint64, r *rand.Rand) []byte {
-	if id != nil {
+	switch {
+	case c.v1 && id == nil:
+		dst = append(dst, `{"id":null,`...)
+	case c.v1:
+		dst = append(dst, `{"id":`...)
+		dst = append(dst, id...)
+		dst = append(dst, ',')
+	case id != nil:
 		dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 		dst = append(dst, id...)
 		dst = append(dst, ',')
-	} else {
+	default:
 		dst = append(dst, `{"jsonrpc":"2.0",`...)
 	}
 	dst = append(dst, c.text...)

@@ -25,6 +25,7 @@ func flagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.args, "args", "", "MCP: the tool's or prompt's arguments, a `JSON` template")
 	fs.StringVar(&o.resource, "resource", "", "MCP: read resource `URI` (resources/read)")
 	fs.StringVar(&o.prompt, "prompt", "", "MCP: get prompt `NAME` (prompts/get)")
+	fs.BoolVar(&o.jsonrpc1, "jsonrpc1", false, "speak JSON-RPC 1.0: requests without a jsonrpc member, params an array (default\n[\"hello, world\"] for echo), notifications with id null; 1.0 answers\n({\"result\":…,\"error\":…,\"id\":…}) count as results (the in-process demo server runs\nwith -jsonrpc1)")
 	fs.StringVar(&o.expect, "expect", "", "each result must equal this `JSON` (else it counts as a mismatch)")
 	fs.StringVar(&o.jsonOut, "json", "", "write the report as JSON to `FILE`")
 	fs.StringVar(&o.htmlOut, "html", "", "write the report as a self-contained HTML page to `FILE`")

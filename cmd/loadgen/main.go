@@ -71,6 +71,7 @@ type options struct {
 	notify                       float64
 	mix                          string
 	mcp                          bool
+	jsonrpc1                     bool
 	tool, args, resource, prompt string
 	expect                       string
 	jsonOut, htmlOut, compare    string
@@ -187,6 +188,10 @@ func plan(o options, arg string) (*runPlan, error) {
 		return nil, fmt.Errorf("-timeout must be positive")
 	case o.procs < 0:
 		return nil, fmt.Errorf("-procs %d: want 0 (chosen for the target) or more", o.procs)
+	case o.jsonrpc1 && o.mcp:
+		return nil, fmt.Errorf("-jsonrpc1 with -mcp: MCP speaks JSON-RPC 2.0 only")
+	case o.jsonrpc1 && o.batch > 1:
+		return nil, fmt.Errorf("-jsonrpc1 with -batch %d: JSON-RPC 1.0 has no batches", o.batch)
 	}
 	if p.o.n == 0 && p.o.dur == 0 {
 		p.o.dur = 10 * time.Second
@@ -245,7 +250,11 @@ func (o options) callSet() (*callSet, error) {
 		s.calls = []call{c}
 	default:
 		params := o.params
-		if params == "" && o.method == "echo" {
+		switch {
+		case params != "" || o.method != "echo":
+		case o.jsonrpc1:
+			params = `["hello, world"]`
+		default:
 			params = `{"text":"hello, world"}`
 		}
 		c, err := newCall(o.method, o.method, params, 1, false, expect)
@@ -253,6 +262,11 @@ func (o options) callSet() (*callSet, error) {
 			return nil, err
 		}
 		s.calls = []call{c}
+	}
+	if o.jsonrpc1 {
+		if err := s.jsonrpc1(); err != nil {
+			return nil, err
+		}
 	}
 	s.finish()
 	return s, nil
@@ -265,7 +279,7 @@ func (p *runPlan) execute(ctx context.Context, abort <-chan struct{}, stderr io.
 	ts := p.ts
 	inProcess := len(ts) == 0
 	if inProcess {
-		url, stop, err := startDemo()
+		url, stop, err := startDemo(o.jsonrpc1)
 		if err != nil {
 			return nil, fmt.Errorf("the demo server: %v", err)
 		}

@@ -233,6 +233,8 @@ func (w *worker) send(ctx context.Context, n int, startOf func() time.Duration) 
 func (w *worker) read() {
 	defer close(w.ended)
 	rd := reading{scan: codec.NewScanner(nil), canon: codec.NewCanonicalizer(nil)}
+	// With -jsonrpc1, 1.0 answers are results too.
+	rd.scan.SetJSONRPC1(w.r.calls.v1)
 	locked := false // w.mu is held for the burst: Next does not block within it
 	end := func() {
 		if locked {

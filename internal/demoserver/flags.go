@@ -29,6 +29,7 @@ type config struct {
 	pageSize    int           // -page-size
 	watch       time.Duration // -watch-interval
 	inline      bool          // -inline
+	jsonrpc1    bool          // -jsonrpc1
 	maxInFlight int           // -max-inflight
 	overload    pool.Overload // -overload
 	metrics     string        // -metrics: HOST:PORT, or "" for none
@@ -79,6 +80,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	pageSize := fs.Int("page-size", mcp.DefaultPageSize, "the most items of one MCP list answer (tools, resources, templates, prompts)")
 	watch := fs.Duration("watch-interval", defaultWatchInterval, "how often test://watched-resource changes while a session is subscribed")
 	inline := fs.Bool("inline", true, "run the cheap plain methods (the specification's examples, echo) inline on the reader;\nfalse puts them on the pool like every other method, to measure the hand-off\n(MCP's own inline methods, initialize and ping among them, stay inline)")
+	jsonrpc1 := fs.Bool("jsonrpc1", false, "accept JSON-RPC 1.0 objects beside 2.0 ones on every stream (stdio, TCP, Unix), on /rpc\n(HTTP POST, and -fast-rpc) and on /ws, each answered in its own version (MCP's /mcp\nand /sse stay 2.0)")
 	fs.Bool("handoff", false, "no effect, kept for old scripts: every request for the pool goes to its workers")
 	maxInFlight := fs.Int("max-inflight", conn.DefaultMaxInFlight, "`N` requests one connection may have on the pool at once, queued or running;\npast it -overload applies")
 	overload := fs.String("overload", "block", "when a connection's -max-inflight (or the server's limit) is full, `block|reject`:\nstop reading that connection, or answer -32000 with data.retryAfterMs at once")
@@ -183,7 +185,7 @@ func parseFlags(args []string, output io.Writer) (*flag.FlagSet, config, error) 
 	}
 	return fs, config{
 		listen: *listen, framing: f, verbose: *verbose, logJSON: *logJSON, grace: *grace, pageSize: *pageSize, watch: *watch,
-		inline: *inline, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
+		inline: *inline, jsonrpc1: *jsonrpc1, maxInFlight: *maxInFlight, overload: ov, metrics: *metricsAddr, adaptive: *adaptive,
 		authToken: *authToken, forbid: splitList(*forbid), rate: *rateFlag, fastRPC: *fastRPC, httpServer: *httpServer,
 		keepAlive: *keepAlive, cors: splitList(*cors), readTimeout: *readTimeout,
 		maxSessions: *maxSessions, maxPerPeer: *maxPerPeer, sessionIdle: *sessionIdle, oauth: oc,

@@ -109,6 +109,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, logw io.Wri
 		watchInterval: cfg.watch,
 		keepAlive:     cfg.keepAlive,
 		pooled:        !cfg.inline,
+		jsonrpc1:      cfg.jsonrpc1,
 		cache:         e.cache,
 		log:           log,
 	})

@@ -41,7 +41,10 @@ type demoOptions struct {
 	// toolScopes are the scopes calls of tools need, by tool name
 	// (-oauth-scopes).
 	toolScopes map[string][]string
-	log        *slog.Logger
+	// jsonrpc1 accepts JSON-RPC 1.0 objects on the sessions Bind makes
+	// (-jsonrpc1).
+	jsonrpc1 bool
+	log      *slog.Logger
 }
 
 const defaultWatchInterval = time.Second
@@ -63,6 +66,8 @@ type demo struct {
 	// its elicitation has completed (*mcp.ServerSession to *atomic.Bool).
 	elicitations atomic.Int64
 	authorized   sync.Map
+	// jsonrpc1: the sessions Bind makes accept JSON-RPC 1.0 objects.
+	jsonrpc1 bool
 }
 
 // newDemo builds the demo server. Nothing runs until watch is started and
@@ -71,7 +76,7 @@ type demo struct {
 const keepAliveMisses = 3
 
 func newDemo(o demoOptions) (*demo, error) {
-	d := &demo{log: o.log, every: o.watchInterval}
+	d := &demo{log: o.log, every: o.watchInterval, jsonrpc1: o.jsonrpc1}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -130,13 +135,15 @@ func newDemo(o demoOptions) (*demo, error) {
 // stream that has not started MCP is plain JSON-RPC, and the
 // specification's examples include batches. initialize then applies the
 // negotiated version's rule. (MCP requests in such a batch are still
-// refused one by one, -32600, until initialize.)
+// refused one by one, -32600, until initialize.) With -jsonrpc1 the
+// session accepts JSON-RPC 1.0 objects too.
 func (d *demo) Bind(ctx context.Context, p *conn.Peer) (*conn.Options, error) {
 	o, err := d.srv.Bind(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	o.RefuseBatches = false
+	o.JSONRPC1 = d.jsonrpc1
 	return o, nil
 }
 

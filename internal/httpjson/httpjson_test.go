@@ -50,6 +50,12 @@ func TestStatusOf(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"m"}}`, 200, -1},
 		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32004,"message":"m"}}`, 503, -1},
 		{`[{"jsonrpc":"2.0","id":1,"error":{"code":-32011,"message":"m"}}]`, 200, -1},
+		// JSON-RPC 1.0 answers (codec.ToJSONRPC1) call for the same.
+		{`{"id":1,"result":{"code":-32011},"error":null}`, 200, -1},
+		{`{"id":1,"result":null,"error":{"code":-32601,"message":"m"}}`, 200, -1},
+		{`{"id":"a","result":null,"error":{"code":-32010,"message":"m"}}`, 403, -1},
+		{`{"id":1.5,"result":null,"error":{"code":-32011,"message":"m","data":{"retryAfterMs":1001}}}`, 429, 2},
+		{`{"id":null,"result":null,"error":{"code":-32000,"message":"m","data":{"retryAfterMs":0}}}`, 503, 0},
 	} {
 		if st := StatusOf([]byte(tc.msg)); st.Code != tc.status || st.RetryAfter != tc.ret {
 			t.Errorf("%s: %+v, want %d %d", tc.msg, st, tc.status, tc.ret)

@@ -27,7 +27,7 @@ var (
 )
 
 // StatusOf returns the HTTP status of a JSON-RPC answer written by a
-// session (codec's layout): 200 unless it is a single error response
+// session (codec's layout, 2.0 or 1.0): 200 unless it is a single error response
 // whose code says more to HTTP — -32009 unauthorized → 401, -32010
 // forbidden → 403, -32011 too many requests → 429, -32000 overloaded
 // carrying data.retryAfterMs → 503, -32004 abandoned by a shutdown → 503
@@ -68,17 +68,37 @@ func ErrorCode(msg []byte) (codec.Code, bool) {
 	return code, true
 }
 
+// The layout of a single JSON-RPC 1.0 error response (codec.ToJSONRPC1):
+// the head, the id, then responseMember1.
+var (
+	responseHead1 = []byte(`{"id":`)
+	errorMember1  = []byte(`,"result":null,"error":`)
+)
+
 // errorObject returns the error object of msg, an answer in codec's
-// layout that is a single error response, or nil.
+// layout that is a single error response (in JSON-RPC 2.0, or in 1.0 as
+// codec.ToJSONRPC1 writes it), or nil.
 func errorObject(msg []byte) []byte {
 	if !bytes.HasPrefix(msg, ResponseHead) {
-		return nil
+		return errorObject1(msg)
 	}
 	end, err := codec.SkipValue(msg, len(ResponseHead)) // the id
 	if err != nil || !bytes.HasPrefix(msg[end:], ErrorMember) || msg[len(msg)-1] != '}' {
 		return nil
 	}
 	return msg[end+len(ErrorMember) : len(msg)-1]
+}
+
+// errorObject1 is errorObject for a 1.0 answer.
+func errorObject1(msg []byte) []byte {
+	if !bytes.HasPrefix(msg, responseHead1) {
+		return nil
+	}
+	end, err := codec.SkipValue(msg, len(responseHead1)) // the id
+	if err != nil || !bytes.HasPrefix(msg[end:], errorMember1) || msg[len(msg)-1] != '}' {
+		return nil
+	}
+	return msg[end+len(errorMember1) : len(msg)-1]
 }
 
 // SetHeaders sets on h the headers st calls for besides the status:
