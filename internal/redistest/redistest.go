@@ -25,10 +25,11 @@ import (
 
 // Server is a redis-server started by Start. Safe for concurrent use.
 type Server struct {
-	t    testing.TB
-	bin  string
-	dir  string
-	port int
+	t          testing.TB
+	bin        string
+	dir        string
+	port       int
+	persistent bool // StartPersistent's: an append-only file
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -64,6 +65,17 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
+// StartPersistent is Start for a server that keeps what it holds across
+// Kill and Restart, as a production Redis with an append-only file does:
+// every write is on disk before it is answered (appendfsync always).
+func StartPersistent(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{t: t, bin: Binary(t), dir: t.TempDir(), port: freePort(t), persistent: true}
+	t.Cleanup(s.Kill)
+	s.Restart()
+	return s
+}
+
 // Addr is the server's host:port.
 func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
 
@@ -91,10 +103,14 @@ func (s *Server) Restart() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.logs = &testproc.LockedBuffer{}
-	cmd := exec.Command(s.bin,
+	aof := []string{"--appendonly", "no"}
+	if s.persistent {
+		aof = []string{"--appendonly", "yes", "--appendfsync", "always"}
+	}
+	cmd := exec.Command(s.bin, append([]string{
 		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
-		"--dir", s.dir, "--save", "", "--appendonly", "no",
-		"--protected-mode", "yes", "--daemonize", "no")
+		"--dir", s.dir, "--save", "",
+		"--protected-mode", "yes", "--daemonize", "no"}, aof...)...)
 	cmd.Stdout, cmd.Stderr = s.logs, s.logs
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("redistest: %v", err)

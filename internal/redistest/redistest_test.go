@@ -2,6 +2,7 @@ package redistest
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -47,5 +48,31 @@ func TestServer_countsCommandsAndSurvivesARestart(t *testing.T) {
 	s.Restart()
 	if _, err := s.Commands(); err != nil {
 		t.Errorf("after a restart: %v", err)
+	}
+}
+
+func TestStartPersistent_keepsWritesAcrossAKill(t *testing.T) {
+	s := StartPersistent(t)
+	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(c, "SET k v\r\n")
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "+OK\r\n" {
+		t.Fatalf("SET answered %q, %v", buf, err)
+	}
+	c.Close()
+	s.Kill()
+	s.Restart()
+	c, err = net.DialTimeout("tcp", s.Addr(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprint(c, "GET k\r\n")
+	buf = make([]byte, 7)
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "$1\r\nv\r\n" {
+		t.Fatalf("GET after a kill answered %q, %v", buf, err)
 	}
 }

@@ -41,8 +41,14 @@ type cluster struct {
 // proxy; all of it is stopped when the test ends.
 func startCluster(t *testing.T, args ...string) *cluster {
 	t.Helper()
+	return startClusterOn(t, redistest.Start(t), args...)
+}
+
+// startClusterOn is startCluster on a redis-server of the test's.
+func startClusterOn(t *testing.T, redis *redistest.Server, args ...string) *cluster {
+	t.Helper()
 	bin := demoBin.Path(t)
-	c := &cluster{redis: redistest.Start(t), inst: map[string]*instance{}}
+	c := &cluster{redis: redis, inst: map[string]*instance{}}
 	var backends []backend
 	for _, name := range instanceNames {
 		a := append([]string{"-listen", "http://127.0.0.1:0", "-metrics", "127.0.0.1:0",
