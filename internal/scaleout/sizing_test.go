@@ -90,8 +90,9 @@ type keyKind struct {
 	minTTL      time.Duration
 }
 
-// TestScaleout_redisSizing measures what 2025-era sessions and their
-// events take in Redis (docs/scale-out.md, "Redis sizing"): it opens
+// TestScaleout_redisSizing measures what 2025-era sessions, their events
+// and state (a log level set), and cached results (one cached_sleep
+// result per session) take in Redis (docs/scale-out.md, "Redis sizing"): it opens
 // sessions spread over the instances, each calling a tool that sends
 // events (test_tool_with_logging: three log messages and the result, four
 // messages on the POST's SSE stream), then reads every key under the prefix with
@@ -110,6 +111,8 @@ func TestScaleout_redisSizing(t *testing.T) {
 		if n := strings.Count(body, `"method":"notifications/message"`) + 1; n != eventsPerSession {
 			t.Fatalf("test_tool_with_logging sent %d messages, want %d: %s", n, eventsPerSession, body)
 		}
+		s.call("logging/setLevel", `{"level":"info"}`) // the session's state
+		rpc(t, c.hc, c.proxy.URL(), "cached_sleep", fmt.Sprintf(`{"ms":0,"key":"sizing-%d"}`, i))
 	}
 	rdb := c.redisClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
