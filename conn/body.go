@@ -56,6 +56,11 @@ type BodySink struct {
 	// transport whose client going away means the end of its requests
 	// (Streamable HTTP under MCP 2026-07-28) calls it then.
 	Cancel *BodyCancel
+	// RemoteAddr, if set, is where the body came from (an HTTP request's
+	// RemoteAddr), for a connection that serves the bodies of many peers
+	// and so has no Peer.Addr of its own (Streamable HTTP's stateless
+	// requests): per-peer middleware reads it with BodyRemoteAddr.
+	RemoteAddr string
 }
 
 // BodyCancel cancels the requests of one body served by ServeBodySink
@@ -108,7 +113,7 @@ var ErrDetached = errors.New("conn: body detached before it was settled")
 // what they send goes to the session's stream. A context derived from
 // another session's request is not followed either.
 func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) error {
-	r := &bodyReply{c: c, ctx: ctx, fn: sink.Answer, related: sink.Related, settled: sink.Settled}
+	r := &bodyReply{c: c, ctx: ctx, fn: sink.Answer, related: sink.Related, settled: sink.Settled, remote: sink.RemoteAddr}
 	if sink.Cancel != nil {
 		sink.Cancel.r.Store(r)
 	}
@@ -165,6 +170,7 @@ type bodyReply struct {
 	settled func()        // likewise; called once settled (BodySink.Settled)
 	done    chan struct{} // closed once settled; nil: nobody waits on it (yet)
 	putDone bool          // put has run: the body is settled
+	remote  string        // BodySink.RemoteAddr (BodyRemoteAddr)
 
 	// into, if set, is an InProcess call the body holds, which takes the
 	// answer instead of fn. Its handler runs on the goroutine serving the
@@ -254,6 +260,16 @@ func BodyContext(ctx context.Context) (context.Context, bool) {
 		return r.ctx, true
 	}
 	return nil, false
+}
+
+// BodyRemoteAddr returns the BodySink.RemoteAddr of the body whose
+// request the handler with context ctx serves: "" when the transport gave
+// none, and for inline handlers and stream transports (see BodyContext).
+func BodyRemoteAddr(ctx context.Context) string {
+	if r, ok := ctx.Value(relatedKey{}).(*bodyReply); ok {
+		return r.remote
+	}
+	return ""
 }
 
 // WithSink returns a context under which the connection's Call, CallRaw

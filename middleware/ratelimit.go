@@ -161,7 +161,9 @@ var errTooMany = codec.NewError(codec.CodeTooManyRequests, "Too many requests: r
 
 // PeerKey is RateLimit's default peer: for a session of HTTP POST bodies
 // (conn.Peer.Transport "http") the remote IP address without the port,
-// since one client's requests come over many connections; for any other
+// since one client's requests come over many connections (the body's own,
+// conn.BodyRemoteAddr, on a connection serving many peers' bodies, as
+// Streamable HTTP's stateless requests are); for any other
 // session (stdio, TCP, Unix, WebSocket) the session itself (its *conn.Conn).
 // Outside of a session (a handler called directly) it is nil: all such
 // calls share one limiter.
@@ -182,6 +184,9 @@ func peerOf(ctx context.Context) peer {
 		return peer{}
 	}
 	if p := c.Peer(); p.Transport == "http" {
+		if p.Addr == "" { // one connection for many peers' bodies
+			p.Addr = conn.BodyRemoteAddr(ctx)
+		}
 		if host, _, err := net.SplitHostPort(p.Addr); err == nil {
 			return peer{ip: host}
 		}

@@ -148,7 +148,7 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 		// notifications/cancelled names a request by an id that only its
 		// client's stream would tell apart: a closed stream cancels instead.
 		if !isMethod(&m, "notifications/cancelled") {
-			_ = c.ServeBodySink(r.Context(), body, conn.BodySink{})
+			_ = c.ServeBodySink(r.Context(), body, conn.BodySink{RemoteAddr: r.RemoteAddr})
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return

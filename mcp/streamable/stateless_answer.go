@@ -47,6 +47,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, c *conn
 	a.inm = r.Header["If-None-Match"]
 	sink := a.sink
 	sink.Detach = a.detach
+	sink.RemoteAddr = r.RemoteAddr // per-peer middleware: PeerKey
 	if asJSON {
 		sink.Related, sink.Detach = discard, nil // no stream to carry them
 	}
