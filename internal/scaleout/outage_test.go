@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -23,24 +22,14 @@ import (
 // no answer, another id, two answers, a wrong text.
 func call25(ctx context.Context, hc *http.Client, base, sid string, id int, refused *atomic.Int64) (backend string, err error) {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m-%d"}}}`, id, id)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp", bytes.NewReader([]byte(body)))
-	if err != nil {
-		return "", err
+	r, err := postMCP(ctx, hc, base+"/mcp", body, "Mcp-Session-Id", sid, "MCP-Protocol-Version", mcp.Version20251125)
+	if r != nil {
+		backend = r.backend
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	req.Header.Set("MCP-Protocol-Version", mcp.Version20251125)
-	resp, err := hc.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	backend = resp.Header.Get(backendHeader)
-	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return backend, err
 	}
+	resp, raw := r.Response, r.body
 	if n := bytes.Count(raw, fmt.Appendf(nil, `"id":%d,`, id)); n != 1 {
 		return backend, fmt.Errorf("id %d: %d answers in status %d: %s", id, n, resp.StatusCode, raw)
 	}
@@ -71,18 +60,11 @@ func newSessionRefused(t *testing.T, c *cluster) {
 	defer cancel()
 	body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + mcp.Version20251125 +
 		`","capabilities":{},"clientInfo":{"name":"scaleout","version":"1"}}}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.proxy.URL()+"/mcp", strings.NewReader(body))
+	r, err := postMCP(ctx, c.hc, c.proxy.URL()+"/mcp", body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	resp, raw := r.Response, r.body
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !bytes.Contains(raw, []byte(`"code":-32000`)) {
 		t.Errorf("initialize with Redis away: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), raw)
 	}

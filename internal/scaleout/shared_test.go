@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -31,24 +30,11 @@ func postJSON(t *testing.T, hc *http.Client, url, body string, headers ...string
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader([]byte(body)))
+	r, err := postMCP(ctx, hc, url, body, headers...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, raw := r.Response, r.body
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("POST %s %s: status %d: %s", url, body, resp.StatusCode, raw)
 	}
@@ -60,7 +46,7 @@ func postJSON(t *testing.T, hc *http.Client, url, body string, headers ...string
 			}
 		}
 	}
-	a := &answer{backend: resp.Header.Get(backendHeader)}
+	a := &answer{backend: r.backend}
 	if err := json.Unmarshal(msg, a); err != nil {
 		t.Fatalf("POST %s: %v: %s", url, err, raw)
 	}

@@ -1,10 +1,8 @@
 package scaleout
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -61,26 +59,15 @@ func (s *session25) post(msg string) (*http.Response, string) {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader([]byte(msg)))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	var headers []string
 	if s.id != "" {
-		req.Header.Set("Mcp-Session-Id", s.id)
-		req.Header.Set("MCP-Protocol-Version", mcp.Version20251125)
+		headers = []string{"Mcp-Session-Id", s.id, "MCP-Protocol-Version", mcp.Version20251125}
 	}
-	resp, err := s.hc.Do(req)
+	r, err := postMCP(ctx, s.hc, s.url, msg, headers...)
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return resp, string(body)
+	return r.Response, string(r.body)
 }
 
 // keyKind is what TestScaleout_redisSizing measured of one kind of key.

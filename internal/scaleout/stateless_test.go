@@ -1,11 +1,9 @@
 package scaleout
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -23,25 +21,15 @@ import (
 func call26(ctx context.Context, hc *http.Client, base string, id int) (backend string, err error) {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m-%d"},`+
 		`"_meta":{%q:%q,"io.modelcontextprotocol/clientCapabilities":{}}}}`, id, id, mcp.MetaProtocolVersion, mcp.Version20260728)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp", bytes.NewReader([]byte(body)))
-	if err != nil {
-		return "", err
+	r, err := postMCP(ctx, hc, base+"/mcp", body,
+		"MCP-Protocol-Version", mcp.Version20260728, "Mcp-Method", "tools/call", "Mcp-Name", "echo")
+	if r != nil {
+		backend = r.backend
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", mcp.Version20260728)
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "echo")
-	resp, err := hc.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	backend = resp.Header.Get(backendHeader)
-	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return backend, err
 	}
+	resp, raw := r.Response, r.body
 	if resp.StatusCode != http.StatusOK {
 		return backend, fmt.Errorf("id %d: status %d: %s", id, resp.StatusCode, raw)
 	}
