@@ -10,8 +10,8 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/mcpwire/mcpwire/codec"
-	"github.com/mcpwire/mcpwire/middleware"
 	"github.com/mcpwire/mcpwire/mcp/streamable"
+	"github.com/mcpwire/mcpwire/middleware"
 )
 
 // Stateless requests share one connection, but a per-peer rate limit
