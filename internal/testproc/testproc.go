@@ -24,14 +24,21 @@ import (
 
 // Build builds the main package pkg (an import path) into a new
 // temporary directory and returns the program's path, and a function
-// that removes the directory.
+// that removes the directory. It builds in pkg's own module, with that
+// module's go.sum: a test of another module (interop/oauth's, which
+// requires this one through a replace) needs no checksum of what only the
+// command imports.
 func Build(pkg string) (bin string, remove func(), err error) {
 	dir, err := os.MkdirTemp("", "testproc")
 	if err != nil {
 		return "", nil, err
 	}
 	bin = filepath.Join(dir, filepath.Base(pkg))
-	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", bin, pkg)
+	if mod, err := exec.Command("go", "list", "-e", "-f", "{{if .Module}}{{.Module.Dir}}{{end}}", pkg).Output(); err == nil {
+		build.Dir = strings.TrimSpace(string(mod))
+	}
+	if out, err := build.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		return "", nil, fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 	}
