@@ -81,18 +81,6 @@ func tierEntryKeys(t *testing.T, rdb redis.UniversalClient) []string {
 	return keys
 }
 
-// tierWaitFor waits, at most 5 s, for cond.
-func tierWaitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 5s: %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func TestCacheTier_aFillOnOneInstanceIsAHitOnAnother(t *testing.T) {
 	srv := redistest.Start(t)
 	a, b := tiered(t, srv, "a", nil), tiered(t, srv, "b", nil)
@@ -214,7 +202,7 @@ func TestCacheTier_honoursTheResultsTTL(t *testing.T) {
 	if pttl <= 0 || pttl > 300*time.Millisecond {
 		t.Fatalf("the entry lives %v in Redis; the result said 300ms", pttl)
 	}
-	tierWaitFor(t, "the entry expires in Redis", func() bool { return len(tierEntryKeys(t, a.rdb)) == 0 })
+	waitFor(t, "the entry expires in Redis", func() bool { return len(tierEntryKeys(t, a.rdb)) == 0 })
 	if _, err := b.c.Method(0).DoFor(ctx, "m", nil, fill); err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +254,7 @@ func TestCacheTier_invalidationReachesEveryInstance(t *testing.T) {
 			if _, ok := b.m.Lookup("m", params); ok {
 				t.Fatal("b's own entry is still there")
 			}
-			tierWaitFor(t, "a's local entry is dropped", func() bool {
+			waitFor(t, "a's local entry is dropped", func() bool {
 				_, ok := a.m.Lookup("m", params)
 				return !ok
 			})
@@ -493,7 +481,7 @@ func TestCacheTier_redisDownServesLocallyAndRecovers(t *testing.T) {
 	// Recovered without re-creating anything: a fill on a is a hit on b.
 	var other fillCounter
 	var key []byte
-	tierWaitFor(t, "a's tier is back", func() bool {
+	waitFor(t, "a's tier is back", func() bool {
 		key = []byte(`{"n":` + strconv.FormatInt(other.runs.Load(), 10) + `}`) // a new key each time: a miss
 		if _, err := a.m.Do(ctx, "after", key, other.fill); err != nil {
 			t.Fatal(err)
@@ -547,7 +535,7 @@ func TestCacheTier_startedWithRedisDownSubscribesLater(t *testing.T) {
 	srv.Restart()
 	ctx := context.Background()
 	var f fillCounter
-	tierWaitFor(t, "a reaches Redis", func() bool {
+	waitFor(t, "a reaches Redis", func() bool {
 		n := a.rt.n.Load()
 		a.m.Do(ctx, "probe", []byte(`{"n":`+strconv.FormatInt(f.runs.Load(), 10)+`}`), f.fill)
 		return a.rt.n.Load() > n && len(tierEntryKeys(t, a.rdb)) > 0
@@ -556,7 +544,7 @@ func TestCacheTier_startedWithRedisDownSubscribesLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.c.Invalidate("m")
-	tierWaitFor(t, "a hears b's invalidation", func() bool {
+	waitFor(t, "a hears b's invalidation", func() bool {
 		_, ok := a.m.Lookup("m", nil)
 		return !ok
 	})
@@ -581,7 +569,7 @@ func TestCacheTier_aLostInvalidationIsMadeWhenRedisIsBack(t *testing.T) {
 	}
 	a.c.Invalidate("m") // times out: lost
 	var other fillCounter
-	tierWaitFor(t, "a reaches Redis again", func() bool {
+	waitFor(t, "a reaches Redis again", func() bool {
 		_, mark := a.rt.since(0)
 		a.m.Do(ctx, "probe", []byte(`{"n":`+strconv.FormatInt(other.runs.Load(), 10)+`}`), other.fill)
 		n, _ := a.rt.since(mark)

@@ -197,7 +197,7 @@ func next[T any](t *testing.T, ch <-chan T, what string) T {
 	}
 }
 
-// eventually waits (5s at most) for cond to hold.
+// waitFor waits (5s at most) for cond to hold.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)

@@ -118,29 +118,36 @@ func openRedis(ctx context.Context, cfg config, log *slog.Logger) (*redisLink, e
 	where := rdb.Options().Addr
 	if err := st.Ping(ctx); err != nil {
 		log.Error("redis does not answer: serving on, sharing nothing until it does", "redis", where, "prefix", cfg.redisPrefix, "err", err)
-		l.watcher.Go(func() { l.awaitRedis(wctx, where, log) })
+		l.retry(func() bool {
+			if l.st.Ping(wctx) != nil {
+				return false
+			}
+			log.Info("redis answers now: sharing state through it", "redis", where)
+			return true
+		})
 	} else {
 		log.Info("redis answers: sharing state through it", "redis", where, "prefix", cfg.redisPrefix)
 	}
 	return l, nil
 }
 
-// awaitRedis pings Redis every redisPingEvery until it answers, then
-// logs it; it returns then or when ctx is done.
-func (l *redisLink) awaitRedis(ctx context.Context, where string, log *slog.Logger) {
-	t := time.NewTicker(redisPingEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+// retry calls f every redisPingEvery, on the link's watcher goroutine,
+// until it reports done or the link shuts down.
+func (l *redisLink) retry(f func() (done bool)) {
+	l.watcher.Go(func() {
+		t := time.NewTicker(redisPingEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-l.ctx.Done():
+				return
+			case <-t.C:
+			}
+			if f() {
+				return
+			}
 		}
-		if l.st.Ping(ctx) == nil {
-			log.Info("redis answers now: sharing state through it", "redis", where)
-			return
-		}
-	}
+	})
 }
 
 // shareKeys gives srv the requestState key ring every instance shares
@@ -152,7 +159,7 @@ func (l *redisLink) shareKeys(ctx context.Context, srv *mcp.Server, log *slog.Lo
 	if l == nil {
 		return
 	}
-	attach := func() bool {
+	attach := func(ctx context.Context) bool {
 		ring, err := l.st.KeyRing(ctx, &redisstore.KeyRingOptions{Logger: log})
 		if err == nil {
 			err = ring.Attach(srv)
@@ -165,23 +172,15 @@ func (l *redisLink) shareKeys(ctx context.Context, srv *mcp.Server, log *slog.Lo
 		log.Warn("requestState keys not shared yet: this instance seals with its own", "err", err)
 		return false
 	}
-	if attach() {
+	if attach(ctx) {
 		return
 	}
-	l.watcher.Go(func() {
-		t := time.NewTicker(redisPingEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-l.ctx.Done():
-				return
-			case <-t.C:
-			}
-			if attach() {
-				log.Info("requestState keys shared through redis now")
-				return
-			}
+	l.retry(func() bool {
+		if !attach(l.ctx) {
+			return false
 		}
+		log.Info("requestState keys shared through redis now")
+		return true
 	})
 }
 

@@ -1,11 +1,7 @@
 package scaleout
 
 import (
-	"context"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -25,28 +21,12 @@ func (c *cluster) redisClient(t *testing.T) *redis.Client {
 }
 
 // redisCommands returns how many commands the redis-server has run,
-// INFO's own aside (INFO commandstats: the sum of every cmdstat_*'s
-// calls but cmdstat_info's).
-func redisCommands(t *testing.T, rdb *redis.Client) int64 {
+// INFO's aside (redistest.Server.Commands).
+func (c *cluster) redisCommands(t *testing.T) int64 {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	text, err := rdb.Info(ctx, "commandstats").Result()
+	n, err := c.redis.Commands()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n int64
-	for line := range strings.Lines(text) {
-		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok || !strings.HasPrefix(name, "cmdstat_") || name == "cmdstat_info" {
-			continue
-		}
-		calls, _, _ := strings.Cut(strings.TrimPrefix(stats, "calls="), ",")
-		v, err := strconv.ParseInt(calls, 10, 64)
-		if err != nil {
-			t.Fatalf("INFO commandstats: %q: %v", line, err)
-		}
-		n += v
-	}
-	return n
+	return n[""]
 }

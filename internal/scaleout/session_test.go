@@ -29,8 +29,7 @@ func TestScaleout_sessionServedByEveryInstance(t *testing.T) {
 	c := startCluster(t)
 	s := open25(t, c.hc, c.proxy.URL())
 	before := c.toolCalls(t)
-	rdb := c.redisClient(t)
-	commands := redisCommands(t, rdb)
+	commands := c.redisCommands(t)
 	const calls = 30
 	for i := range calls {
 		body := s.call("tools/call", fmt.Sprintf(`{"name":"echo","arguments":{"message":"m-%d"}}`, i))
@@ -38,7 +37,7 @@ func TestScaleout_sessionServedByEveryInstance(t *testing.T) {
 			t.Fatalf("call %d answered %s", i, body)
 		}
 	}
-	cost := redisCommands(t, rdb) - commands
+	cost := c.redisCommands(t) - commands
 	t.Logf("%d calls on a shared session cost Redis %d commands", calls, cost)
 	if cost > calls {
 		t.Errorf("%d calls on a shared session cost Redis %d commands, want at most one each", calls, cost)

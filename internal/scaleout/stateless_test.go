@@ -142,13 +142,12 @@ func TestScaleout_statelessCallsSpreadEvenly(t *testing.T) {
 	const n, workers = 300, 6
 	deadline := 10 * time.Second
 	before := c.toolCalls(t) // before redisCommands: a scrape PINGs Redis
-	rdb := c.redisClient(t)
-	commands := redisCommands(t, rdb)
+	commands := c.redisCommands(t)
 	l := runLoad(t, n, workers, deadline, func(ctx context.Context, id int) (string, error) {
 		return call26(ctx, c.hc, c.proxy.URL(), id)
 	}, nil)
 	l.check(t, deadline)
-	if d := redisCommands(t, rdb) - commands; d != 0 {
+	if d := c.redisCommands(t) - commands; d != 0 {
 		t.Errorf("%d stateless tools/call cost Redis %d commands, want none", n, d)
 	}
 	third := float64(n) / float64(len(instanceNames))
