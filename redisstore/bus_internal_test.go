@@ -46,3 +46,37 @@ func TestBus_deliversToEverySubscriberOfEveryInstance(t *testing.T) {
 		t.Errorf("got %v", seen)
 	}
 }
+
+// A subscription made while Redis answers goes on after Redis is killed
+// and restarted: go-redis subscribes again on its new connection.
+func TestBus_aSubscriptionOutlivesARedisRestart(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb, err := Dial(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := New(rdb, &Options{Instance: "a"})
+	t.Cleanup(func() { st.Close(); rdb.Close() })
+	got := make(chan string, 16)
+	ctx := context.Background()
+	unsub, err := st.subscribe(ctx, st.channel("r"), func(p string) { got <- p })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unsub()
+	srv.Kill()
+	srv.Restart()
+	start := time.Now()
+	deadline := start.Add(15 * time.Second)
+	for {
+		_ = st.publish(ctx, st.channel("r"), "hello")
+		select {
+		case <-got:
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("nothing delivered 15 s after Redis came back")
+		}
+	}
+}
