@@ -130,15 +130,20 @@ func prepare(ctx context.Context, g gate, req *router.Request, p any, view *requ
 	// A name given twice in one object is refused before anything decodes
 	// params: the schema validator and the decoder could each take a
 	// different one of the two values. (statelessSession has refused it
-	// already for a request of a stateless version.)
+	// already for a request of a stateless version.) tools/call's common
+	// params decode from a view of them, the one statelessSession read or
+	// a new one, which spares the check a walk over the names it read;
+	// anything else goes to sonic.
+	cp, isCall := p.(*CallToolParams)
 	if !ss.stateless() {
-		if at := codec.DuplicateName(params); at >= 0 {
+		if isCall {
+			view.reread(params)
+		}
+		if at := view.duplicateName(params); at >= 0 {
 			return ctx, nil, codec.DuplicateNameError(params, at)
 		}
 	}
-	// tools/call's common params decode from a view of them, the one
-	// statelessSession read or a new one; anything else goes to sonic.
-	if cp, ok := p.(*CallToolParams); ok && (ss.stateless() || view.reread(params)) && cp.decodeCommon(view) {
+	if isCall && view.Read && cp.decodeCommon(view) {
 		return ctx, ss, nil
 	}
 	if err := codec.UnmarshalExact(params, p); err != nil {

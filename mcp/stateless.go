@@ -60,13 +60,16 @@ type requestMeta struct {
 	// member, a name escaped, or a name or arguments of another kind.
 	Name, Args []byte
 	Uncommon   bool
+	// Repeated is set when read met one of the names it keeps twice, in
+	// the params or in their _meta.
+	Repeated bool
 	// Read is set once read has walked the whole params.
 	Read bool
 }
 
 // read finds the members of params (an object) that m holds. It reports
-// false when _meta is not an object. A member given twice
-// is refused before (codec.DuplicateName), so the last one is the one.
+// false when _meta is not an object. A member given twice is refused
+// (duplicateName, before anything uses m), so the last one is the one.
 func (m *requestMeta) read(params []byte) bool {
 	var top codec.Members
 	var scratch [64]byte
@@ -84,11 +87,13 @@ func (m *requestMeta) read(params []byte) bool {
 			if codec.KindOf(v) != codec.ValueString || bytes.IndexByte(v, '\\') >= 0 {
 				m.Uncommon = true
 			}
+			m.Repeated = m.Repeated || m.Name != nil
 			m.Name = v
 		case "arguments":
 			if codec.KindOf(v) != codec.ValueObject {
 				m.Uncommon = true
 			}
+			m.Repeated = m.Repeated || m.Args != nil
 			m.Args = v
 		case "inputResponses":
 			m.Responses, m.Uncommon = v, true
@@ -111,18 +116,23 @@ func (m *requestMeta) reread(params []byte) bool {
 // readMeta reads the members of v, a _meta object, into m.
 func (m *requestMeta) readMeta(v []byte) bool {
 	var meta codec.Members
+	m.Repeated = m.Repeated || m.Version != nil || m.Caps != nil || m.Info != nil || m.LogLevel != nil // a second _meta
 	for meta.Reset(v); meta.Next(); {
 		if meta.KeyEscaped() {
 			m.Others = true
 		}
 		switch string(meta.Name(nil)) {
 		case MetaProtocolVersion:
+			m.Repeated = m.Repeated || m.Version != nil
 			m.Version = meta.Value()
 		case MetaClientCapabilities:
+			m.Repeated = m.Repeated || m.Caps != nil
 			m.Caps = meta.Value()
 		case MetaClientInfo:
+			m.Repeated = m.Repeated || m.Info != nil
 			m.Info = meta.Value()
 		case MetaLogLevel:
+			m.Repeated = m.Repeated || m.LogLevel != nil
 			m.LogLevel = meta.Value()
 		case "progressToken":
 			m.Progress, m.Others = meta.Value(), true
@@ -134,6 +144,22 @@ func (m *requestMeta) readMeta(v []byte) bool {
 		m.Others = true // an empty _meta decodes to an empty Meta, not nil
 	}
 	return meta.Err() == nil
+}
+
+// duplicateName is codec.DuplicateName(params) for the params m has
+// read (whole, with its names distinct and unescaped): only the values
+// that may hold objects are walked again, not the names read compared.
+// Params read found anything else in walk whole.
+func (m *requestMeta) duplicateName(params []byte) int {
+	if !m.Read || m.Uncommon || m.Others || m.Repeated {
+		return codec.DuplicateName(params)
+	}
+	for _, v := range [...][]byte{m.Args, m.Caps, m.Info, m.Version, m.LogLevel} {
+		if codec.DuplicateName(v) >= 0 {
+			return codec.DuplicateName(params) // the first in the params, as it reports
+		}
+	}
+	return -1
 }
 
 // engineMeta reports whether name is one of the keys of _meta that the
@@ -204,10 +230,11 @@ var (
 // (see requestMeta), whole when a session is returned.
 func (s *Server) statelessSession(home *ServerSession, g gate, method string, params []byte, mm *requestMeta) (*ServerSession, error) {
 	if codec.KindOf(params) == codec.ValueObject && (g&onlyStateless == 0 || bytes.Contains(params, statelessKey)) {
-		if at := codec.DuplicateName(params); at >= 0 {
+		read := mm.read(params)
+		if at := mm.duplicateName(params); at >= 0 {
 			return nil, codec.DuplicateNameError(params, at)
 		}
-		if !mm.read(params) {
+		if !read {
 			return nil, errBadMeta
 		}
 	}
