@@ -238,7 +238,10 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 			return nil, errBadMeta
 		}
 	}
-	version := Version20260728
+	version, ok := Version20260728, true
+	if string(mm.Version) != quotedStateless && len(mm.Version) > 0 {
+		version, ok = metaVersion(mm.Version)
+	}
 	switch {
 	case len(mm.Version) == 0 && len(mm.Caps) == 0:
 		if g&onlyStateless != 0 {
@@ -247,7 +250,7 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 		return nil, nil
 	case len(mm.Version) == 0:
 		return nil, errNoVersion
-	case string(mm.Version) != quotedStateless && codec.UnmarshalExact(mm.Version, &version) != nil:
+	case !ok:
 		return nil, invalidParams("Invalid params: " + MetaProtocolVersion + " must be a string")
 	case IsSupportedVersion(version):
 		// A version of initialize's: the key is not this request's to
@@ -292,6 +295,18 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 	rs.c.Store(home.c.Load())
 	rs.state.Store(stateInitialized)
 	return rs, nil
+}
+
+// metaVersion decodes raw, the protocol version in a request's _meta,
+// and reports whether it is a string. Out of line: what it decodes into
+// goes to the heap, and the common version (quotedStateless) needs no
+// decoding.
+func metaVersion(raw []byte) (string, bool) {
+	var v string
+	if codec.UnmarshalExact(raw, &v) != nil {
+		return "", false
+	}
+	return v, true
 }
 
 // unsupportedVersionData is the data of a -32022 error.
