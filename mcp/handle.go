@@ -172,12 +172,13 @@ func sessionOf(ctx context.Context, g gate, req *router.Request, view *requestMe
 		if view == nil {
 			view = new(requestMeta)
 		}
-		rs, err := ss.srv.statelessSession(ss, g, req.Method, req.Params, view)
+		rs, rctx, err := ss.srv.statelessSession(ss, g, req.Method, req.Params, view)
 		if err != nil {
 			return ctx, nil, err
 		}
 		if rs != nil {
-			return context.WithValue(ctx, sessionKey{}, rs), rs, nil
+			rctx.Context = ctx
+			return rctx, rs, nil
 		}
 	}
 	if g&anyTime == 0 && !ss.initialized() {

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"reflect"
@@ -227,15 +228,17 @@ var (
 // version, or lacks what the version requires, is refused with the
 // specification's error. The caller has found statelessKey in params
 // unless g&onlyStateless; mm receives the view of params read on the way
-// (see requestMeta), whole when a session is returned.
-func (s *Server) statelessSession(home *ServerSession, g gate, method string, params []byte, mm *requestMeta) (*ServerSession, error) {
+// (see requestMeta), whole when a session is returned. With the session
+// comes the context that carries it, made with it: its parent is the
+// caller's to set before it is used.
+func (s *Server) statelessSession(home *ServerSession, g gate, method string, params []byte, mm *requestMeta) (*ServerSession, *sessionContext, error) {
 	if codec.KindOf(params) == codec.ValueObject && (g&onlyStateless == 0 || bytes.Contains(params, statelessKey)) {
 		read := mm.read(params)
 		if at := mm.duplicateName(params); at >= 0 {
-			return nil, codec.DuplicateNameError(params, at)
+			return nil, nil, codec.DuplicateNameError(params, at)
 		}
 		if !read {
-			return nil, errBadMeta
+			return nil, nil, errBadMeta
 		}
 	}
 	version, ok := Version20260728, true
@@ -245,29 +248,29 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 	switch {
 	case len(mm.Version) == 0 && len(mm.Caps) == 0:
 		if g&onlyStateless != 0 {
-			return nil, errNoVersion
+			return nil, nil, errNoVersion
 		}
-		return nil, nil
+		return nil, nil, nil
 	case len(mm.Version) == 0:
-		return nil, errNoVersion
+		return nil, nil, errNoVersion
 	case !ok:
-		return nil, invalidParams("Invalid params: " + MetaProtocolVersion + " must be a string")
+		return nil, nil, invalidParams("Invalid params: " + MetaProtocolVersion + " must be a string")
 	case IsSupportedVersion(version):
 		// A version of initialize's: the key is not this request's to
 		// choose; the session's negotiation governs.
 		if g&onlyStateless != 0 {
-			return nil, invalidParams("Invalid params: " + method + " is a method of protocol version " +
+			return nil, nil, invalidParams("Invalid params: " + method + " is a method of protocol version " +
 				Version20260728 + ", not of " + version)
 		}
-		return nil, nil
+		return nil, nil, nil
 	case !IsStatelessVersion(version):
-		return nil, codec.NewError(codec.CodeUnsupportedProtocolVersion, "Unsupported protocol version").
+		return nil, nil, codec.NewError(codec.CodeUnsupportedProtocolVersion, "Unsupported protocol version").
 			WithData(&unsupportedVersionData{Supported: allVersions, Requested: version})
 	case g&stateless == 0:
-		return nil, codec.NewError(codec.CodeMethodNotFound, "Method not found: "+method+
+		return nil, nil, codec.NewError(codec.CodeMethodNotFound, "Method not found: "+method+
 			" is not part of protocol version "+version).WithData(map[string]string{"method": method})
 	case len(mm.Caps) == 0 || string(mm.Caps) == "null":
-		return nil, errNoCaps
+		return nil, nil, errNoCaps
 	}
 	a := new(statelessAlloc) // the session and its round: one allocation
 	rs := &a.ss
@@ -276,25 +279,42 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 	a.round.responses, a.round.token = mm.Responses, mm.State // for open
 	if codec.KindOf(mm.Caps) != codec.ValueObject ||
 		(string(mm.Caps) != "{}" && codec.UnmarshalExact(mm.Caps, &rs.clientCaps) != nil) {
-		return nil, invalidParams("Invalid params: " + MetaClientCapabilities + " must be a ClientCapabilities object")
+		return nil, nil, invalidParams("Invalid params: " + MetaClientCapabilities + " must be a ClientCapabilities object")
 	}
 	if len(mm.Info) > 0 && string(mm.Info) != "null" {
 		if codec.KindOf(mm.Info) != codec.ValueObject || codec.UnmarshalExact(mm.Info, &rs.clientInfo) != nil {
-			return nil, invalidParams("Invalid params: " + MetaClientInfo + " must be an Implementation object")
+			return nil, nil, invalidParams("Invalid params: " + MetaClientInfo + " must be an Implementation object")
 		}
 	}
 	rs.level.Store(math.MaxInt32) // no log message unless asked for
 	if len(mm.LogLevel) > 0 && string(mm.LogLevel) != "null" {
 		var l LoggingLevel
 		if codec.UnmarshalExact(mm.LogLevel, &l) != nil || !l.Valid() {
-			return nil, invalidParams("Invalid params: " + MetaLogLevel + " must be a logging level").
+			return nil, nil, invalidParams("Invalid params: " + MetaLogLevel + " must be a logging level").
 				WithData(map[string]string{"level": string(mm.LogLevel)})
 		}
 		rs.level.Store(l.severity())
 	}
 	rs.c.Store(home.c.Load())
 	rs.state.Store(stateInitialized)
-	return rs, nil
+	a.ctx.ss = rs
+	return rs, &a.ctx, nil
+}
+
+// sessionContext is a context carrying a stateless request's session, as
+// context.WithValue(parent, sessionKey{}, ss) would, made in the
+// session's allocation (statelessAlloc) rather than in one of its own.
+type sessionContext struct {
+	context.Context // the parent
+	ss              *ServerSession
+}
+
+// Value implements context.Context.
+func (c *sessionContext) Value(key any) any {
+	if key == (sessionKey{}) {
+		return c.ss
+	}
+	return c.Context.Value(key)
 }
 
 // metaVersion decodes raw, the protocol version in a request's _meta,
