@@ -114,7 +114,7 @@ func (c *requestWith[P]) run(ctx context.Context, g gate, ss *ServerSession, req
 // prepare finds the handler's session, applies the gate and decodes
 // params into p (a pointer). A request of a stateless version gets a
 // session of its own, in the context returned too. view (zero) receives
-// the view of the params read on the way, if one was (requestMeta.Read).
+// the view of the params read on the way, if one was (requestMeta.Whole).
 func prepare(ctx context.Context, g gate, req *router.Request, p any, view *requestMeta) (context.Context, *ServerSession, error) {
 	ctx, ss, err := sessionOf(ctx, g, req, view)
 	if err != nil {
@@ -137,13 +137,13 @@ func prepare(ctx context.Context, g gate, req *router.Request, p any, view *requ
 	cp, isCall := p.(*CallToolParams)
 	if !ss.stateless() {
 		if isCall {
-			view.reread(params)
+			view.Reread(params)
 		}
-		if at := view.duplicateName(params); at >= 0 {
+		if at := view.DuplicateName(params); at >= 0 {
 			return ctx, nil, codec.DuplicateNameError(params, at)
 		}
 	}
-	if isCall && view.Read && cp.decodeCommon(view) {
+	if isCall && view.Whole && cp.decodeCommon(view) {
 		return ctx, ss, nil
 	}
 	if err := codec.UnmarshalExact(params, p); err != nil {
@@ -167,12 +167,12 @@ func sessionOf(ctx context.Context, g gate, req *router.Request, view *requestMe
 	if ss.c.Load() == nil { // a session from Bind learns its connection here
 		ss.setConn(conn.FromContext(ctx))
 	}
-	ctx = bodyPrincipal(ctx)
+	ctx, bctx := bodyPrincipal(ctx)
 	if g&onlyStateless != 0 || bytes.Contains(req.Params, statelessKey) {
 		if view == nil {
 			view = new(requestMeta)
 		}
-		rs, rctx, err := ss.srv.statelessSession(ss, g, req.Method, req.Params, view)
+		rs, rctx, err := ss.srv.statelessSession(ss, g, req.Method, req.Params, view, bctx)
 		if err != nil {
 			return ctx, nil, err
 		}
@@ -192,19 +192,19 @@ func sessionOf(ctx context.Context, g gate, req *router.Request, view *requestMe
 // HTTP: an authenticating middleware put it in the request's context,
 // which conn.BodyContext finds), so that handlers, scopes, sealed
 // requestState and tasks see who asked, as they do on stream transports
-// (middleware.Auth).
-func bodyPrincipal(ctx context.Context) context.Context {
+// (middleware.Auth). It returns the body's context too: nil for none.
+func bodyPrincipal(ctx context.Context) (context.Context, context.Context) {
 	bctx, ok := conn.BodyContext(ctx) // first: a stream's request has no body and pays one lookup
 	if !ok {
-		return ctx
+		return ctx, nil
 	}
 	if _, ok := principal.From(ctx); ok {
-		return ctx
+		return ctx, bctx
 	}
 	if p, ok := principal.From(bctx); ok {
-		return principal.With(ctx, p)
+		return principal.With(ctx, p), bctx
 	}
-	return ctx
+	return ctx, bctx
 }
 
 // result is what method served to ss answers: under a stateless

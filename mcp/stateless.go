@@ -8,21 +8,22 @@ import (
 	"reflect"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/reqmeta"
 )
 
 // Keys of _meta that carry, under a stateless protocol version
 // (StatelessVersions), what initialize negotiated under the older ones.
 const (
 	// MetaProtocolVersion names the request's protocol version (required).
-	MetaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+	MetaProtocolVersion = reqmeta.ProtocolVersion
 	// MetaClientCapabilities holds the client's capabilities for the
 	// request (required; {} declares none).
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientCapabilities = reqmeta.ClientCapabilities
 	// MetaClientInfo names the client (optional).
-	MetaClientInfo = "io.modelcontextprotocol/clientInfo"
+	MetaClientInfo = reqmeta.ClientInfo
 	// MetaLogLevel is the least severe level of the log messages the
 	// request wants (optional: without it, none are sent).
-	MetaLogLevel = "io.modelcontextprotocol/logLevel"
+	MetaLogLevel = reqmeta.LogLevel
 	// MetaServerInfo names the server in the _meta of every result.
 	MetaServerInfo = "io.modelcontextprotocol/serverInfo"
 )
@@ -40,128 +41,15 @@ const (
 // tail, not the prefix: bytes.Index looks for a pattern's first byte,
 // and a quote would stop it at every string (4 to 6 times slower on a
 // stateless tools/call's params); an x stops it about nowhere else. What
-// else has it is judged by the walk (requestMeta.read) that follows.
+// else has it is judged by the walk (requestMeta.Read) that follows.
 var statelessKey = []byte(`xtprotocol/`)
 
-// requestMeta is a view of a request's params from one walk over them:
-// what _meta may carry under a stateless version, each member a raw view
-// into the params, judged apart; the members of multi-round-trip
-// requests, which inputRound.open takes from it; and tools/call's common
-// form, which CallToolParams.decodeCommon takes from it.
-type requestMeta struct {
-	Version, Caps, Info, LogLevel []byte
-	// Others is set when a _meta is empty or has a member of another name
-	// or a name escaped: it does not hold the engine's keys alone.
-	Others bool
-	// Responses and State are the members inputResponses and
-	// requestState; Progress is _meta's progressToken.
-	Responses, State, Progress []byte
-	// Name and Args are the members name (a string without escapes) and
-	// arguments (an object); Uncommon is set when the params have another
-	// member, a name escaped, or a name or arguments of another kind.
-	Name, Args []byte
-	Uncommon   bool
-	// Repeated is set when read met one of the names it keeps twice, in
-	// the params or in their _meta.
-	Repeated bool
-	// Read is set once read has walked the whole params.
-	Read bool
-}
-
-// read finds the members of params (an object) that m holds. It reports
-// false when _meta is not an object. A member given twice is refused
-// (duplicateName, before anything uses m), so the last one is the one.
-func (m *requestMeta) read(params []byte) bool {
-	var top codec.Members
-	var scratch [64]byte
-	for top.Reset(params); top.Next(); {
-		v := top.Value()
-		if top.KeyEscaped() {
-			m.Uncommon = true
-		}
-		switch string(top.Name(scratch[:0])) {
-		case "_meta":
-			if codec.KindOf(v) != codec.ValueObject || !m.readMeta(v) {
-				return false
-			}
-		case "name":
-			if codec.KindOf(v) != codec.ValueString || bytes.IndexByte(v, '\\') >= 0 {
-				m.Uncommon = true
-			}
-			m.Repeated = m.Repeated || m.Name != nil
-			m.Name = v
-		case "arguments":
-			if codec.KindOf(v) != codec.ValueObject {
-				m.Uncommon = true
-			}
-			m.Repeated = m.Repeated || m.Args != nil
-			m.Args = v
-		case "inputResponses":
-			m.Responses, m.Uncommon = v, true
-		case "requestState":
-			m.State, m.Uncommon = v, true
-		default:
-			m.Uncommon = true
-		}
-	}
-	m.Read = top.Err() == nil
-	return m.Read
-}
-
-// reread is read from a view of nothing.
-func (m *requestMeta) reread(params []byte) bool {
-	*m = requestMeta{}
-	return m.read(params)
-}
-
-// readMeta reads the members of v, a _meta object, into m.
-func (m *requestMeta) readMeta(v []byte) bool {
-	var meta codec.Members
-	m.Repeated = m.Repeated || m.Version != nil || m.Caps != nil || m.Info != nil || m.LogLevel != nil // a second _meta
-	for meta.Reset(v); meta.Next(); {
-		if meta.KeyEscaped() {
-			m.Others = true
-		}
-		switch string(meta.Name(nil)) {
-		case MetaProtocolVersion:
-			m.Repeated = m.Repeated || m.Version != nil
-			m.Version = meta.Value()
-		case MetaClientCapabilities:
-			m.Repeated = m.Repeated || m.Caps != nil
-			m.Caps = meta.Value()
-		case MetaClientInfo:
-			m.Repeated = m.Repeated || m.Info != nil
-			m.Info = meta.Value()
-		case MetaLogLevel:
-			m.Repeated = m.Repeated || m.LogLevel != nil
-			m.LogLevel = meta.Value()
-		case "progressToken":
-			m.Progress, m.Others = meta.Value(), true
-		default:
-			m.Others = true
-		}
-	}
-	if meta.Index() < 0 {
-		m.Others = true // an empty _meta decodes to an empty Meta, not nil
-	}
-	return meta.Err() == nil
-}
-
-// duplicateName is codec.DuplicateName(params) for the params m has
-// read (whole, with its names distinct and unescaped): only the values
-// that may hold objects are walked again, not the names read compared.
-// Params read found anything else in walk whole.
-func (m *requestMeta) duplicateName(params []byte) int {
-	if !m.Read || m.Uncommon || m.Others || m.Repeated {
-		return codec.DuplicateName(params)
-	}
-	for _, v := range [...][]byte{m.Args, m.Caps, m.Info, m.Version, m.LogLevel} {
-		if codec.DuplicateName(v) >= 0 {
-			return codec.DuplicateName(params) // the first in the params, as it reports
-		}
-	}
-	return -1
-}
+// requestMeta is the view of a request's params that one walk over them
+// makes (reqmeta.View): what _meta may carry under a stateless version,
+// the members of multi-round-trip requests, which inputRound.open takes
+// from it, and tools/call's common form, which
+// CallToolParams.decodeCommon takes from it.
+type requestMeta = reqmeta.View
 
 // engineMeta reports whether name is one of the keys of _meta that the
 // engine reads and a handler finds in its ServerSession instead.
@@ -228,13 +116,15 @@ var (
 // version, or lacks what the version requires, is refused with the
 // specification's error. The caller has found statelessKey in params
 // unless g&onlyStateless; mm receives the view of params read on the way
-// (see requestMeta), whole when a session is returned. With the session
+// (see requestMeta), whole when a session is returned: the one the
+// transport read, when the body's context bctx (nil: none) carries it
+// (reqmeta.From), else one read here. With the session
 // comes the context that carries it, made with it: its parent is the
 // caller's to set before it is used.
-func (s *Server) statelessSession(home *ServerSession, g gate, method string, params []byte, mm *requestMeta) (*ServerSession, *sessionContext, error) {
+func (s *Server) statelessSession(home *ServerSession, g gate, method string, params []byte, mm *requestMeta, bctx context.Context) (*ServerSession, *sessionContext, error) {
 	if codec.KindOf(params) == codec.ValueObject && (g&onlyStateless == 0 || bytes.Contains(params, statelessKey)) {
-		read := mm.read(params)
-		if at := mm.duplicateName(params); at >= 0 {
+		read := (bctx != nil && reqmeta.From(bctx, params, mm)) || mm.Read(params)
+		if at := mm.DuplicateName(params); at >= 0 {
 			return nil, nil, codec.DuplicateNameError(params, at)
 		}
 		if !read {

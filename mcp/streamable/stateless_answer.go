@@ -40,9 +40,10 @@ type statelessAnswer struct {
 }
 
 // serveStateless serves body, one request of a stateless version, on the
-// home connection c: as JSON unless its handler streams, always as JSON
-// with asJSON, or as an event stream from the start with sseOnly.
-func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, c *conn.Conn, body []byte, asJSON, sseOnly bool) {
+// home connection c with ctx, r's context or one derived from it: as
+// JSON unless its handler streams, always as JSON with asJSON, or as an
+// event stream from the start with sseOnly.
+func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, ctx context.Context, c *conn.Conn, body []byte, asJSON, sseOnly bool) {
 	a := h.newAnswer(w)
 	a.inm = r.Header["If-None-Match"]
 	sink := a.sink
@@ -54,7 +55,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, c *conn
 	if sseOnly {
 		a.upgradeLocked() // nobody else knows a yet
 	}
-	err := c.ServeBodySink(r.Context(), body, sink)
+	err := c.ServeBodySink(ctx, body, sink)
 	if err != nil && !errors.Is(err, conn.ErrDetached) { // the client went away
 		a.cancel.Cancel()
 		h.recycle(a) // the sinks were dropped: nothing calls them any more

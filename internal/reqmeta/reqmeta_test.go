@@ -1,4 +1,4 @@
-package mcp
+package reqmeta
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 )
 
 // dupParams are params, each with its names given once or twice at some
-// depth, for requestMeta.duplicateName.
+// depth, for View.DuplicateName.
 var dupParams = []string{
 	`{"name":"echo","arguments":{"message":"hello"}}`,
 	`{"name":"echo","arguments":{"message":"hello","message":"again"}}`,
@@ -35,10 +35,9 @@ var dupParams = []string{
 	`{}`,
 }
 
-// TestRequestMeta_duplicateName checks that the check spared the names
-// read compared finds what codec.DuplicateName finds, in the session's
-// order (read, then the check) as in statelessSession's.
-func TestRequestMeta_duplicateName(t *testing.T) {
+// TestView_duplicateName checks that the check spared the names Read
+// compared finds what codec.DuplicateName finds.
+func TestView_duplicateName(t *testing.T) {
 	dups := 0
 	for _, p := range dupParams {
 		if _, _, err := codec.NewScanner(nil).Scan([]byte(p)); err != nil {
@@ -59,16 +58,16 @@ func checkDuplicateName(t *testing.T, params []byte) {
 	if _, _, err := codec.NewScanner(nil).Scan(params); err != nil {
 		return // params a Scanner refused never reach it
 	}
-	var m requestMeta
-	m.read(params)
-	if got, want := m.duplicateName(params), codec.DuplicateName(params); got != want {
-		t.Errorf("%s: duplicateName = %d, codec.DuplicateName = %d", params, got, want)
+	var m View
+	m.Read(params)
+	if got, want := m.DuplicateName(params), codec.DuplicateName(params); got != want {
+		t.Errorf("%s: DuplicateName = %d, codec.DuplicateName = %d", params, got, want)
 	}
 }
 
-// FuzzRequestMetaDuplicateName checks requestMeta.duplicateName against
+// FuzzViewDuplicateName checks View.DuplicateName against
 // codec.DuplicateName on any params.
-func FuzzRequestMetaDuplicateName(f *testing.F) {
+func FuzzViewDuplicateName(f *testing.F) {
 	for _, p := range dupParams {
 		f.Add([]byte(p))
 	}

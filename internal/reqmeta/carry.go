@@ -1,0 +1,90 @@
+package reqmeta
+
+import (
+	"context"
+	"hash/maphash"
+)
+
+// A transport that has read a request's View (to check the headers that
+// mirror its body) hands it to the engine through the context it serves
+// the body with (With; conn.BodyContext finds that context again in the
+// handler's), and the engine takes it (From) instead of walking the
+// params again. What travels is not the View's slices, which are views
+// into the transport's buffer, reused once the body is served, but where
+// they lie in the params; From puts them back onto the params the
+// handler has (conn's copy), and only when these are, byte for byte as
+// far as a 64-bit hash of the process's seed tells, the params the View
+// was read from: a middleware that gave the handler other params gets no
+// View, and the engine reads them.
+
+// seed is the seed of the params' hashes.
+var seed = maphash.MakeSeed()
+
+// span is where a View's member lies in its params: an offset and a
+// length; off < 0 for a member absent.
+type span struct{ off, n int32 }
+
+// carried is a View in a context: a context of its own, one allocation.
+type carried struct {
+	context.Context                   // the parent
+	n                          int    // len(params)
+	sum                        uint64 // maphash.Bytes(seed, params)
+	spans                      [9]span
+	others, uncommon, repeated bool
+}
+
+type key struct{}
+
+// Value implements context.Context.
+func (c *carried) Value(k any) any {
+	if k == (key{}) {
+		return c
+	}
+	return c.Context.Value(k)
+}
+
+// With returns parent carrying v, a View Read has made whole of params;
+// parent itself when v is not whole or is not a view of params.
+//
+// It relies on how codec.Members makes its values, which View's members
+// are: each a sub-slice of params made without a full slice expression,
+// so that its capacity runs to the end of params' and its offset in
+// params is cap(params) - cap(member) (as codec.Message.Rebase relies on
+// the Scanner's spans). A member that is not within params voids the
+// View.
+func With(parent context.Context, params []byte, v *View) context.Context {
+	if !v.Whole || len(params) > 1<<30 {
+		return parent
+	}
+	c := carried{Context: parent, n: len(params), others: v.Others, uncommon: v.Uncommon, repeated: v.Repeated}
+	for i, p := range v.spans() {
+		if *p == nil {
+			c.spans[i] = span{-1, 0}
+			continue
+		}
+		off := cap(params) - cap(*p)
+		if off < 0 || off+len(*p) > len(params) {
+			return parent
+		}
+		c.spans[i] = span{int32(off), int32(len(*p))}
+	}
+	c.sum = maphash.Bytes(seed, params)
+	return &c
+}
+
+// From sets *v to the View ctx carries (With), put onto params, and
+// reports whether it did: when ctx carries one, read from params' very
+// bytes. Otherwise v is left as it is.
+func From(ctx context.Context, params []byte, v *View) bool {
+	c, _ := ctx.Value(key{}).(*carried)
+	if c == nil || c.n != len(params) || c.sum != maphash.Bytes(seed, params) {
+		return false
+	}
+	*v = View{Others: c.others, Uncommon: c.uncommon, Repeated: c.repeated, Whole: true}
+	for i, p := range v.spans() {
+		if s := c.spans[i]; s.off >= 0 {
+			*p = params[s.off : s.off+s.n]
+		}
+	}
+	return true
+}
