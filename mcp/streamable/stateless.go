@@ -167,7 +167,7 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 		}
 		ctx = reqmeta.With(ctx, m.Params, &view)
 	}
-	h.serveStateless(w, r, ctx, c, body, wantJSON && (h.opts.JSONResponse || !wantSSE), !wantJSON)
+	h.serveStateless(w, r, ctx, c, body, &m, wantJSON && (h.opts.JSONResponse || !wantSSE), !wantJSON)
 }
 
 // first scans body and returns its first message, valid as long as body
