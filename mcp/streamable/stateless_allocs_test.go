@@ -112,7 +112,9 @@ func TestStreamableHTTP_allocsStatelessToolsCall(t *testing.T) {
 // one tools/call of echo answered as JSON, served by ServeFastHTTP on a
 // RequestCtx reused as fasthttp reuses it (no network, no client): in a
 // 2025-11-25 session (era=session) and on its own under 2026-07-28
-// (era=stateless).
+// (era=stateless). Each era's headers are those bench's W8 clients send
+// (the session's id and version; the version, method and name), set once
+// as fasthttp would parse them for each request.
 func BenchmarkStreamableHTTP_handlerToolsCall(b *testing.B) {
 	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}`
 	for _, era := range []string{"session", "stateless"} {
@@ -129,6 +131,8 @@ func BenchmarkStreamableHTTP_handlerToolsCall(b *testing.B) {
 				}
 				session, body = p.header("Mcp-Session-Id"), call
 				p.post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+				p.rc.Request.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+				session = "" // set: p.post need not set it again
 			} else {
 				for _, kv := range headers26Call[2:] {
 					p.rc.Request.Header.Set(kv[0], kv[1])
