@@ -163,9 +163,9 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 		return nil, nil, errNoCaps
 	}
 	a := new(statelessAlloc) // the session and its round: one allocation
-	rs := &a.ss
-	*rs = ServerSession{srv: s, home: home, done: home.done, transport: home.transport,
-		version: version, vlevel: levelOf(version), round: &a.round}
+	rs := &a.ss              // zero: set field by field, not copied from a literal of its size
+	rs.srv, rs.home, rs.done, rs.transport = s, home, home.done, home.transport
+	rs.version, rs.vlevel, rs.round = version, levelOf(version), &a.round
 	a.round.responses, a.round.token = mm.Responses, mm.State // for open
 	if codec.KindOf(mm.Caps) != codec.ValueObject ||
 		(string(mm.Caps) != "{}" && codec.UnmarshalExact(mm.Caps, &rs.clientCaps) != nil) {

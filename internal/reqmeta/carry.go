@@ -56,20 +56,26 @@ func With(parent context.Context, params []byte, v *View) context.Context {
 	if !v.Whole || len(params) > 1<<30 {
 		return parent
 	}
-	c := carried{Context: parent, n: len(params), others: v.Others, uncommon: v.Uncommon, repeated: v.Repeated}
+	c := &carried{Context: parent, n: len(params), others: v.Others, uncommon: v.Uncommon, repeated: v.Repeated}
 	for i, p := range v.spans() {
-		if *p == nil {
-			c.spans[i] = span{-1, 0}
-			continue
-		}
-		off := cap(params) - cap(*p)
-		if off < 0 || off+len(*p) > len(params) {
+		s, ok := spanOf(params, *p)
+		if !ok {
 			return parent
 		}
-		c.spans[i] = span{int32(off), int32(len(*p))}
+		c.spans[i] = s
 	}
 	c.sum = maphash.Bytes(seed, params)
-	return &c
+	return c
+}
+
+// spanOf returns where member, a sub-slice of params or nil, lies in
+// params (see With), and whether it lies within them.
+func spanOf(params, member []byte) (span, bool) {
+	if member == nil {
+		return span{-1, 0}, true
+	}
+	off := cap(params) - cap(member)
+	return span{int32(off), int32(len(member))}, off >= 0 && off+len(member) <= len(params)
 }
 
 // From sets *v to the View ctx carries (With), put onto params, and
@@ -83,7 +89,7 @@ func From(ctx context.Context, params []byte, v *View) bool {
 	*v = View{Others: c.others, Uncommon: c.uncommon, Repeated: c.repeated, Whole: true}
 	for i, p := range v.spans() {
 		if s := c.spans[i]; s.off >= 0 {
-			*p = params[s.off : s.off+s.n]
+			*p = params[s.off : s.off+s.n] // a sub-slice, as Read's
 		}
 	}
 	return true

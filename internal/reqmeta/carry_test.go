@@ -86,3 +86,25 @@ func TestWith_keepsTheParentsValues(t *testing.T) {
 	cancel()
 	<-ctx.Done()
 }
+
+// TestFrom_givesSubSlicesAsRead checks that the members From puts onto
+// params lie where Read's would, capacity included (what With relies
+// on).
+func TestFrom_givesSubSlicesAsRead(t *testing.T) {
+	params := []byte(carryParams[1])
+	var v View
+	v.Read(params)
+	ctx := With(context.Background(), params, &v)
+	cp := append(make([]byte, 0, len(params)+16), params...)
+	var got, want View
+	want.Read(cp)
+	if !From(ctx, cp, &got) {
+		t.Fatal("From refused the params the View was read from")
+	}
+	g, w := got.spans(), want.spans()
+	for i := range g {
+		if cap(*g[i]) != cap(*w[i]) || len(*g[i]) != len(*w[i]) {
+			t.Errorf("member %d: len %d cap %d, Read's len %d cap %d", i, len(*g[i]), cap(*g[i]), len(*w[i]), cap(*w[i]))
+		}
+	}
+}
