@@ -29,10 +29,10 @@ import (
 // session, its body's _meta names a protocol version (which the handler
 // then checks against the header).
 func isStateless(r *http.Request, body []byte) bool {
-	if mcp.IsStatelessVersion(r.Header.Get(headerVersion)) {
+	if mcp.IsStatelessVersion(fieldOf(r.Header, headerVersion)) {
 		return true
 	}
-	return r.Header.Get(headerSession) == "" && bytes.Contains(body, metaVersionKey)
+	return fieldOf(r.Header, headerSession) == "" && bytes.Contains(body, metaVersionKey)
 }
 
 // statelessHome is the connection stateless requests are served through:
