@@ -24,13 +24,32 @@ var seed = maphash.MakeSeed()
 // length; off < 0 for a member absent.
 type span struct{ off, n int32 }
 
+// spanOf returns where member, a sub-slice of params or nil, lies in
+// params (see With), and ok when ok was and it lies within them.
+func spanOf(params, member []byte, ok bool) (span, bool) {
+	if member == nil {
+		return span{-1, 0}, ok
+	}
+	off := cap(params) - cap(member)
+	return span{int32(off), int32(len(member))}, ok && off >= 0 && off+len(member) <= len(params)
+}
+
+// in returns the member s locates in params, or nil.
+func (s span) in(params []byte) []byte {
+	if s.off < 0 {
+		return nil
+	}
+	return params[s.off : s.off+s.n] // a sub-slice, as Read's
+}
+
 // carried is a View in a context: a context of its own, one allocation.
 type carried struct {
-	context.Context                   // the parent
-	n                          int    // len(params)
-	sum                        uint64 // maphash.Bytes(seed, params)
-	spans                      [9]span
-	others, uncommon, repeated bool
+	context.Context        // the parent
+	n               int    // len(params)
+	sum             uint64 // maphash.Bytes(seed, params)
+	// Where the View's members lie, field by field.
+	version, caps, info, logLevel, responses, state, progress, name, args span
+	others, uncommon, repeated                                            bool
 }
 
 type key struct{}
@@ -57,25 +76,21 @@ func With(parent context.Context, params []byte, v *View) context.Context {
 		return parent
 	}
 	c := &carried{Context: parent, n: len(params), others: v.Others, uncommon: v.Uncommon, repeated: v.Repeated}
-	for i, p := range v.spans() {
-		s, ok := spanOf(params, *p)
-		if !ok {
-			return parent
-		}
-		c.spans[i] = s
+	ok := true
+	c.version, ok = spanOf(params, v.Version, ok)
+	c.caps, ok = spanOf(params, v.Caps, ok)
+	c.info, ok = spanOf(params, v.Info, ok)
+	c.logLevel, ok = spanOf(params, v.LogLevel, ok)
+	c.responses, ok = spanOf(params, v.Responses, ok)
+	c.state, ok = spanOf(params, v.State, ok)
+	c.progress, ok = spanOf(params, v.Progress, ok)
+	c.name, ok = spanOf(params, v.Name, ok)
+	c.args, ok = spanOf(params, v.Args, ok)
+	if !ok {
+		return parent
 	}
 	c.sum = maphash.Bytes(seed, params)
 	return c
-}
-
-// spanOf returns where member, a sub-slice of params or nil, lies in
-// params (see With), and whether it lies within them.
-func spanOf(params, member []byte) (span, bool) {
-	if member == nil {
-		return span{-1, 0}, true
-	}
-	off := cap(params) - cap(member)
-	return span{int32(off), int32(len(member))}, off >= 0 && off+len(member) <= len(params)
 }
 
 // From sets *v to the View ctx carries (With), put onto params, and
@@ -86,11 +101,12 @@ func From(ctx context.Context, params []byte, v *View) bool {
 	if c == nil || c.n != len(params) || c.sum != maphash.Bytes(seed, params) {
 		return false
 	}
-	*v = View{Others: c.others, Uncommon: c.uncommon, Repeated: c.repeated, Whole: true}
-	for i, p := range v.spans() {
-		if s := c.spans[i]; s.off >= 0 {
-			*p = params[s.off : s.off+s.n] // a sub-slice, as Read's
-		}
+	*v = View{
+		Version: c.version.in(params), Caps: c.caps.in(params), Info: c.info.in(params), LogLevel: c.logLevel.in(params),
+		Others:    c.others,
+		Responses: c.responses.in(params), State: c.state.in(params), Progress: c.progress.in(params),
+		Name: c.name.in(params), Args: c.args.in(params),
+		Uncommon: c.uncommon, Repeated: c.repeated, Whole: true,
 	}
 	return true
 }

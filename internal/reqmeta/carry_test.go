@@ -108,3 +108,8 @@ func TestFrom_givesSubSlicesAsRead(t *testing.T) {
 		}
 	}
 }
+
+// spans returns the View's raw members, in a fixed order.
+func (m *View) spans() [9]*[]byte {
+	return [...]*[]byte{&m.Version, &m.Caps, &m.Info, &m.LogLevel, &m.Responses, &m.State, &m.Progress, &m.Name, &m.Args}
+}

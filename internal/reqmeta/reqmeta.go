@@ -49,11 +49,6 @@ type View struct {
 	Whole bool
 }
 
-// spans returns the View's raw members, in a fixed order.
-func (m *View) spans() [9]*[]byte {
-	return [...]*[]byte{&m.Version, &m.Caps, &m.Info, &m.LogLevel, &m.Responses, &m.State, &m.Progress, &m.Name, &m.Args}
-}
-
 // Read finds the members of params (an object a Scanner has validated)
 // that m holds. It reports false when _meta is not an object, or params
 // not an object. A member given twice is refused (DuplicateName, before
