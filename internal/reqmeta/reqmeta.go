@@ -74,14 +74,12 @@ func (m *View) Read(params []byte) bool {
 			if codec.KindOf(v) != codec.ValueString || bytes.IndexByte(v, '\\') >= 0 {
 				m.Uncommon = true
 			}
-			m.Repeated = m.Repeated || m.Name != nil
-			m.Name = v
+			m.keep(&m.Name, v)
 		case "arguments":
 			if codec.KindOf(v) != codec.ValueObject {
 				m.Uncommon = true
 			}
-			m.Repeated = m.Repeated || m.Args != nil
-			m.Args = v
+			m.keep(&m.Args, v)
 		case "inputResponses":
 			m.Responses, m.Uncommon = v, true
 		case "requestState":
@@ -92,6 +90,12 @@ func (m *View) Read(params []byte) bool {
 	}
 	m.Whole = top.Err() == nil
 	return m.Whole
+}
+
+// keep sets *member, one of m's, to v, noting a member read twice.
+func (m *View) keep(member *[]byte, v []byte) {
+	m.Repeated = m.Repeated || *member != nil
+	*member = v
 }
 
 // Reread is Read from a view of nothing.
@@ -109,17 +113,13 @@ func (m *View) readMeta(v []byte) bool {
 		}
 		switch string(meta.Name(nil)) {
 		case ProtocolVersion:
-			m.Repeated = m.Repeated || m.Version != nil
-			m.Version = meta.Value()
+			m.keep(&m.Version, meta.Value())
 		case ClientCapabilities:
-			m.Repeated = m.Repeated || m.Caps != nil
-			m.Caps = meta.Value()
+			m.keep(&m.Caps, meta.Value())
 		case ClientInfo:
-			m.Repeated = m.Repeated || m.Info != nil
-			m.Info = meta.Value()
+			m.keep(&m.Info, meta.Value())
 		case LogLevel:
-			m.Repeated = m.Repeated || m.LogLevel != nil
-			m.LogLevel = meta.Value()
+			m.keep(&m.LogLevel, meta.Value())
 		case "progressToken":
 			m.Progress, m.Others = meta.Value(), true
 		default:
