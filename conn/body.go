@@ -113,11 +113,35 @@ var ErrDetached = errors.New("conn: body detached before it was settled")
 // what they send goes to the session's stream. A context derived from
 // another session's request is not followed either.
 func (c *Conn) ServeBodySink(ctx context.Context, body []byte, sink BodySink) error {
+	return c.serveSink(ctx, body, nil, sink)
+}
+
+// ServeMessageSink is ServeBodySink for a body that the transport has
+// scanned already, to learn what to do with it: m is the one message
+// (not a batch) a codec.Scanner found in body, a JSON-RPC 2.0 request or
+// notification, its spans views into body as the Scanner made them
+// (codec.Message.Rebase relies on them). The Scanner's limits must be the
+// connection's (MaxFrameBytes aside: ServeMessageSink refuses a body
+// over the connection's as ServeBodySink does); the body is not scanned
+// again.
+func (c *Conn) ServeMessageSink(ctx context.Context, body []byte, m *codec.Message, sink BodySink) error {
+	if (m.Kind != codec.KindRequest && m.Kind != codec.KindNotification) || m.JSONRPC1 {
+		return c.serveSink(ctx, body, nil, sink) // not what it serves as scanned: scan it
+	}
+	return c.serveSink(ctx, body, m, sink)
+}
+
+// serveSink serves body, as scanned into m if not nil (ServeMessageSink).
+func (c *Conn) serveSink(ctx context.Context, body []byte, m *codec.Message, sink BodySink) error {
 	r := &bodyReply{c: c, ctx: ctx, fn: sink.Answer, related: sink.Related, settled: sink.Settled, remote: sink.RemoteAddr}
 	if sink.Cancel != nil {
 		sink.Cancel.r.Store(r)
 	}
-	c.serveBody(body, r)
+	if m != nil {
+		c.serveScanned(body, m, r)
+	} else {
+		c.serveBody(body, r)
+	}
 	r.mu.Lock()
 	if r.putDone { // settled on this goroutine (inline handlers): no wait
 		r.mu.Unlock()
@@ -155,6 +179,18 @@ func (c *Conn) serveBody(body []byte, r *bodyReply) {
 	s.SetJSONRPC1(c.opts.JSONRPC1) // pooled scanners are shared by sessions
 	c.serveFrame(body, s, r, nil)
 	putScanner(c.opts.Limits, s)
+}
+
+// serveScanned dispatches m, body's one message (ServeMessageSink), to
+// be settled through r.
+func (c *Conn) serveScanned(body []byte, m *codec.Message, r *bodyReply) {
+	if len(body) > c.opts.Limits.MaxFrameBytes {
+		c.answer(replyTo{body: r}, errorResponse(nil, c.invalid(errBodyTooLarge)), nil)
+		return
+	}
+	var ref *frameRef
+	c.serveMessage(body, m, replyTo{body: r}, nil, &ref)
+	ref.release()
 }
 
 var errBodyTooLarge = (&codec.FrameError{Err: codec.ErrFrameTooLarge}).RPCError()

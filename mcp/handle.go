@@ -114,7 +114,7 @@ func (c *requestWith[P]) run(ctx context.Context, g gate, ss *ServerSession, req
 // prepare finds the handler's session, applies the gate and decodes
 // params into p (a pointer). A request of a stateless version gets a
 // session of its own, in the context returned too. view (zero) receives
-// the view of the params read on the way, if one was (requestMeta.Read).
+// the view of the params read on the way, if one was (requestMeta.Whole).
 func prepare(ctx context.Context, g gate, req *router.Request, p any, view *requestMeta) (context.Context, *ServerSession, error) {
 	ctx, ss, err := sessionOf(ctx, g, req, view)
 	if err != nil {
@@ -130,15 +130,20 @@ func prepare(ctx context.Context, g gate, req *router.Request, p any, view *requ
 	// A name given twice in one object is refused before anything decodes
 	// params: the schema validator and the decoder could each take a
 	// different one of the two values. (statelessSession has refused it
-	// already for a request of a stateless version.)
+	// already for a request of a stateless version.) tools/call's common
+	// params decode from a view of them, the one statelessSession read or
+	// a new one, which spares the check a walk over the names it read;
+	// anything else goes to sonic.
+	cp, isCall := p.(*CallToolParams)
 	if !ss.stateless() {
-		if at := codec.DuplicateName(params); at >= 0 {
+		if isCall {
+			view.Reread(params)
+		}
+		if at := view.DuplicateName(params); at >= 0 {
 			return ctx, nil, codec.DuplicateNameError(params, at)
 		}
 	}
-	// tools/call's common params decode from a view of them, the one
-	// statelessSession read or a new one; anything else goes to sonic.
-	if cp, ok := p.(*CallToolParams); ok && (ss.stateless() || view.reread(params)) && cp.decodeCommon(view) {
+	if isCall && view.Whole && cp.decodeCommon(view) {
 		return ctx, ss, nil
 	}
 	if err := codec.UnmarshalExact(params, p); err != nil {
@@ -162,17 +167,18 @@ func sessionOf(ctx context.Context, g gate, req *router.Request, view *requestMe
 	if ss.c.Load() == nil { // a session from Bind learns its connection here
 		ss.setConn(conn.FromContext(ctx))
 	}
-	ctx = bodyPrincipal(ctx)
+	ctx, bctx := bodyPrincipal(ctx)
 	if g&onlyStateless != 0 || bytes.Contains(req.Params, statelessKey) {
 		if view == nil {
 			view = new(requestMeta)
 		}
-		rs, err := ss.srv.statelessSession(ss, g, req.Method, req.Params, view)
+		rs, rctx, err := ss.srv.statelessSession(ss, g, req.Method, req.Params, view, bctx)
 		if err != nil {
 			return ctx, nil, err
 		}
 		if rs != nil {
-			return context.WithValue(ctx, sessionKey{}, rs), rs, nil
+			rctx.Context = ctx
+			return rctx, rs, nil
 		}
 	}
 	if g&anyTime == 0 && !ss.initialized() {
@@ -186,19 +192,19 @@ func sessionOf(ctx context.Context, g gate, req *router.Request, view *requestMe
 // HTTP: an authenticating middleware put it in the request's context,
 // which conn.BodyContext finds), so that handlers, scopes, sealed
 // requestState and tasks see who asked, as they do on stream transports
-// (middleware.Auth).
-func bodyPrincipal(ctx context.Context) context.Context {
+// (middleware.Auth). It returns the body's context too: nil for none.
+func bodyPrincipal(ctx context.Context) (context.Context, context.Context) {
 	bctx, ok := conn.BodyContext(ctx) // first: a stream's request has no body and pays one lookup
 	if !ok {
-		return ctx
+		return ctx, nil
 	}
 	if _, ok := principal.From(ctx); ok {
-		return ctx
+		return ctx, bctx
 	}
 	if p, ok := principal.From(bctx); ok {
-		return principal.With(ctx, p)
+		return principal.With(ctx, p), bctx
 	}
-	return ctx
+	return ctx, bctx
 }
 
 // result is what method served to ss answers: under a stateless

@@ -84,6 +84,7 @@ var errInputResponsesType = invalidParams("Invalid params: inputResponses must b
 type statelessAlloc struct {
 	ss    ServerSession
 	round inputRound
+	ctx   sessionContext
 }
 
 // open starts r for req, a request of a stateless version to a method

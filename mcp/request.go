@@ -45,7 +45,7 @@ func (r *ServerRequest[P]) init(ss *ServerSession, req *router.Request, view *re
 	} else {
 		r.id = bytes.Clone(req.ID)
 	}
-	if view.Read { // the walk prepare made found it, or that there is none
+	if view.Whole { // the walk prepare made found it, or that there is none
 		r.token = tokenOf(view.Progress)
 	} else {
 		r.token = progressToken(req.Params)

@@ -2,26 +2,28 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"reflect"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/reqmeta"
 )
 
 // Keys of _meta that carry, under a stateless protocol version
 // (StatelessVersions), what initialize negotiated under the older ones.
 const (
 	// MetaProtocolVersion names the request's protocol version (required).
-	MetaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+	MetaProtocolVersion = reqmeta.ProtocolVersion
 	// MetaClientCapabilities holds the client's capabilities for the
 	// request (required; {} declares none).
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientCapabilities = reqmeta.ClientCapabilities
 	// MetaClientInfo names the client (optional).
-	MetaClientInfo = "io.modelcontextprotocol/clientInfo"
+	MetaClientInfo = reqmeta.ClientInfo
 	// MetaLogLevel is the least severe level of the log messages the
 	// request wants (optional: without it, none are sent).
-	MetaLogLevel = "io.modelcontextprotocol/logLevel"
+	MetaLogLevel = reqmeta.LogLevel
 	// MetaServerInfo names the server in the _meta of every result.
 	MetaServerInfo = "io.modelcontextprotocol/serverInfo"
 )
@@ -39,102 +41,15 @@ const (
 // tail, not the prefix: bytes.Index looks for a pattern's first byte,
 // and a quote would stop it at every string (4 to 6 times slower on a
 // stateless tools/call's params); an x stops it about nowhere else. What
-// else has it is judged by the walk (requestMeta.read) that follows.
+// else has it is judged by the walk (requestMeta.Read) that follows.
 var statelessKey = []byte(`xtprotocol/`)
 
-// requestMeta is a view of a request's params from one walk over them:
-// what _meta may carry under a stateless version, each member a raw view
-// into the params, judged apart; the members of multi-round-trip
-// requests, which inputRound.open takes from it; and tools/call's common
-// form, which CallToolParams.decodeCommon takes from it.
-type requestMeta struct {
-	Version, Caps, Info, LogLevel []byte
-	// Others is set when a _meta is empty or has a member of another name
-	// or a name escaped: it does not hold the engine's keys alone.
-	Others bool
-	// Responses and State are the members inputResponses and
-	// requestState; Progress is _meta's progressToken.
-	Responses, State, Progress []byte
-	// Name and Args are the members name (a string without escapes) and
-	// arguments (an object); Uncommon is set when the params have another
-	// member, a name escaped, or a name or arguments of another kind.
-	Name, Args []byte
-	Uncommon   bool
-	// Read is set once read has walked the whole params.
-	Read bool
-}
-
-// read finds the members of params (an object) that m holds. It reports
-// false when _meta is not an object. A member given twice
-// is refused before (codec.DuplicateName), so the last one is the one.
-func (m *requestMeta) read(params []byte) bool {
-	var top codec.Members
-	var scratch [64]byte
-	for top.Reset(params); top.Next(); {
-		v := top.Value()
-		if top.KeyEscaped() {
-			m.Uncommon = true
-		}
-		switch string(top.Name(scratch[:0])) {
-		case "_meta":
-			if codec.KindOf(v) != codec.ValueObject || !m.readMeta(v) {
-				return false
-			}
-		case "name":
-			if codec.KindOf(v) != codec.ValueString || bytes.IndexByte(v, '\\') >= 0 {
-				m.Uncommon = true
-			}
-			m.Name = v
-		case "arguments":
-			if codec.KindOf(v) != codec.ValueObject {
-				m.Uncommon = true
-			}
-			m.Args = v
-		case "inputResponses":
-			m.Responses, m.Uncommon = v, true
-		case "requestState":
-			m.State, m.Uncommon = v, true
-		default:
-			m.Uncommon = true
-		}
-	}
-	m.Read = top.Err() == nil
-	return m.Read
-}
-
-// reread is read from a view of nothing.
-func (m *requestMeta) reread(params []byte) bool {
-	*m = requestMeta{}
-	return m.read(params)
-}
-
-// readMeta reads the members of v, a _meta object, into m.
-func (m *requestMeta) readMeta(v []byte) bool {
-	var meta codec.Members
-	for meta.Reset(v); meta.Next(); {
-		if meta.KeyEscaped() {
-			m.Others = true
-		}
-		switch string(meta.Name(nil)) {
-		case MetaProtocolVersion:
-			m.Version = meta.Value()
-		case MetaClientCapabilities:
-			m.Caps = meta.Value()
-		case MetaClientInfo:
-			m.Info = meta.Value()
-		case MetaLogLevel:
-			m.LogLevel = meta.Value()
-		case "progressToken":
-			m.Progress, m.Others = meta.Value(), true
-		default:
-			m.Others = true
-		}
-	}
-	if meta.Index() < 0 {
-		m.Others = true // an empty _meta decodes to an empty Meta, not nil
-	}
-	return meta.Err() == nil
-}
+// requestMeta is the view of a request's params that one walk over them
+// makes (reqmeta.View): what _meta may carry under a stateless version,
+// the members of multi-round-trip requests, which inputRound.open takes
+// from it, and tools/call's common form, which
+// CallToolParams.decodeCommon takes from it.
+type requestMeta = reqmeta.View
 
 // engineMeta reports whether name is one of the keys of _meta that the
 // engine reads and a handler finds in its ServerSession instead.
@@ -201,70 +116,107 @@ var (
 // version, or lacks what the version requires, is refused with the
 // specification's error. The caller has found statelessKey in params
 // unless g&onlyStateless; mm receives the view of params read on the way
-// (see requestMeta), whole when a session is returned.
-func (s *Server) statelessSession(home *ServerSession, g gate, method string, params []byte, mm *requestMeta) (*ServerSession, error) {
+// (see requestMeta), whole when a session is returned: the one the
+// transport read, when the body's context bctx (nil: none) carries it
+// (reqmeta.From), else one read here. With the session
+// comes the context that carries it, made with it: its parent is the
+// caller's to set before it is used.
+func (s *Server) statelessSession(home *ServerSession, g gate, method string, params []byte, mm *requestMeta, bctx context.Context) (*ServerSession, *sessionContext, error) {
 	if codec.KindOf(params) == codec.ValueObject && (g&onlyStateless == 0 || bytes.Contains(params, statelessKey)) {
-		if at := codec.DuplicateName(params); at >= 0 {
-			return nil, codec.DuplicateNameError(params, at)
+		read := (bctx != nil && reqmeta.From(bctx, params, mm)) || mm.Read(params)
+		if at := mm.DuplicateName(params); at >= 0 {
+			return nil, nil, codec.DuplicateNameError(params, at)
 		}
-		if !mm.read(params) {
-			return nil, errBadMeta
+		if !read {
+			return nil, nil, errBadMeta
 		}
 	}
-	version := Version20260728
+	version, ok := Version20260728, true
+	if string(mm.Version) != quotedStateless && len(mm.Version) > 0 {
+		version, ok = metaVersion(mm.Version)
+	}
 	switch {
 	case len(mm.Version) == 0 && len(mm.Caps) == 0:
 		if g&onlyStateless != 0 {
-			return nil, errNoVersion
+			return nil, nil, errNoVersion
 		}
-		return nil, nil
+		return nil, nil, nil
 	case len(mm.Version) == 0:
-		return nil, errNoVersion
-	case string(mm.Version) != quotedStateless && codec.UnmarshalExact(mm.Version, &version) != nil:
-		return nil, invalidParams("Invalid params: " + MetaProtocolVersion + " must be a string")
+		return nil, nil, errNoVersion
+	case !ok:
+		return nil, nil, invalidParams("Invalid params: " + MetaProtocolVersion + " must be a string")
 	case IsSupportedVersion(version):
 		// A version of initialize's: the key is not this request's to
 		// choose; the session's negotiation governs.
 		if g&onlyStateless != 0 {
-			return nil, invalidParams("Invalid params: " + method + " is a method of protocol version " +
+			return nil, nil, invalidParams("Invalid params: " + method + " is a method of protocol version " +
 				Version20260728 + ", not of " + version)
 		}
-		return nil, nil
+		return nil, nil, nil
 	case !IsStatelessVersion(version):
-		return nil, codec.NewError(codec.CodeUnsupportedProtocolVersion, "Unsupported protocol version").
+		return nil, nil, codec.NewError(codec.CodeUnsupportedProtocolVersion, "Unsupported protocol version").
 			WithData(&unsupportedVersionData{Supported: allVersions, Requested: version})
 	case g&stateless == 0:
-		return nil, codec.NewError(codec.CodeMethodNotFound, "Method not found: "+method+
+		return nil, nil, codec.NewError(codec.CodeMethodNotFound, "Method not found: "+method+
 			" is not part of protocol version "+version).WithData(map[string]string{"method": method})
 	case len(mm.Caps) == 0 || string(mm.Caps) == "null":
-		return nil, errNoCaps
+		return nil, nil, errNoCaps
 	}
 	a := new(statelessAlloc) // the session and its round: one allocation
-	rs := &a.ss
-	*rs = ServerSession{srv: s, home: home, done: home.done, transport: home.transport,
-		version: version, vlevel: levelOf(version), round: &a.round}
+	rs := &a.ss              // zero: set field by field, not copied from a literal of its size
+	rs.srv, rs.home, rs.done, rs.transport = s, home, home.done, home.transport
+	rs.version, rs.vlevel, rs.round = version, levelOf(version), &a.round
 	a.round.responses, a.round.token = mm.Responses, mm.State // for open
 	if codec.KindOf(mm.Caps) != codec.ValueObject ||
 		(string(mm.Caps) != "{}" && codec.UnmarshalExact(mm.Caps, &rs.clientCaps) != nil) {
-		return nil, invalidParams("Invalid params: " + MetaClientCapabilities + " must be a ClientCapabilities object")
+		return nil, nil, invalidParams("Invalid params: " + MetaClientCapabilities + " must be a ClientCapabilities object")
 	}
 	if len(mm.Info) > 0 && string(mm.Info) != "null" {
 		if codec.KindOf(mm.Info) != codec.ValueObject || codec.UnmarshalExact(mm.Info, &rs.clientInfo) != nil {
-			return nil, invalidParams("Invalid params: " + MetaClientInfo + " must be an Implementation object")
+			return nil, nil, invalidParams("Invalid params: " + MetaClientInfo + " must be an Implementation object")
 		}
 	}
 	rs.level.Store(math.MaxInt32) // no log message unless asked for
 	if len(mm.LogLevel) > 0 && string(mm.LogLevel) != "null" {
 		var l LoggingLevel
 		if codec.UnmarshalExact(mm.LogLevel, &l) != nil || !l.Valid() {
-			return nil, invalidParams("Invalid params: " + MetaLogLevel + " must be a logging level").
+			return nil, nil, invalidParams("Invalid params: " + MetaLogLevel + " must be a logging level").
 				WithData(map[string]string{"level": string(mm.LogLevel)})
 		}
 		rs.level.Store(l.severity())
 	}
 	rs.c.Store(home.c.Load())
 	rs.state.Store(stateInitialized)
-	return rs, nil
+	a.ctx.ss = rs
+	return rs, &a.ctx, nil
+}
+
+// sessionContext is a context carrying a stateless request's session, as
+// context.WithValue(parent, sessionKey{}, ss) would, made in the
+// session's allocation (statelessAlloc) rather than in one of its own.
+type sessionContext struct {
+	context.Context // the parent
+	ss              *ServerSession
+}
+
+// Value implements context.Context.
+func (c *sessionContext) Value(key any) any {
+	if key == (sessionKey{}) {
+		return c.ss
+	}
+	return c.Context.Value(key)
+}
+
+// metaVersion decodes raw, the protocol version in a request's _meta,
+// and reports whether it is a string. Out of line: what it decodes into
+// goes to the heap, and the common version (quotedStateless) needs no
+// decoding.
+func metaVersion(raw []byte) (string, bool) {
+	var v string
+	if codec.UnmarshalExact(raw, &v) != nil {
+		return "", false
+	}
+	return v, true
 }
 
 // unsupportedVersionData is the data of a -32022 error.

@@ -128,7 +128,7 @@ func decodeParamsBothWays(t testing.TB, data []byte) bool {
 	t.Helper()
 	var fast, slow CallToolParams
 	var view requestMeta
-	if !view.read(data) || !fast.decodeCommon(&view) {
+	if !view.Read(data) || !fast.decodeCommon(&view) {
 		return false
 	}
 	err := codec.UnmarshalExact(data, &slow)

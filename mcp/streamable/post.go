@@ -25,11 +25,11 @@ type bodyInfo struct {
 
 // post serves POST: a message or a batch of the client's.
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
-	if !httpjson.IsJSON(r.Header.Get("Content-Type")) {
+	if !httpjson.IsJSON(fieldOf(r.Header, "Content-Type")) {
 		httpjson.Error(w, http.StatusUnsupportedMediaType, codec.CodeInvalidRequest, "Unsupported Media Type: the body must be application/json")
 		return
 	}
-	wantJSON, wantSSE := accepts(r.Header.Values("Accept"))
+	wantJSON, wantSSE := accepts(r.Header["Accept"]) // r.Header.Values("Accept")
 	if !wantJSON && !wantSSE {
 		httpjson.Error(w, http.StatusNotAcceptable, codec.CodeInvalidRequest, "Not Acceptable: accept application/json and text/event-stream")
 		return
@@ -80,6 +80,16 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	default:
 		h.serveAnswer(w, r, s, body, info.quiet, !wantJSON)
 	}
+}
+
+// fieldOf is hd.Get(key) for a key in canonical form (as the
+// constants of header names here are), which Get would canonicalise
+// again at every call.
+func fieldOf(hd http.Header, key string) string {
+	if vs := hd[key]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
 }
 
 // parseError answers a body that is not JSON: 400 with -32700.

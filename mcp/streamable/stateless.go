@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwire/mcpwire/codec"
 	"github.com/mcpwire/mcpwire/conn"
 	"github.com/mcpwire/mcpwire/internal/httpjson"
+	"github.com/mcpwire/mcpwire/internal/reqmeta"
 	"github.com/mcpwire/mcpwire/mcp"
 )
 
@@ -28,10 +29,10 @@ import (
 // session, its body's _meta names a protocol version (which the handler
 // then checks against the header).
 func isStateless(r *http.Request, body []byte) bool {
-	if mcp.IsStatelessVersion(r.Header.Get(headerVersion)) {
+	if mcp.IsStatelessVersion(fieldOf(r.Header, headerVersion)) {
 		return true
 	}
-	return r.Header.Get(headerSession) == "" && bytes.Contains(body, metaVersionKey)
+	return fieldOf(r.Header, headerSession) == "" && bytes.Contains(body, metaVersionKey)
 }
 
 // statelessHome is the connection stateless requests are served through:
@@ -143,6 +144,7 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: the request could not be served")
 		return
 	}
+	ctx := r.Context()
 	switch m.Kind {
 	case codec.KindNotification:
 		// notifications/cancelled names a request by an id that only its
@@ -153,12 +155,19 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case codec.KindRequest:
-		if e := checkHeaders(r.Header, &m, h.srv); e != nil {
+		// One walk over the params serves the headers' check here and,
+		// carried in the body's context, package mcp (reqmeta.From).
+		var view reqmeta.View
+		if codec.KindOf(m.Params) == codec.ValueObject {
+			view.Read(m.Params)
+		}
+		if e := checkHeaders(r.Header, &m, &view, h.srv); e != nil {
 			writeStatelessAnswer(w, codec.AppendError(nil, m.ID, e), nil)
 			return
 		}
+		ctx = reqmeta.With(ctx, m.Params, &view)
 	}
-	h.serveStateless(w, r, c, body, wantJSON && (h.opts.JSONResponse || !wantSSE), !wantJSON)
+	h.serveStateless(w, r, ctx, c, body, &m, wantJSON && (h.opts.JSONResponse || !wantSSE), !wantJSON)
 }
 
 // first scans body and returns its first message, valid as long as body

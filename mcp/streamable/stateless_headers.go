@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/reqmeta"
 	"github.com/mcpwire/mcpwire/mcp"
 )
 
@@ -34,9 +35,11 @@ func mismatch(header, what string) *codec.Error {
 }
 
 // checkHeaders returns the error a request m of a stateless version is
-// refused with when its headers do not mirror its body, or nil. srv's
-// tools say which arguments of a tools/call are mirrored (Mcp-Param-*).
-func checkHeaders(hd http.Header, m *codec.Message, srv *mcp.Server) *codec.Error {
+// refused with when its headers do not mirror its body, or nil. view is
+// what reqmeta.View.Read found in m's params (a zero View if it was not
+// called). srv's tools say which arguments of a tools/call are mirrored
+// (Mcp-Param-*).
+func checkHeaders(hd http.Header, m *codec.Message, view *reqmeta.View, srv *mcp.Server) *codec.Error {
 	nameKey := ""
 	switch {
 	case isMethod(m, "tools/call"), isMethod(m, "prompts/get"):
@@ -46,7 +49,17 @@ func checkHeaders(hd http.Header, m *codec.Message, srv *mcp.Server) *codec.Erro
 	case isMethod(m, "tasks/get"), isMethod(m, "tasks/update"), isMethod(m, "tasks/cancel"):
 		nameKey = "taskId" // the tasks extension's routing header
 	}
-	name, version := mirrored(m.Params, nameKey)
+	var name, version []byte
+	if view.Whole && !view.Repeated && (nameKey == "name" || nameKey == "") {
+		// Each member is the only one of its name: the first, as mirrored
+		// finds it.
+		version = view.Version
+		if nameKey != "" {
+			name = view.Name
+		}
+	} else {
+		name, version = mirrored(m.Params, nameKey)
+	}
 	if version == nil {
 		return errNoMetaVersion
 	}

@@ -1,0 +1,149 @@
+// Package reqmeta reads, in one walk, the members of an MCP request's
+// params that the engine serves the request by: what _meta carries under
+// a stateless protocol version, the members of multi-round-trip requests,
+// and tools/call's common form (View). Package mcp serves a request from
+// it; package mcp/streamable checks the HTTP headers that mirror a
+// stateless request's body against it, and hands it to mcp through the
+// body's context (With, From), so that the request's params are walked
+// once between the transport and the handler.
+package reqmeta
+
+import (
+	"bytes"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// Keys of _meta that carry, under a stateless protocol version, what
+// initialize negotiated under the older ones (package mcp exports them).
+const (
+	ProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	ClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	ClientInfo         = "io.modelcontextprotocol/clientInfo"
+	LogLevel           = "io.modelcontextprotocol/logLevel"
+)
+
+// View is a view of a request's params from one walk over them (Read):
+// what _meta may carry under a stateless version, each member a raw view
+// into the params, judged apart; the members of multi-round-trip
+// requests; and tools/call's common form. Its slices are valid as long as
+// the params are. The zero View is a view of nothing.
+type View struct {
+	Version, Caps, Info, LogLevel []byte
+	// Others is set when a _meta is empty or has a member of another name
+	// or a name escaped: it does not hold the engine's keys alone.
+	Others bool
+	// Responses and State are the members inputResponses and
+	// requestState; Progress is _meta's progressToken.
+	Responses, State, Progress []byte
+	// Name and Args are the members name (a string without escapes) and
+	// arguments (an object); Uncommon is set when the params have another
+	// member, a name escaped, or a name or arguments of another kind.
+	Name, Args []byte
+	Uncommon   bool
+	// Repeated is set when Read met one of the names it keeps twice, or
+	// _meta twice. Without it each member is the params' only one of its
+	// name.
+	Repeated bool
+	// Whole is set once Read has walked the whole params.
+	Whole bool
+}
+
+// Read finds the members of params (an object a Scanner has validated)
+// that m holds. It reports false when _meta is not an object, or params
+// not an object. A member given twice is refused (DuplicateName, before
+// anything uses m), so the last one is the one.
+func (m *View) Read(params []byte) bool {
+	var top codec.Members
+	var scratch [64]byte
+	metas := 0
+	for top.Reset(params); top.Next(); {
+		v := top.Value()
+		if top.KeyEscaped() {
+			m.Uncommon = true
+		}
+		switch string(top.Name(scratch[:0])) {
+		case "_meta":
+			if metas++; metas > 1 {
+				m.Repeated = true
+			}
+			if codec.KindOf(v) != codec.ValueObject || !m.readMeta(v) {
+				return false
+			}
+		case "name":
+			if codec.KindOf(v) != codec.ValueString || bytes.IndexByte(v, '\\') >= 0 {
+				m.Uncommon = true
+			}
+			m.keep(&m.Name, v)
+		case "arguments":
+			if codec.KindOf(v) != codec.ValueObject {
+				m.Uncommon = true
+			}
+			m.keep(&m.Args, v)
+		case "inputResponses":
+			m.Responses, m.Uncommon = v, true
+		case "requestState":
+			m.State, m.Uncommon = v, true
+		default:
+			m.Uncommon = true
+		}
+	}
+	m.Whole = top.Err() == nil
+	return m.Whole
+}
+
+// keep sets *member, one of m's, to v, noting a member read twice.
+func (m *View) keep(member *[]byte, v []byte) {
+	m.Repeated = m.Repeated || *member != nil
+	*member = v
+}
+
+// Reread is Read from a view of nothing.
+func (m *View) Reread(params []byte) bool {
+	*m = View{}
+	return m.Read(params)
+}
+
+// readMeta reads the members of v, a _meta object, into m.
+func (m *View) readMeta(v []byte) bool {
+	var meta codec.Members
+	for meta.Reset(v); meta.Next(); {
+		if meta.KeyEscaped() {
+			m.Others = true
+		}
+		switch string(meta.Name(nil)) {
+		case ProtocolVersion:
+			m.keep(&m.Version, meta.Value())
+		case ClientCapabilities:
+			m.keep(&m.Caps, meta.Value())
+		case ClientInfo:
+			m.keep(&m.Info, meta.Value())
+		case LogLevel:
+			m.keep(&m.LogLevel, meta.Value())
+		case "progressToken":
+			m.Progress, m.Others = meta.Value(), true
+		default:
+			m.Others = true
+		}
+	}
+	if meta.Index() < 0 {
+		m.Others = true // an empty _meta decodes to an empty Meta, not nil
+	}
+	return meta.Err() == nil
+}
+
+// DuplicateName is codec.DuplicateName(params) for the params m has read
+// (whole, with its names distinct and unescaped): only the values that
+// may hold objects are walked again, not the names Read compared. Params
+// in which Read found anything else are walked whole.
+func (m *View) DuplicateName(params []byte) int {
+	if !m.Whole || m.Uncommon || m.Others || m.Repeated {
+		return codec.DuplicateName(params)
+	}
+	for _, v := range [...][]byte{m.Args, m.Caps, m.Info, m.Version, m.LogLevel} {
+		if codec.DuplicateName(v) >= 0 {
+			return codec.DuplicateName(params) // the first in the params, as it reports
+		}
+	}
+	return -1
+}

@@ -1,0 +1,75 @@
+package reqmeta
+
+import (
+	"testing"
+
+	"github.com/mcpwire/mcpwire/codec"
+)
+
+// dupParams are params, each with its names given once or twice at some
+// depth, for View.DuplicateName.
+var dupParams = []string{
+	`{"name":"echo","arguments":{"message":"hello"}}`,
+	`{"name":"echo","arguments":{"message":"hello","message":"again"}}`,
+	`{"name":"echo","name":"echo","arguments":{}}`,
+	`{"name":"echo","arguments":{},"arguments":{}}`,
+	`{"arguments":{"a":{"b":1,"b":2}},"name":"x"}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+	`{"name":"echo","_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{},"roots":{}}}}`,
+	`{"name":"echo","_meta":{"io.modelcontextprotocol/clientInfo":{"name":"a","version":"1","name":"b"}}}`,
+	`{"name":"echo","_meta":{"io.modelcontextprotocol/logLevel":"info"},"_meta":{"io.modelcontextprotocol/clientInfo":{}}}`,
+	`{"name":"echo","_meta":{"io.modelcontextprotocol/logLevel":"info"},"_meta":{}}`,
+	`{"name":"echo","_meta":{},"_meta":{}}`,
+	`{"name":"echo","_meta":{"progressToken":1,"progressToken":2}}`,
+	`{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":{"a":1,"a":2}}}`,
+	`{"name":"echo","_meta":{"io.modelcontextprotocol/logLevel":[{"a":1,"a":2}]}}`,
+	`{"name":{"a":1,"a":2}}`,
+	`{"na\u006de":"echo","name":"echo"}`,
+	`{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersio\u006e":"x","io.modelcontextprotocol/protocolVersion":"y"}}`,
+	`{"name":"echo","other":1,"other":2}`,
+	`{"name":"echo","inputResponses":{"a":{},"a":{}},"requestState":"s"}`,
+	`{"name":"echo","arguments":[1,{"k":1,"k":1}]}`,
+	`{"name":"echo","_meta":[]}`,
+	`[{"a":1,"a":2}]`,
+	`{}`,
+}
+
+// TestView_duplicateName checks that the check spared the names Read
+// compared finds what codec.DuplicateName finds.
+func TestView_duplicateName(t *testing.T) {
+	dups := 0
+	for _, p := range dupParams {
+		if _, _, err := codec.NewScanner(nil).Scan([]byte(p)); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		checkDuplicateName(t, []byte(p))
+		if codec.DuplicateName([]byte(p)) >= 0 {
+			dups++
+		}
+	}
+	if dups < len(dupParams)/2 {
+		t.Errorf("%d of %d params have a name twice: the table tests too little", dups, len(dupParams))
+	}
+}
+
+func checkDuplicateName(t *testing.T, params []byte) {
+	t.Helper()
+	if _, _, err := codec.NewScanner(nil).Scan(params); err != nil {
+		return // params a Scanner refused never reach it
+	}
+	var m View
+	m.Read(params)
+	if got, want := m.DuplicateName(params), codec.DuplicateName(params); got != want {
+		t.Errorf("%s: DuplicateName = %d, codec.DuplicateName = %d", params, got, want)
+	}
+}
+
+// FuzzViewDuplicateName checks View.DuplicateName against
+// codec.DuplicateName on any params.
+func FuzzViewDuplicateName(f *testing.F) {
+	for _, p := range dupParams {
+		f.Add([]byte(p))
+	}
+	f.Fuzz(checkDuplicateName)
+}
