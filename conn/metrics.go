@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/clock"
 	"github.com/mcpwire/mcpwire/router"
 )
 
@@ -103,15 +104,13 @@ type MethodResolver interface {
 	Method(name string) MethodMetrics
 }
 
-// epoch is the origin of clock: a monotonic time that fits in 8 bytes.
-var epoch = time.Now()
-
-// clock returns the monotonic time for latencies, or 0 without Metrics.
+// clock returns the monotonic time for latencies (package internal/clock:
+// 8 bytes, cheaper to read than time.Since), or 0 without Metrics.
 func (c *Conn) clock() time.Duration {
 	if c.opts.Metrics == nil {
 		return 0
 	}
-	return time.Since(epoch)
+	return clock.Now()
 }
 
 // methodMetrics returns the MethodMetrics of e, or nil when Metrics

@@ -25,7 +25,8 @@ import (
 // latencyFamily is the histogram family, by method; a prometheus.Collector.
 type latencyFamily struct {
 	desc   *prometheus.Desc
-	bounds []float64 // upper bounds, increasing, without +Inf
+	bounds []float64       // upper bounds, increasing, without +Inf
+	limits []time.Duration // bounds[i] as a duration: see limit
 
 	mu       sync.Mutex // serialises additions to children
 	children atomic.Pointer[[]*latency]
@@ -34,7 +35,7 @@ type latencyFamily struct {
 // latency is one method's histogram. Safe for concurrent use.
 type latency struct {
 	method  string
-	bounds  []float64       // the family's
+	limits  []time.Duration // the family's
 	buckets []atomic.Uint64 // by bucket, not cumulative; the last: above every bound
 	sum     atomic.Uint64   // math.Float64bits of the sum, in seconds
 	created time.Time
@@ -52,14 +53,17 @@ func newLatencyFamily(name, help string, bounds []float64, constLabels prometheu
 			return nil, errBuckets
 		}
 	}
-	f := &latencyFamily{desc: prometheus.NewDesc(name, help, []string{"method"}, constLabels), bounds: bounds}
+	f := &latencyFamily{desc: prometheus.NewDesc(name, help, []string{"method"}, constLabels), bounds: bounds, limits: make([]time.Duration, len(bounds))}
+	for i, b := range bounds {
+		f.limits[i] = limit(b)
+	}
 	f.children.Store(&[]*latency{})
 	return f, nil
 }
 
 // child makes method's histogram. The Collector calls it once per method.
 func (f *latencyFamily) child(method string) *latency {
-	l := &latency{method: method, bounds: f.bounds, buckets: make([]atomic.Uint64, len(f.bounds)+1), created: time.Now()}
+	l := &latency{method: method, limits: f.limits, buckets: make([]atomic.Uint64, len(f.bounds)+1), created: time.Now()}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	old := *f.children.Load()
@@ -87,22 +91,43 @@ func (f *latencyFamily) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// bucket returns the index of the bucket of an observation of d seconds:
-// the first bound at or above it, as client_golang chooses.
-func (l *latency) bucket(s float64) int {
-	for i, b := range l.bounds {
-		if s <= b {
+// bucket returns the index of the bucket of an observation of d: the first
+// bound at or above d.Seconds(), as client_golang chooses, found without
+// converting d (limit).
+func (l *latency) bucket(d time.Duration) int {
+	for i, b := range l.limits {
+		if d <= b {
 			return i
 		}
 	}
-	return len(l.bounds)
+	return len(l.limits)
+}
+
+// limit returns the longest duration whose Seconds() is at most the bound
+// b: as Seconds never decreases with the duration, d <= limit(b) exactly
+// when d.Seconds() <= b (for a b below every duration, the shortest one,
+// which no latency is).
+func limit(b float64) time.Duration {
+	switch {
+	case b >= float64(math.MaxInt64)/1e9:
+		return math.MaxInt64
+	case b < float64(math.MinInt64)/1e9:
+		return math.MinInt64
+	}
+	d := time.Duration(b * 1e9)
+	for d > math.MinInt64 && d.Seconds() > b {
+		d--
+	}
+	for d < math.MaxInt64 && (d+1).Seconds() <= b {
+		d++
+	}
+	return d
 }
 
 // observe adds one observation of d.
 func (l *latency) observe(d time.Duration) {
-	s := d.Seconds()
-	l.buckets[l.bucket(s)].Add(1)
-	addFloat(&l.sum, s)
+	l.buckets[l.bucket(d)].Add(1)
+	addFloat(&l.sum, d.Seconds())
 }
 
 // add adds the observations counted by bucket in counts, whose sum is sum,

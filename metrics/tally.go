@@ -13,10 +13,10 @@ import (
 // is counted at once (rare, and its counter may be new).
 type tally struct {
 	m       *methodStats
-	results uint64   // answers with code 0 since the last flush
-	counts  []uint64 // latencies by bucket, as m.duration's
-	sum     float64  // their sum, in seconds
-	n       int      // answers since the last flush
+	results uint64        // answers with code 0 since the last flush
+	counts  []uint64      // latencies by bucket, as m.duration's
+	sum     time.Duration // their sum
+	n       int           // answers since the last flush
 }
 
 // Tally returns a new tally of the method's answers (conn.MethodMetrics).
@@ -31,9 +31,8 @@ func (t *tally) Answered(code codec.Code, d time.Duration) {
 	} else {
 		t.m.count(code)
 	}
-	s := d.Seconds()
-	t.counts[t.m.duration.bucket(s)]++
-	t.sum += s
+	t.counts[t.m.duration.bucket(d)]++
+	t.sum += d
 	t.n++
 }
 
@@ -45,6 +44,6 @@ func (t *tally) Flush() {
 	if t.results != 0 {
 		t.m.result.Add(float64(t.results))
 	}
-	t.m.duration.add(t.counts, t.sum)
+	t.m.duration.add(t.counts, t.sum.Seconds())
 	t.results, t.sum, t.n = 0, 0, 0
 }
