@@ -39,8 +39,8 @@ var callResults = []string{
 func decodeBothWays(t testing.TB, data []byte) (common bool) {
 	t.Helper()
 	var fast, owned, slow CallToolResult
-	common = fast.decodeCommon(data, false)
-	if owned.decodeCommon(bytes.Clone(data), true) != common {
+	common = fast.decodeCommon(data, false, nil)
+	if owned.decodeCommon(bytes.Clone(data), true, nil) != common {
 		t.Errorf("%s: decodeCommon takes it owned but not copied, or the reverse", data)
 	}
 	slowErr := slow.decodeSlow(data)

@@ -141,7 +141,7 @@ type CallToolResult struct {
 // UnmarshalJSON decodes a result, each content block by its type. data
 // must be valid JSON (decoded by sonic).
 func (r *CallToolResult) UnmarshalJSON(data []byte) error {
-	if r.decodeCommon(data, false) {
+	if r.decodeCommon(data, false, nil) {
 		return nil
 	}
 	return r.decodeSlow(data)
@@ -151,7 +151,7 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 // call's answer, copied for it and dropped after — whose texts and
 // structured content may therefore alias data instead of copying it.
 func (r *CallToolResult) decodeOwned(data []byte) error {
-	if r.decodeCommon(data, true) {
+	if r.decodeCommon(data, true, nil) {
 		return nil
 	}
 	return r.decodeSlow(data)
@@ -161,8 +161,9 @@ func (r *CallToolResult) decodeOwned(data []byte) error {
 // blocks without annotations or _meta, isError, and structured content
 // that is an object. It reports false, leaving r alone, for anything
 // else; decodeSlow then decodes it, to the same value where both can
-// (tool_decode_test.go holds them to it).
-func (r *CallToolResult) decodeCommon(data []byte, owned bool) bool {
+// (tool_decode_test.go holds them to it). A single text block goes into
+// one (nil: a new one; see decodeTextBlocks).
+func (r *CallToolResult) decodeCommon(data []byte, owned bool, one *oneTextBlock) bool {
 	var res CallToolResult
 	var it codec.Members
 	for it.Reset(data); it.Next(); {
@@ -172,7 +173,7 @@ func (r *CallToolResult) decodeCommon(data []byte, owned bool) bool {
 		v := it.Value()
 		switch string(it.Name(nil)) {
 		case "content":
-			c, ok := decodeTextBlocks(v, owned)
+			c, ok := decodeTextBlocks(v, owned, one)
 			if !ok {
 				return false
 			}
