@@ -127,18 +127,21 @@ func prepare(ctx context.Context, g gate, req *router.Request, p any, view *requ
 	if params == nil {
 		return ctx, ss, nil
 	}
+	// tools/call's common params decode from a view of them, the one
+	// statelessSession read or a new one; anything else goes to sonic.
 	// A name given twice in one object is refused before anything decodes
 	// params: the schema validator and the decoder could each take a
 	// different one of the two values. (statelessSession has refused it
 	// already for a request of a stateless version.)
+	cp, isCall := p.(*CallToolParams)
+	read := isCall && ss.stateless()
 	if !ss.stateless() {
-		if at := codec.DuplicateName(params); at >= 0 {
+		read = isCall && view.reread(params)
+		if at := view.duplicateName(params, read); at >= 0 {
 			return ctx, nil, codec.DuplicateNameError(params, at)
 		}
 	}
-	// tools/call's common params decode from a view of them, the one
-	// statelessSession read or a new one; anything else goes to sonic.
-	if cp, ok := p.(*CallToolParams); ok && (ss.stateless() || view.reread(params)) && cp.decodeCommon(view) {
+	if read && cp.decodeCommon(view) {
 		return ctx, ss, nil
 	}
 	if err := codec.UnmarshalExact(params, p); err != nil {

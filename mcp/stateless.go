@@ -62,11 +62,57 @@ type requestMeta struct {
 	Uncommon   bool
 	// Read is set once read has walked the whole params.
 	Read bool
+	// meta is the _meta member; metaAt and argsAt are where _meta and
+	// arguments begin in the params (0: absent). names has a bit for
+	// each of _meta, name and arguments read, Repeated is set when one
+	// came twice: see duplicateName.
+	meta           []byte
+	metaAt, argsAt int
+	names          uint8
+	Repeated       bool
+}
+
+// Bits of requestMeta.names.
+const (
+	readMeta uint8 = 1 << iota
+	readName
+	readArgs
+)
+
+// once notes the member bit read, and whether it came before.
+func (m *requestMeta) once(bit uint8) {
+	if m.names&bit != 0 {
+		m.Repeated = true
+	}
+	m.names |= bit
+}
+
+// duplicateName is codec.DuplicateName(params) for params that m has read
+// whole (read): when their own names are only those read knows, each
+// once, only the containers among their values (_meta, arguments) are
+// walked, in the order they come.
+func (m *requestMeta) duplicateName(params []byte, read bool) int {
+	if !read || m.Uncommon || m.Repeated {
+		return codec.DuplicateName(params)
+	}
+	first, second := m.meta, m.Args
+	firstAt, secondAt := m.metaAt, m.argsAt
+	if secondAt < firstAt {
+		first, second, firstAt, secondAt = second, first, secondAt, firstAt
+	}
+	if at := codec.DuplicateName(first); at >= 0 {
+		return firstAt + at
+	}
+	if at := codec.DuplicateName(second); at >= 0 {
+		return secondAt + at
+	}
+	return -1
 }
 
 // read finds the members of params (an object) that m holds. It reports
-// false when _meta is not an object. A member given twice
-// is refused before (codec.DuplicateName), so the last one is the one.
+// false when _meta is not an object. A member given twice is noted
+// (Repeated) and refused (duplicateName) before anything decodes params;
+// of two, the last is the one read.
 func (m *requestMeta) read(params []byte) bool {
 	var top codec.Members
 	var scratch [64]byte
@@ -80,16 +126,20 @@ func (m *requestMeta) read(params []byte) bool {
 			if codec.KindOf(v) != codec.ValueObject || !m.readMeta(v) {
 				return false
 			}
+			m.once(readMeta)
+			m.meta, m.metaAt = v, top.Offset()
 		case "name":
 			if codec.KindOf(v) != codec.ValueString || bytes.IndexByte(v, '\\') >= 0 {
 				m.Uncommon = true
 			}
+			m.once(readName)
 			m.Name = v
 		case "arguments":
 			if codec.KindOf(v) != codec.ValueObject {
 				m.Uncommon = true
 			}
-			m.Args = v
+			m.once(readArgs)
+			m.Args, m.argsAt = v, top.Offset()
 		case "inputResponses":
 			m.Responses, m.Uncommon = v, true
 		case "requestState":
