@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -352,9 +353,12 @@ func (c *TextContent) decodePlain(d []byte, owned bool) bool {
 			if codec.KindOf(v) != codec.ValueString {
 				return false
 			}
-			text, err := codec.Unquote(v)
-			if err != nil {
-				return false
+			text := v[1 : len(v)-1] // a string token the Scanner validated, compact
+			if bytes.IndexByte(text, '\\') >= 0 {
+				var err error
+				if text, err = codec.Unquote(v); err != nil {
+					return false
+				}
 			}
 			if owned {
 				c.Text = unsafex.String(text) // d is never written again (decodeOwned)
