@@ -32,6 +32,13 @@ var callResults = []string{
 	`{"content":[{"type":"text","text":"a"}],"other":1}`,
 	`{"c\u006fntent":[{"type":"text","text":"a"}]}`,
 	`{"content":[{"type":"text","text":"a"}],"content":[{"type":"text","text":"b"}],"isError":true,"isError":false}`,
+	`{"content":[{"type":"text","text":""}]}`,
+	`{"content":[{"type":"text","text":"héllo ✓"}]}`,
+	`{"content":[{"type":"text","text":"caf\u00e9"}]}`,
+	`{"content":[{"type":"text","text":"a\"b"}]}`,
+	`{"content":[{"type":"text","text":"a"}],"isError":true}`,
+	`{"content":[{"type":"text","text":"a"}]} `,
+	`{"content":[{"type":"text","text":"a"}, {"type":"text","text":"b"}]}`,
 }
 
 // decodeBothWays decodes data through decodeCommon (when it takes it) and

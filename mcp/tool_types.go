@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/unsafex"
 )
 
 // Tool describes a tool a server offers: its name, what it does, and the
@@ -164,6 +165,9 @@ func (r *CallToolResult) decodeOwned(data []byte) error {
 // (tool_decode_test.go holds them to it). A single text block goes into
 // one (nil: a new one; see decodeTextBlocks).
 func (r *CallToolResult) decodeCommon(data []byte, owned bool, one *oneTextBlock) bool {
+	if r.decodeOneText(data, owned, one) {
+		return true
+	}
 	var res CallToolResult
 	var it codec.Members
 	for it.Reset(data); it.Next(); {
@@ -201,6 +205,44 @@ func (r *CallToolResult) decodeCommon(data []byte, owned bool, one *oneTextBlock
 		return false
 	}
 	*r = res
+	return true
+}
+
+// The usual result, one text block and nothing else, as commonResult
+// writes it (compact, members in this order): textResultHead, the text's
+// string token less its opening quote, textResultTail.
+const (
+	textResultHead = `{"content":[{"type":"text","text":"`
+	textResultTail = `}]}`
+)
+
+// decodeOneText is decodeCommon for data that is exactly the usual result
+// with a text without escapes, read by its bytes with one scan of the
+// text; it reports false, leaving r alone, for anything else. The block
+// goes into one (nil: a new one).
+func (r *CallToolResult) decodeOneText(data []byte, owned bool, one *oneTextBlock) bool {
+	const n = len(textResultHead)
+	if len(data) < n+len(textResultTail) || string(data[:n]) != textResultHead {
+		return false
+	}
+	end, err := codec.SkipValue(data, n-1) // the text's string token
+	if err != nil || string(data[end:]) != textResultTail {
+		return false
+	}
+	text := data[n : end-1]
+	if bytes.IndexByte(text, '\\') >= 0 {
+		return false // escapes: decodePlain unescapes them
+	}
+	if one == nil {
+		one = new(oneTextBlock)
+	}
+	if owned {
+		one.block[0] = TextContent{Text: unsafex.String(text)} // data is never written again (decodeOwned)
+	} else {
+		one.block[0] = TextContent{Text: string(text)}
+	}
+	one.list[0] = &one.block[0]
+	*r = CallToolResult{Content: one.list[:]}
 	return true
 }
 
