@@ -155,7 +155,42 @@ func (m *requestMeta) read(params []byte) bool {
 // reread is read from a view of nothing.
 func (m *requestMeta) reread(params []byte) bool {
 	*m = requestMeta{}
-	return m.read(params)
+	return m.readCall(params) || m.read(params)
+}
+
+// The usual tools/call params, as CallTool sends them: callHead, the
+// name's string token less its opening quote, callMid, the arguments
+// (an object), '}'.
+const (
+	callHead = `{"name":"`
+	callMid  = `,"arguments":`
+)
+
+// readCall is read for params that are exactly the usual tools/call
+// params, a name without escapes, read by their bytes: it finds the
+// name's token and the arguments' end with one scan each. It reports
+// false, leaving m alone, for anything else.
+func (m *requestMeta) readCall(params []byte) bool {
+	if len(params) < len(callHead) || string(params[:len(callHead)]) != callHead {
+		return false
+	}
+	nameEnd, err := codec.SkipValue(params, len(callHead)-1)
+	if err != nil || bytes.IndexByte(params[len(callHead):nameEnd], '\\') >= 0 {
+		return false
+	}
+	at := nameEnd + len(callMid)
+	if len(params)-at < 3 || string(params[nameEnd:at]) != callMid || params[at] != '{' {
+		return false
+	}
+	end, err := codec.SkipValue(params, at)
+	if err != nil || end != len(params)-1 || params[end] != '}' {
+		return false
+	}
+	m.Name = params[len(callHead)-1 : nameEnd]
+	m.Args, m.argsAt = params[at:end], at
+	m.names = readName | readArgs
+	m.Read = true
+	return true
 }
 
 // readMeta reads the members of v, a _meta object, into m.

@@ -126,6 +126,15 @@ var callParams = []string{
 	`{"name":"echo","_meta":{"io.modelcontextprotocol\u002fclientInfo":{}}}`,
 	`{"name":"echo","_meta":{"io.modelcontextprotocol/clientInfo":{}},"_meta":{"k":1}}`,
 	`{"name":"echo","_meta":{}}`,
+	`{"name":"echo","arguments":{}}`,
+	`{"name":"","arguments":{"a":{"b":[1,{"c":"}"}]},"d":"\u0041"}}`,
+	`{"name":"\u0065cho","arguments":{"a":1}}`,
+	`{"name":"echo","arguments":{"a":1},"x":2}`,
+	`{"name":"echo","arguments":{"a":1},"arguments":{"a":2}}`,
+	`{"name":"echo","arguments":{"a":1}} `,
+	`{"name":"echo","arguments":[]}`,
+	`{"name":"echo", "arguments":{}}`,
+	`{"name":"héllo","arguments":{"m":"✓"}}`,
 }
 
 // decodeParamsBothWays decodes data through decodeCommon (when it takes
@@ -134,8 +143,12 @@ var callParams = []string{
 func decodeParamsBothWays(t testing.TB, data []byte) bool {
 	t.Helper()
 	var fast, slow CallToolParams
-	var view requestMeta
-	if !view.read(data) || !fast.decodeCommon(&view) {
+	var view, again requestMeta
+	read := view.read(data)
+	if reread := again.reread(data); reread != read || !reflect.DeepEqual(again, view) {
+		t.Errorf("%s: reread gave %v, %+v; read %v, %+v", data, reread, again, read, view)
+	}
+	if !read || !fast.decodeCommon(&view) {
 		return false
 	}
 	err := codec.UnmarshalExact(data, &slow)
