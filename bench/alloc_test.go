@@ -17,9 +17,9 @@ func TestMcpwireCallAllocs(t *testing.T) {
 		impl
 		budget float64
 	}{
-		{impl{"mcpwire", mcpwireMem}, 14},
-		{impl{"mcpwire-pooled", mcpwirePooledMem}, 14},
-		{impl{"mcpwire-pipe", mcpwirePipe}, 13},
+		{impl{"mcpwire", mcpwireMem}, 13},
+		{impl{"mcpwire-pooled", mcpwirePooledMem}, 13},
+		{impl{"mcpwire-pipe", mcpwirePipe}, 12},
 	} {
 		im := c.impl
 		t.Run(im.name, func(t *testing.T) {

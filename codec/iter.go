@@ -99,7 +99,7 @@ func (c *cursor) value(i, j int) bool {
 func valueEnd(d []byte, i int) int {
 	switch c := d[i]; {
 	case c == '"':
-		return stringEnd(d, i+1) // negative: escapes, non-ASCII, or the text's tail
+		return stringEnd(d, i+1) // negative: escapes, non-ASCII, a long string (see stringEnd), or one cut off
 	case c-'1' < 9:
 		return intEnd(d, i)
 	}

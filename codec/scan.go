@@ -296,13 +296,12 @@ var strSafe = func() (t [256]bool) {
 	return t
 }()
 
-// stringEnd is the inlinable fast path of string scanning. For the string
-// body starting at d[i] (just past the opening quote) it returns the index
-// just past the closing quote if every byte before it is plain (see
-// strSafe) and the quote lies before the last 8 bytes of the frame;
+// stringEnd is the fast path of string scanning. For the string body
+// starting at d[i] (just past the opening quote) it returns the index just
+// past the closing quote if every byte before it is plain (see strSafe);
 // otherwise ^j < 0, where scanStringSlow resumes at d[j]: the first byte
 // that is not plain (an escape, a control character, non-ASCII UTF-8),
-// the start of the frame's last 7 or fewer bytes, or, with wide scanning
+// the end of a string the frame cuts off, or, with wide scanning
 // (wideBuild), where a long string's first 64 bytes end. No escape
 // comes before j.
 func stringEnd(d []byte, i int) int {
@@ -315,9 +314,20 @@ func stringEnd(d []byte, i int) int {
 			if i += bits.TrailingZeros64(m) >> 3; d[i] == '"' {
 				return i + 1
 			}
-			break
+			return ^i
 		}
 		i += 8 // i alone carries the loop: the word test is a branch
+	}
+	if n := len(d) - i; n < 8 && len(d) >= 8 {
+		// The frame's last n bytes (a value's closing quote is often
+		// among them): the word that ends the frame, shifted so that
+		// d[i] is its first lane, the lanes past the end masked off.
+		m := stringStop(word(d, len(d)-8)>>(64-8*n)) & (1<<(8*n) - 1)
+		if m != 0 {
+			if i += bits.TrailingZeros64(m) >> 3; d[i] == '"' {
+				return i + 1
+			}
+		}
 	}
 	return ^i
 }

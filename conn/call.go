@@ -84,10 +84,15 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (codec.Ra
 	if err := c.sendRequest(ctx, strconv.AppendUint(idb[:0], id, 10), method, params); err != nil {
 		return c.calls.abandon(id, cl, err)
 	}
+	done := ctx.Done()
+	if done == nil { // a context that never ends: a plain receive, no select
+		<-cl.done
+		return c.calls.finish(cl)
+	}
 	select {
 	case <-cl.done:
 		return c.calls.finish(cl)
-	case <-ctx.Done():
+	case <-done:
 		return c.calls.abandon(id, cl, &CanceledCallError{ID: strconv.AppendUint(nil, id, 10), Err: ctx.Err()})
 	}
 }

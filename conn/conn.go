@@ -40,6 +40,9 @@ type Conn struct {
 
 	ctx    context.Context // handlers' parent: carries the connection
 	cancel context.CancelFunc
+	// ctxRelated is ctx's value of relatedKey (a WithSink's, if the
+	// session was made under one), looked up once: reqCtx.Value.
+	ctxRelated any
 
 	inflight inflightList // pooled requests not yet answered
 	queued   atomic.Int32 // pooled tasks not yet started (sendLater)
@@ -99,6 +102,7 @@ func newConn(opts *Options) *Conn {
 		limit: pool.NewLimiter(o.MaxInFlight),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.WithValue(o.Context, ctxKey{}, c))
+	c.ctxRelated = c.ctx.Value(relatedKey{})
 	r := refusalsFor(o.retryAfter())
 	c.overloaded, c.shuttingDown = r.overloaded, r.shuttingDown
 	c.refuseBatch.Store(o.RefuseBatches)

@@ -194,7 +194,7 @@ func (p *pendingCalls) failAll(err error) {
 // deliver hands a response to its caller. Responses that find none (late,
 // duplicated or bogus) are dropped, and told to Options.OnUnmatched.
 func (p *pendingCalls) deliver(m *codec.Message, log *slog.Logger) {
-	id, err := strconv.ParseUint(string(m.ID), 10, 64)
+	id, err := parseID(m.ID)
 	var cl *call
 	if err == nil {
 		cl = p.take(id)
@@ -228,7 +228,7 @@ func (p *pendingCalls) failMalformed(m *codec.Message) bool {
 // fail ends the call whose id is id (as sent) with the error why makes,
 // and reports whether one was waiting.
 func (p *pendingCalls) fail(id []byte, why func() error) bool {
-	n, err := strconv.ParseUint(string(id), 10, 64)
+	n, err := parseID(id)
 	if err != nil {
 		return false
 	}
@@ -240,3 +240,22 @@ func (p *pendingCalls) fail(id []byte, why func() error) bool {
 	cl.signal()
 	return true
 }
+
+// parseID parses the id of a response to one of our calls, as
+// strconv.ParseUint(id, 10, 64) does: digits alone (up to 19, which cannot
+// overflow) inline, anything else by ParseUint.
+func parseID(id []byte) (uint64, error) {
+	if len(id) == 0 || len(id) > 19 {
+		return parseIDSlow(id)
+	}
+	var n uint64
+	for _, c := range id {
+		if c-'0' > 9 {
+			return parseIDSlow(id)
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, nil
+}
+
+func parseIDSlow(id []byte) (uint64, error) { return strconv.ParseUint(string(id), 10, 64) }

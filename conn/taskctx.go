@@ -76,11 +76,15 @@ func (t *reqCtx) Err() error {
 	return t.c.ctx.Err()
 }
 
-// Value answers relatedKey with the body the request came in, and looks
+// Value answers relatedKey with the body the request came in (or what
+// the connection's context holds for it, looked up once), and looks
 // any other key up in the connection's context.
 func (t *reqCtx) Value(key any) any {
-	if _, ok := key.(relatedKey); ok && t.body != nil {
-		return t.body
+	if _, ok := key.(relatedKey); ok {
+		if t.body != nil {
+			return t.body
+		}
+		return t.c.ctxRelated // a stream's request: no walk up ctx
 	}
 	return t.c.ctx.Value(key)
 }

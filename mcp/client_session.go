@@ -212,7 +212,7 @@ func (s *ClientSession) Tools(ctx context.Context) iter.Seq2[*Tool, error] {
 // not list tools on its own.
 func (s *ClientSession) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
 	c := &toolCall{args: callToolArgs{name, args}}
-	err := s.call(ctx, "tools/call", &c.args, &c.r)
+	err := s.call(ctx, "tools/call", &c.args, c)
 	c.args = callToolArgs{} // the result keeps c alive: not the caller's args
 	if err != nil {
 		return nil, err
@@ -233,10 +233,21 @@ type callToolArgs struct {
 	Arguments any    `json:"arguments,omitempty"`
 }
 
-// toolCall is CallTool's params and result in one allocation.
+// toolCall is CallTool's params and result in one allocation, with room
+// for the usual result's one text block. It decodes the result into r.
 type toolCall struct {
 	r    CallToolResult
 	args callToolArgs
+	one  oneTextBlock
+}
+
+// decodeOwned is CallToolResult.decodeOwned into c.r, a single text block
+// decoded into c.one.
+func (c *toolCall) decodeOwned(data []byte) error {
+	if c.r.decodeCommon(data, true, &c.one) {
+		return nil
+	}
+	return c.r.decodeSlow(data)
 }
 
 // CallToolWith calls a tool with raw params (a progress token in Meta,

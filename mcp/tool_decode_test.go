@@ -32,6 +32,13 @@ var callResults = []string{
 	`{"content":[{"type":"text","text":"a"}],"other":1}`,
 	`{"c\u006fntent":[{"type":"text","text":"a"}]}`,
 	`{"content":[{"type":"text","text":"a"}],"content":[{"type":"text","text":"b"}],"isError":true,"isError":false}`,
+	`{"content":[{"type":"text","text":""}]}`,
+	`{"content":[{"type":"text","text":"héllo ✓"}]}`,
+	`{"content":[{"type":"text","text":"caf\u00e9"}]}`,
+	`{"content":[{"type":"text","text":"a\"b"}]}`,
+	`{"content":[{"type":"text","text":"a"}],"isError":true}`,
+	`{"content":[{"type":"text","text":"a"}]} `,
+	`{"content":[{"type":"text","text":"a"}, {"type":"text","text":"b"}]}`,
 }
 
 // decodeBothWays decodes data through decodeCommon (when it takes it) and
@@ -39,8 +46,8 @@ var callResults = []string{
 func decodeBothWays(t testing.TB, data []byte) (common bool) {
 	t.Helper()
 	var fast, owned, slow CallToolResult
-	common = fast.decodeCommon(data, false)
-	if owned.decodeCommon(bytes.Clone(data), true) != common {
+	common = fast.decodeCommon(data, false, nil)
+	if owned.decodeCommon(bytes.Clone(data), true, nil) != common {
 		t.Errorf("%s: decodeCommon takes it owned but not copied, or the reverse", data)
 	}
 	slowErr := slow.decodeSlow(data)
@@ -119,6 +126,15 @@ var callParams = []string{
 	`{"name":"echo","_meta":{"io.modelcontextprotocol\u002fclientInfo":{}}}`,
 	`{"name":"echo","_meta":{"io.modelcontextprotocol/clientInfo":{}},"_meta":{"k":1}}`,
 	`{"name":"echo","_meta":{}}`,
+	`{"name":"echo","arguments":{}}`,
+	`{"name":"","arguments":{"a":{"b":[1,{"c":"}"}]},"d":"\u0041"}}`,
+	`{"name":"\u0065cho","arguments":{"a":1}}`,
+	`{"name":"echo","arguments":{"a":1},"x":2}`,
+	`{"name":"echo","arguments":{"a":1},"arguments":{"a":2}}`,
+	`{"name":"echo","arguments":{"a":1}} `,
+	`{"name":"echo","arguments":[]}`,
+	`{"name":"echo", "arguments":{}}`,
+	`{"name":"héllo","arguments":{"m":"✓"}}`,
 }
 
 // decodeParamsBothWays decodes data through decodeCommon (when it takes
@@ -127,8 +143,12 @@ var callParams = []string{
 func decodeParamsBothWays(t testing.TB, data []byte) bool {
 	t.Helper()
 	var fast, slow CallToolParams
-	var view requestMeta
-	if !view.Read(data) || !fast.decodeCommon(&view) {
+	var view, again requestMeta
+	read := view.Read(data)
+	if reread := again.Reread(data); reread != read || !reflect.DeepEqual(again, view) {
+		t.Errorf("%s: Reread gave %v, %+v; Read %v, %+v", data, reread, again, read, view)
+	}
+	if !read || !fast.decodeCommon(&view) {
 		return false
 	}
 	err := codec.UnmarshalExact(data, &slow)

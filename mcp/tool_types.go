@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcpwire/mcpwire/codec"
+	"github.com/mcpwire/mcpwire/internal/unsafex"
 )
 
 // Tool describes a tool a server offers: its name, what it does, and the
@@ -141,7 +142,7 @@ type CallToolResult struct {
 // UnmarshalJSON decodes a result, each content block by its type. data
 // must be valid JSON (decoded by sonic).
 func (r *CallToolResult) UnmarshalJSON(data []byte) error {
-	if r.decodeCommon(data, false) {
+	if r.decodeCommon(data, false, nil) {
 		return nil
 	}
 	return r.decodeSlow(data)
@@ -151,7 +152,7 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 // call's answer, copied for it and dropped after — whose texts and
 // structured content may therefore alias data instead of copying it.
 func (r *CallToolResult) decodeOwned(data []byte) error {
-	if r.decodeCommon(data, true) {
+	if r.decodeCommon(data, true, nil) {
 		return nil
 	}
 	return r.decodeSlow(data)
@@ -161,8 +162,12 @@ func (r *CallToolResult) decodeOwned(data []byte) error {
 // blocks without annotations or _meta, isError, and structured content
 // that is an object. It reports false, leaving r alone, for anything
 // else; decodeSlow then decodes it, to the same value where both can
-// (tool_decode_test.go holds them to it).
-func (r *CallToolResult) decodeCommon(data []byte, owned bool) bool {
+// (tool_decode_test.go holds them to it). A single text block goes into
+// one (nil: a new one; see decodeTextBlocks).
+func (r *CallToolResult) decodeCommon(data []byte, owned bool, one *oneTextBlock) bool {
+	if r.decodeOneText(data, owned, one) {
+		return true
+	}
 	var res CallToolResult
 	var it codec.Members
 	for it.Reset(data); it.Next(); {
@@ -172,7 +177,7 @@ func (r *CallToolResult) decodeCommon(data []byte, owned bool) bool {
 		v := it.Value()
 		switch string(it.Name(nil)) {
 		case "content":
-			c, ok := decodeTextBlocks(v, owned)
+			c, ok := decodeTextBlocks(v, owned, one)
 			if !ok {
 				return false
 			}
@@ -200,6 +205,44 @@ func (r *CallToolResult) decodeCommon(data []byte, owned bool) bool {
 		return false
 	}
 	*r = res
+	return true
+}
+
+// The usual result, one text block and nothing else, as commonResult
+// writes it (compact, members in this order): textResultHead, the text's
+// string token less its opening quote, textResultTail.
+const (
+	textResultHead = `{"content":[{"type":"text","text":"`
+	textResultTail = `}]}`
+)
+
+// decodeOneText is decodeCommon for data that is exactly the usual result
+// with a text without escapes, read by its bytes with one scan of the
+// text; it reports false, leaving r alone, for anything else. The block
+// goes into one (nil: a new one).
+func (r *CallToolResult) decodeOneText(data []byte, owned bool, one *oneTextBlock) bool {
+	const n = len(textResultHead)
+	if len(data) < n+len(textResultTail) || string(data[:n]) != textResultHead {
+		return false
+	}
+	end, err := codec.SkipValue(data, n-1) // the text's string token
+	if err != nil || string(data[end:]) != textResultTail {
+		return false
+	}
+	text := data[n : end-1]
+	if bytes.IndexByte(text, '\\') >= 0 {
+		return false // escapes: decodePlain unescapes them
+	}
+	if one == nil {
+		one = new(oneTextBlock)
+	}
+	if owned {
+		one.block[0] = TextContent{Text: unsafex.String(text)} // data is never written again (decodeOwned)
+	} else {
+		one.block[0] = TextContent{Text: string(text)}
+	}
+	one.list[0] = &one.block[0]
+	*r = CallToolResult{Content: one.list[:]}
 	return true
 }
 

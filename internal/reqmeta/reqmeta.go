@@ -101,7 +101,39 @@ func (m *View) keep(member *[]byte, v []byte) {
 // Reread is Read from a view of nothing.
 func (m *View) Reread(params []byte) bool {
 	*m = View{}
-	return m.Read(params)
+	return m.readCall(params) || m.Read(params)
+}
+
+// The usual tools/call params, as a client's CallTool sends them:
+// callHead, the name's string token less its opening quote, callMid, the
+// arguments (an object), '}'.
+const (
+	callHead = `{"name":"`
+	callMid  = `,"arguments":`
+)
+
+// readCall is Read for params that are exactly the usual tools/call
+// params with a name without escapes, read by their bytes: one scan finds
+// the name's end, one the arguments'. It reports false, leaving m alone,
+// for anything else.
+func (m *View) readCall(params []byte) bool {
+	if len(params) < len(callHead) || string(params[:len(callHead)]) != callHead {
+		return false
+	}
+	nameEnd, err := codec.SkipValue(params, len(callHead)-1)
+	if err != nil || bytes.IndexByte(params[len(callHead):nameEnd], '\\') >= 0 {
+		return false
+	}
+	at := nameEnd + len(callMid)
+	if len(params)-at < 3 || string(params[nameEnd:at]) != callMid || params[at] != '{' {
+		return false
+	}
+	end, err := codec.SkipValue(params, at)
+	if err != nil || end != len(params)-1 || params[end] != '}' {
+		return false
+	}
+	m.Name, m.Args, m.Whole = params[len(callHead)-1:nameEnd], params[at:end], true
+	return true
 }
 
 // readMeta reads the members of v, a _meta object, into m.
