@@ -89,10 +89,11 @@ func slow() time.Duration {
 	}
 	now := pair()
 	if now.ns0-start.ns0 >= calibration && done.CompareAndSwap(false, true) {
-		now.perTick = float64(now.ns0-start.ns0) / float64(now.ticks0-start.ticks0)
-		if now.ticks0 > start.ticks0 && now.perTick > minPerTick && now.perTick < maxPerTick {
+		l := now // on the heap, unlike now: every call before this one
+		l.perTick = float64(l.ns0-start.ns0) / float64(l.ticks0-start.ticks0)
+		if l.ticks0 > start.ticks0 && l.perTick > minPerTick && l.perTick < maxPerTick {
 			mu.Lock()
-			calibrated = &now
+			calibrated = &l
 			if forced.Load() == 0 {
 				scale.Store(calibrated)
 			}
