@@ -17,9 +17,9 @@ func TestMcpwireCallAllocs(t *testing.T) {
 		impl
 		budget float64
 	}{
-		{impl{"mcpwire", mcpwireMem}, 13},
-		{impl{"mcpwire-pooled", mcpwirePooledMem}, 13},
-		{impl{"mcpwire-pipe", mcpwirePipe}, 12},
+		{impl{"mcpwire", mcpwireMem}, 12},
+		{impl{"mcpwire-pooled", mcpwirePooledMem}, 12},
+		{impl{"mcpwire-pipe", mcpwirePipe}, 11},
 	} {
 		im := c.impl
 		t.Run(im.name, func(t *testing.T) {

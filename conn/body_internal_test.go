@@ -18,7 +18,7 @@ func TestPendingCalls_failAllMakesNoShards(t *testing.T) {
 	if p.shards.Load() != nil {
 		t.Error("failAll made the shards of a session that never called")
 	}
-	if _, _, err := p.add(); !errors.Is(err, ErrClosed) {
+	if _, _, err := p.add(nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("a call after failAll: %v, want ErrClosed", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 // reuse: done is buffered, so that it is signalled without being closed.
 type call struct {
 	done   chan struct{}
+	dst    []byte // what the result is appended to (AppendCall), set by add
 	result codec.Raw
 	err    error
 	home   *callShard // the shard whose free list it goes back to
@@ -24,12 +25,12 @@ type call struct {
 // signal tells cl's caller its outcome is set.
 func (cl *call) signal() { cl.done <- struct{}{} }
 
-// outcome returns what the response m answers: a copy of its result, or
-// its error (malformedResponse when the error object breaks the rules:
-// see errorOutcome).
-func outcome(m *codec.Message) (codec.Raw, error) {
+// outcome returns what the response m answers: its result appended to dst
+// (a copy, nil dst: a new one), or its error (malformedResponse when the
+// error object breaks the rules: see errorOutcome).
+func outcome(m *codec.Message, dst []byte) (codec.Raw, error) {
 	if m.Kind == codec.KindResult {
-		return append(codec.Raw(nil), m.Result...), nil
+		return append(dst, m.Result...), nil
 	}
 	return nil, errorOutcome(m.ErrorObj)
 }
@@ -73,10 +74,18 @@ func (e *CanceledCallError) Unwrap() error { return e.Err }
 
 // CallRaw is Call returning the raw result: a copy that is the caller's.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (codec.Raw, error) {
+	return c.AppendCall(ctx, nil, method, params)
+}
+
+// AppendCall is CallRaw with the raw result appended to dst, the
+// extended buffer returned: a caller that has room for the usual result
+// (in an allocation of its own) saves the copy's. dst must not be used
+// until AppendCall returns; on an error the result is nil.
+func (c *Conn) AppendCall(ctx context.Context, dst []byte, method string, params any) (codec.Raw, error) {
 	if c.direct != nil && c.relatedBody(ctx) == nil {
-		return c.direct.callRaw(ctx, c, method, params)
+		return c.direct.callRaw(ctx, c, dst, method, params)
 	}
-	id, cl, err := c.calls.add()
+	id, cl, err := c.calls.add(dst)
 	if err != nil {
 		return nil, err
 	}

@@ -125,3 +125,35 @@ func TestConn_readerNeverWaitsForASlotWhileItsCallsAreUnanswered(t *testing.T) {
 		t.Fatalf("ask = %d, %v; want 42", answer, err)
 	}
 }
+
+// TestConn_appendCallAppendsTheResultToDst: AppendCall's result follows
+// dst's bytes, in dst's array when it has room (no copy of its own), on a
+// stream and on an InProcess session alike; an error leaves no result.
+func TestConn_appendCallAppendsTheResultToDst(t *testing.T) {
+	stream, _ := pair(t, nil, testRouter(t))
+	direct, _ := inProcess(t, nil, &conn.Options{Router: testRouter(t)})
+	for _, s := range []struct {
+		name string
+		c    *conn.Conn
+	}{{"stream", stream}, {"in-process", direct}} {
+		t.Run(s.name, func(t *testing.T) {
+			ctx := context.Background()
+			room := make([]byte, 0, 64)
+			raw, err := s.c.AppendCall(ctx, append(room, "kept:"...), "echo", []int{1, 2})
+			if err != nil || string(raw) != "kept:[1,2]" {
+				t.Fatalf("AppendCall = %s, %v; want kept:[1,2]", raw, err)
+			}
+			if &raw[0] != &room[:1][0] {
+				t.Error("AppendCall copied the result elsewhere though dst had room")
+			}
+			small := make([]byte, 0, 2)
+			if raw, err = s.c.AppendCall(ctx, small, "echo", []int{3, 4}); err != nil || string(raw) != "[3,4]" {
+				t.Fatalf("AppendCall(small dst) = %s, %v; want [3,4]", raw, err)
+			}
+			var e *codec.Error
+			if raw, err = s.c.AppendCall(ctx, room, "fail", nil); !errors.As(err, &e) || raw != nil {
+				t.Fatalf("AppendCall(fail) = %q, %v; want nil and the peer's error", raw, err)
+			}
+		})
+	}
+}

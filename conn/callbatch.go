@@ -116,7 +116,7 @@ type batchWait struct {
 
 // addBatchCall registers a pending call for element i.
 func (c *Conn) addBatchCall(waiting *[]batchWait, i int) error {
-	id, cl, err := c.calls.add()
+	id, cl, err := c.calls.add(nil)
 	if err != nil {
 		return err
 	}

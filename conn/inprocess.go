@@ -111,11 +111,11 @@ func (e *inProcessEnd) receive(msg []byte) { e.c.Load().serveBody(msg, nil) }
 // answer to a body of the peer's own.
 func (e *inProcessEnd) relate(msg []byte) { _ = e.peer.post(context.Background(), msg) }
 
-// callRaw is c.CallRaw on e, c's end: the request is served on this
+// callRaw is c.AppendCall on e, c's end: the request is served on this
 // goroutine and its answer taken straight from the peer (directCall), not
 // through the session's pending calls. The handler's context is cancelled
 // if ctx ends first.
-func (e *inProcessEnd) callRaw(ctx context.Context, c *Conn, method string, params any) (codec.Raw, error) {
+func (e *inProcessEnd) callRaw(ctx context.Context, c *Conn, dst []byte, method string, params any) (codec.Raw, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (e *inProcessEnd) callRaw(ctx context.Context, c *Conn, method string, para
 		cid := append([]byte(nil), id...) // Cancel may run after b is reused
 		stop = context.AfterFunc(ctx, func() { p.Cancel(cid) })
 	}
-	d := &directCall{c: c}
+	d := &directCall{c: c, dst: dst}
 	d.r = bodyReply{c: p, related: e.back.Related, into: d}
 	p.serveBody(b.B[n:], &d.r)
 	cancelled := stop != nil && !stop()
@@ -179,6 +179,7 @@ type directCall struct {
 	r        bodyReply
 	ctx      reqCtx // the handler's context
 	c        *Conn  // the calling session: its limits scan the answer
+	dst      []byte // what the result is appended to
 	answered bool
 	result   codec.Raw
 	err      error
@@ -199,7 +200,7 @@ func (d *directCall) take(msg []byte) {
 	case err != nil || isBatch:
 		d.err = malformedResponse("not one JSON-RPC message")
 	case msgs[0].Kind == codec.KindResult || msgs[0].Kind == codec.KindError:
-		d.result, d.err = outcome(&msgs[0])
+		d.result, d.err = outcome(&msgs[0], d.dst)
 	case msgs[0].Kind == codec.KindBadResponse || lostResponse(&msgs[0]):
 		d.err = malformedResponse(malformedReason(&msgs[0]))
 	default:

@@ -80,7 +80,8 @@ func (p *pendingCalls) readerWait(parent context.Context) (ctx context.Context, 
 	}, false
 }
 
-func (p *pendingCalls) add() (uint64, *call, error) {
+// add registers a call whose result is to be appended to dst.
+func (p *pendingCalls) add(dst []byte) (uint64, *call, error) {
 	id := p.next.Add(1)
 	sh := &loadOrMake(&p.shards)[id%callShards]
 	sh.mu.Lock()
@@ -98,6 +99,7 @@ func (p *pendingCalls) add() (uint64, *call, error) {
 	} else {
 		cl = &call{done: make(chan struct{}, 1), home: sh}
 	}
+	cl.dst = dst
 	if sh.m == nil {
 		sh.m = make(map[uint64]*call)
 	}
@@ -153,7 +155,7 @@ const maxFreeCalls = 32
 // once, after done was signalled or it took cl out of the map itself.
 func (p *pendingCalls) finish(cl *call) (codec.Raw, error) {
 	r, err := cl.result, cl.err
-	cl.result, cl.err = nil, nil
+	cl.dst, cl.result, cl.err = nil, nil, nil
 	sh := cl.home
 	sh.mu.Lock()
 	if sh.nfree < maxFreeCalls {
@@ -210,7 +212,7 @@ func (p *pendingCalls) deliver(m *codec.Message, log *slog.Logger) {
 		}
 		return
 	}
-	cl.result, cl.err = outcome(m)
+	cl.result, cl.err = outcome(m, cl.dst)
 	cl.signal()
 }
 

@@ -96,7 +96,11 @@ func (s *ClientSession) send(ctx context.Context, method string, params, result 
 	if s.modern != nil {
 		return s.callModern(ctx, method, params, result)
 	}
-	raw, err := s.c.CallRaw(ctx, method, params)
+	var room []byte
+	if r, ok := result.(interface{ resultRoom() []byte }); ok {
+		room = r.resultRoom()
+	}
+	raw, err := s.c.AppendCall(ctx, room, method, params)
 	if err != nil {
 		return s.callFailed(ctx, err)
 	}
@@ -234,12 +238,22 @@ type callToolArgs struct {
 }
 
 // toolCall is CallTool's params and result in one allocation, with room
-// for the usual result's one text block. It decodes the result into r.
+// for the usual result's one text block, and for the raw result of a
+// small one: its text then aliases room (decodeOwned). It decodes the
+// result into r.
 type toolCall struct {
 	r    CallToolResult
 	args callToolArgs
 	one  oneTextBlock
+	room [toolCallRoom]byte
 }
+
+// toolCallRoom is how many bytes of a raw result a toolCall holds: the
+// struct then fills the 208-byte size class of Go's allocator.
+const toolCallRoom = 72
+
+// resultRoom is where the call's raw result is copied (conn.AppendCall).
+func (c *toolCall) resultRoom() []byte { return c.room[:0] }
 
 // decodeOwned is CallToolResult.decodeOwned into c.r, a single text block
 // decoded into c.one.
