@@ -48,7 +48,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	info, err := h.scan.classify(body, false)
 	var s *httpSession
 	info.quiet = info.quiet && err == nil
-	if r.Header.Get(headerSession) != "" {
+	if fieldOf(r.Header, headerSession) != "" {
 		if s = h.session(w, r, info.quiet); s == nil {
 			return
 		}
