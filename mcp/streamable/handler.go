@@ -318,6 +318,10 @@ func accepts(values []string) (json, sse bool) {
 			switch mt = strings.TrimSpace(mt); {
 			case mt == "*/*":
 				json, sse = true, true
+			case mt == "application/json": // as clients spell it: spare EqualFold
+				json = true
+			case mt == "text/event-stream":
+				sse = true
 			case strings.EqualFold(mt, "application/json"), strings.EqualFold(mt, "application/*"):
 				json = true
 			case strings.EqualFold(mt, "text/event-stream"), strings.EqualFold(mt, "text/*"):
