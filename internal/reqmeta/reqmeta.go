@@ -140,10 +140,15 @@ func (m *View) DuplicateName(params []byte) int {
 	if !m.Whole || m.Uncommon || m.Others || m.Repeated {
 		return codec.DuplicateName(params)
 	}
-	for _, v := range [...][]byte{m.Args, m.Caps, m.Info, m.Version, m.LogLevel} {
-		if codec.DuplicateName(v) >= 0 {
-			return codec.DuplicateName(params) // the first in the params, as it reports
-		}
+	if mayRepeat(m.Args) || mayRepeat(m.Caps) || mayRepeat(m.Info) || mayRepeat(m.Version) || mayRepeat(m.LogLevel) {
+		return codec.DuplicateName(params) // the first in the params, as it reports
 	}
 	return -1
+}
+
+// mayRepeat reports whether v, a member's value, gives a name twice in
+// one of its objects (codec.DuplicateName): never when it is not an
+// object or an array, nor when it is shorter than the shortest that does.
+func mayRepeat(v []byte) bool {
+	return len(v) >= len(`{"":0,"":0}`) && (v[0] == '{' || v[0] == '[') && codec.DuplicateName(v) >= 0
 }
