@@ -54,22 +54,31 @@ type View struct {
 // not an object. A member given twice is refused (DuplicateName, before
 // anything uses m), so the last one is the one.
 func (m *View) Read(params []byte) bool {
-	var top codec.Members
+	var top, meta codec.Members
 	var scratch [64]byte
 	metas := 0
-	for top.Reset(params); top.Next(); {
-		v := top.Value()
+	for top.Reset(params); top.NextKey(); {
 		if top.KeyEscaped() {
 			m.Uncommon = true
 		}
-		switch string(top.Name(scratch[:0])) {
-		case "_meta":
+		name := top.Name(scratch[:0])
+		if string(name) == "_meta" { // its members read in place, not skipped first
 			if metas++; metas > 1 {
 				m.Repeated = true
 			}
-			if codec.KindOf(v) != codec.ValueObject || !m.readMeta(v) {
+			if !top.Enter(&meta) {
 				return false
 			}
+			m.readMeta(&meta)
+			if !top.Leave(&meta) {
+				break
+			}
+			continue
+		}
+		if !top.ReadValue() {
+			break
+		}
+		switch v := top.Value(); string(name) {
 		case "name":
 			if codec.KindOf(v) != codec.ValueString || bytes.IndexByte(v, '\\') >= 0 {
 				m.Uncommon = true
@@ -104,10 +113,10 @@ func (m *View) Reread(params []byte) bool {
 	return m.Read(params)
 }
 
-// readMeta reads the members of v, a _meta object, into m.
-func (m *View) readMeta(v []byte) bool {
-	var meta codec.Members
-	for meta.Reset(v); meta.Next(); {
+// readMeta reads the members of a _meta object into m, walking them
+// with meta (codec.Members.Enter); its parent's Leave tells a fault.
+func (m *View) readMeta(meta *codec.Members) {
+	for meta.Next() {
 		if meta.KeyEscaped() {
 			m.Others = true
 		}
@@ -129,7 +138,6 @@ func (m *View) readMeta(v []byte) bool {
 	if meta.Index() < 0 {
 		m.Others = true // an empty _meta decodes to an empty Meta, not nil
 	}
-	return meta.Err() == nil
 }
 
 // DuplicateName is codec.DuplicateName(params) for the params m has read
