@@ -138,12 +138,8 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 		return
 	}
 	c, err := h.home.conn(h.srv)
-	if errors.Is(err, errHomeClosed) {
-		refuseShutdown(w)
-		return
-	} else if err != nil {
-		h.log.Error("mcp: starting the stateless connection", "err", err)
-		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: the request could not be served")
+	if err != nil {
+		h.homeFailed(w, err)
 		return
 	}
 	ctx := r.Context()
@@ -170,6 +166,17 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 		ctx = reqmeta.With(ctx, m.Params, &view)
 	}
 	h.serveStateless(w, r, ctx, c, body, &m, wantJSON && (h.opts.JSONResponse || !wantSSE), !wantJSON)
+}
+
+// homeFailed answers a stateless POST for which the home connection
+// could not be had (statelessHome.conn's err).
+func (h *Handler) homeFailed(w http.ResponseWriter, err error) {
+	if errors.Is(err, errHomeClosed) {
+		refuseShutdown(w)
+		return
+	}
+	h.log.Error("mcp: starting the stateless connection", "err", err)
+	httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: the request could not be served")
 }
 
 // first scans body and returns its first message, valid as long as body
