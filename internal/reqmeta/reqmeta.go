@@ -58,10 +58,12 @@ func (m *View) Read(params []byte) bool {
 	var scratch [64]byte
 	metas := 0
 	for top.Reset(params); top.NextKey(); {
+		k := top.Key()
+		name := k[1 : len(k)-1] // Name without escapes, inline
 		if top.KeyEscaped() {
 			m.Uncommon = true
+			name = top.Name(scratch[:0])
 		}
-		name := top.Name(scratch[:0])
 		if string(name) == "_meta" { // its members read in place, not skipped first
 			if metas++; metas > 1 {
 				m.Repeated = true
@@ -117,10 +119,13 @@ func (m *View) Reread(params []byte) bool {
 // with meta (codec.Members.Enter); its parent's Leave tells a fault.
 func (m *View) readMeta(meta *codec.Members) {
 	for meta.Next() {
+		k := meta.Key()
+		name := k[1 : len(k)-1] // Name without escapes, inline
 		if meta.KeyEscaped() {
 			m.Others = true
+			name = meta.Name(nil)
 		}
-		switch string(meta.Name(nil)) {
+		switch string(name) {
 		case ProtocolVersion:
 			m.keep(&m.Version, meta.Value())
 		case ClientCapabilities:
