@@ -154,7 +154,8 @@
 //     time, with byte offsets; they are small values kept on the caller's
 //     stack and allocate nothing. A member's name is matched after
 //     unescaping, byte for byte ([Members.Name]): JSON names are
-//     case-sensitive.
+//     case-sensitive. [Members.Enter] walks into a member's object
+//     without skipping it first.
 //   - [Unquote], [AppendUnquote] and [AppendUnescaped] decode strings.
 //   - [DuplicateName] finds a member name given twice in one object, at any
 //     depth, after unescaping, and [DuplicateNameError] is the -32602 to

@@ -16,7 +16,8 @@ import (
 // is its own canonical form, and, when no object repeats a member name,
 // means the same to encoding/json (numbers compared as written, with
 // UseNumber); SkipValue and the iterators agree with encoding/json on where
-// values end.
+// values end, and a walk into members' objects (Members.Enter, Leave) reads
+// what Next reads.
 func FuzzCanonical(f *testing.F) {
 	for _, c := range canonicalCases {
 		f.Add([]byte(c.in))
@@ -44,6 +45,7 @@ func FuzzCanonical(f *testing.F) {
 		valid := s.Valid(data)
 		out, err := c.Append(nil, data)
 		fuzzWalk(data) // must not panic, whatever data is
+		entered, enterErr := fuzzEnter(data)
 		if !valid {
 			if err == nil {
 				t.Fatalf("AppendCanonical accepted invalid %q: %s", data, out)
@@ -62,6 +64,14 @@ func FuzzCanonical(f *testing.F) {
 		again, err := c.Append(nil, out)
 		if err != nil || !bytes.Equal(again, out) {
 			t.Fatalf("canonical form of %q is %q, %v; want itself", out, again, err)
+		}
+		if KindOf(data) == ValueObject {
+			var it Members
+			it.Reset(data)
+			want, err := walkMembers(&it, false, 0)
+			if err != nil || enterErr != nil || !reflect.DeepEqual(entered, want) {
+				t.Fatalf("%q: Enter reads %q, %v; Next reads %q, %v", data, entered, enterErr, want, err)
+			}
 		}
 		if end, err := SkipValue(data, 0); err != nil || skipWS(data, end) != len(data) {
 			t.Fatalf("SkipValue(%q) = %d, %v; want the whole text", data, end, err)
@@ -106,6 +116,17 @@ func fuzzWalk(data []byte) {
 	case ValueString:
 		_, _ = Unquote(data)
 	}
+}
+
+// fuzzEnter walks data, when it begins as an object, into its members'
+// objects (walkMembers with Enter), whether data is valid or not.
+func fuzzEnter(data []byte) ([]string, error) {
+	if KindOf(data) != ValueObject {
+		return nil, nil
+	}
+	var it Members
+	it.Reset(data)
+	return walkMembers(&it, true, 0)
 }
 
 // fuzzHasDuplicates reports whether an object in the valid text data repeats

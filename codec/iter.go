@@ -9,16 +9,19 @@ package codec
 //	}
 //	if err := it.Err(); err != nil { … }
 //
-// Next is the only method that moves; the others read what it found. Each
-// step reads the punctuation before a value and finds the value's end as
-// SkipValue does: the comma of compact JSON, a plain name, a plain string or
+// Next moves the walk (NextKey and ReadValue are its two halves; Enter
+// and Leave, in place of ReadValue, walk into a member's object without
+// skipping it first); the others read what it found. Each step reads the
+// punctuation before a value and finds the value's end as SkipValue does: the comma of compact JSON, a plain name, a plain string or
 // an integer inline (valueEnd), the rest through sep and skipValueSlow. The
 // text is assumed valid (a Scanner validated it); on text that is not, Next
 // stops and Err says where.
 //
 // Invariants: 0 <= pos <= len(d); between calls, pos is just past the opening
-// bracket (before the first Next), just past the last value returned, or
-// len(d) once the walk is done.
+// bracket (before the first Next), just past the last value returned, at
+// the first byte of a member's value NextKey did not read, or len(d) once
+// the walk is done. A walk Enter started (nested) ends at its closing
+// bracket, end just past it, leaving what follows to its parent (Leave).
 
 // cursor is the state Members and Elements share.
 type cursor struct {
@@ -29,6 +32,8 @@ type cursor struct {
 	done   bool // the closing bracket was read, or an error stopped the walk
 	errAt  int
 	err    error // a sentinel of errors.go
+	nested bool  // a walk Enter started: d runs on past the container
+	end    int   // once a nested walk is done without fault: past its closing bracket
 }
 
 // reset starts a walk over the container d must hold, opened by open.
@@ -60,6 +65,10 @@ func (c *cursor) sep(closer byte) int {
 	i := skipWS(d, c.pos)
 	if i < len(d) && d[i] == closer {
 		c.done, c.pos = true, len(d)
+		if c.nested { // what follows is the parent's (Leave)
+			c.end = i + 1
+			return -1
+		}
 		if j := skipWS(d, i+1); j < len(d) {
 			c.fail(j, ErrTrailingData)
 		}
@@ -79,9 +88,10 @@ func (c *cursor) sep(closer byte) int {
 	return i
 }
 
-// value makes the value d[i:j] the current one; j < 0 means that the fast
-// path could not find its end, and skipValueSlow is asked.
-func (c *cursor) value(i, j int) bool {
+// value makes the value at d[i] the current one: valueEnd finds its end,
+// or, when that fast path cannot, skipValueSlow.
+func (c *cursor) value(i int) bool {
+	j := valueEnd(c.d, i)
 	if j < 0 {
 		var err error
 		if j, err = skipValueSlow(c.d, i); err != nil {
@@ -130,7 +140,64 @@ func (m *Members) Reset(obj []byte) { m.c.reset(obj, '{') }
 
 // Next moves to the next member and reports whether there is one. It returns
 // false at the end of the object and at the first fault (see Err).
-func (m *Members) Next() bool {
+func (m *Members) Next() bool { return m.next(true) }
+
+// NextKey is the first half of Next: it moves to the next member and reads
+// its name (Key, Name, KeyEscaped, KeyOffset) but not its value, whose
+// offset is Offset. Before m moves on, ReadValue reads the value (Value,
+// as Next would have) or Enter walks into it; moving m with the value
+// unread stops the walk with an error.
+func (m *Members) NextKey() bool { return m.next(false) }
+
+// ReadValue is the second half of Next after NextKey: it finds the end of
+// the current member's value (Value) and reports false at a fault (see
+// Err).
+func (m *Members) ReadValue() bool {
+	c := &m.c
+	if c.done {
+		return false
+	}
+	c.n-- // value counts it again
+	return c.value(c.v0)
+}
+
+// Enter starts in's walk over the current member's value, which NextKey
+// did not read, when it is an object, and reports true: its members are
+// read without its end being found first. Leave then moves m past it.
+// Enter reports false, and leaves in as it was, when the value is not an
+// object (ReadValue reads it). Slices in returns are views into m's
+// object; offsets are in the value.
+func (m *Members) Enter(in *Members) bool {
+	c := &m.c
+	if c.done || c.pos != c.v0 || c.v0 >= len(c.d) || c.d[c.v0] != '{' {
+		return false
+	}
+	in.c = cursor{d: c.d[c.v0:], pos: 1, nested: true}
+	return true
+}
+
+// Leave is ReadValue after Enter(in): it moves m past the value in walked
+// and reports false at a fault, in's included (Err then gives its offset
+// in m's object). When in's walk has not ended, the rest of the value is
+// read as ReadValue reads it.
+func (m *Members) Leave(in *Members) bool {
+	c, ic := &m.c, &in.c
+	if c.done || c.pos != c.v0 || !ic.nested || len(ic.d) != len(c.d)-c.v0 {
+		return m.ReadValue() // in walks no value of m's now
+	}
+	switch {
+	case ic.err != nil:
+		c.fail(c.v0+ic.errAt, ic.err)
+		return false
+	case !ic.done:
+		return m.ReadValue()
+	}
+	c.v1, c.pos = c.v0+ic.end, c.v0+ic.end
+	return true
+}
+
+// next is Next, or NextKey when value is not set.
+func (m *Members) next(value bool) bool {
 	c := &m.c
 	d, i := c.d, c.pos
 	if c.n > 0 && i < len(d) && d[i] == ',' { // compact JSON: no call
@@ -160,7 +227,12 @@ func (m *Members) Next() bool {
 		c.fail(i, ErrSyntax)
 		return false
 	}
-	return c.value(i, valueEnd(d, i))
+	if !value { // NextKey: the value unread, its first byte at pos
+		c.v0, c.v1, c.pos = i, i, i
+		c.n++
+		return true
+	}
+	return c.value(i)
 }
 
 // Key returns the current member's name as it stands in the object: a string
@@ -229,7 +301,7 @@ func (e *Elements) Next() bool {
 	} else if i = c.sep(']'); i < 0 {
 		return false
 	}
-	return c.value(i, valueEnd(d, i))
+	return c.value(i)
 }
 
 // Value returns the current element: a raw span of the array, white space

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -135,5 +136,108 @@ func TestIterators_invalid(t *testing.T) {
 	var zero Members
 	if zero.Next() || zero.Err() == nil {
 		t.Error("a Members never Reset iterates or reports no error")
+	}
+}
+
+// walkMembers walks the object it has started, reading each member's
+// object value with a walk of its own: with Enter and Leave when enter
+// is set, else with Next and a Members Reset on the value. It returns
+// name=value@offset for each member, nested ones indented, and the
+// walk's error.
+func walkMembers(it *Members, enter bool, depth int) ([]string, error) {
+	var out []string
+	for {
+		var inner []string
+		if enter {
+			if !it.NextKey() {
+				break
+			}
+			var in Members
+			if depth < 8 && it.Enter(&in) {
+				inner, _ = walkMembers(&in, enter, depth+1)
+				if !it.Leave(&in) {
+					break
+				}
+			} else if !it.ReadValue() {
+				break
+			}
+		} else {
+			if !it.Next() {
+				break
+			}
+			if depth < 8 && KindOf(it.Value()) == ValueObject {
+				var in Members
+				in.Reset(it.Value())
+				inner, _ = walkMembers(&in, enter, depth+1)
+			}
+		}
+		out = append(out, fmt.Sprintf("%s%s=%s@%d", strings.Repeat(" ", depth), it.Name(nil), it.Value(), it.Offset()))
+		out = append(out, inner...)
+	}
+	return out, it.Err()
+}
+
+// TestMembers_enter: walking into members' objects with Enter and Leave
+// reads what Next and a walk of each value read; a fault inside is the
+// parent's, at its offset in the parent.
+func TestMembers_enter(t *testing.T) {
+	for _, in := range []string{
+		`{}`,
+		`{"a":{}}`,
+		`{"a":{"b":1},"c":2}`,
+		`{ "a" : { "b" : { "c" : [ {"d":{}} ] } } , "e" : {"f":"}"} }`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"echo"}`,
+	} {
+		var a, b Members
+		a.Reset([]byte(in))
+		b.Reset([]byte(in))
+		want, werr := walkMembers(&a, false, 0)
+		got, gerr := walkMembers(&b, true, 0)
+		if werr != nil || gerr != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Enter reads %q, %v; Next reads %q, %v", in, got, gerr, want, werr)
+		}
+	}
+	for _, tt := range []struct {
+		in string
+		at int64
+	}{
+		{`{"a":{"b":1 "c":2}}`, 12},
+		{`{"a":{"b":}}`, 10},
+		{`{"a":{"b":1}`, 12},
+		{`{"a":{"b":1}} x`, 14},
+	} {
+		var it Members
+		it.Reset([]byte(tt.in))
+		_, err := walkMembers(&it, true, 0)
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Offset != tt.at {
+			t.Errorf("%s: error %v, want a *SyntaxError at %d", tt.in, err, tt.at)
+		}
+	}
+	// Misuse: Enter on a value read or not an object; m moved before in
+	// ended; Leave with a walk of nothing of m's.
+	var it, in Members
+	it.Reset([]byte(`{"a":1,"b":{"c":2,"d":3},"e":{}}`))
+	if !it.Next() || it.Enter(&in) {
+		t.Fatal("Enter after Next")
+	}
+	if !it.NextKey() || !it.Enter(&in) || !in.Next() {
+		t.Fatal("Enter on b")
+	}
+	if !it.Leave(&in) || string(it.Value()) != `{"c":2,"d":3}` {
+		t.Errorf("Leave before in's end: %q, %v", it.Value(), it.Err())
+	}
+	var other Members
+	other.Reset([]byte(`{}`))
+	if !it.NextKey() || !it.Leave(&other) || string(it.Value()) != `{}` || it.Next() || it.Err() != nil {
+		t.Errorf("Leave with another walk: %q, %v", it.Value(), it.Err())
+	}
+	var zero Members
+	if zero.Enter(&in) || zero.NextKey() || zero.ReadValue() || zero.Leave(&in) {
+		t.Error("a Members never Reset enters or reads")
+	}
+	it.Reset([]byte(`{"a":1,"b":2}`))
+	if !it.NextKey() || it.NextKey() || it.Err() == nil {
+		t.Error("NextKey past a value unread gives no error")
 	}
 }

@@ -132,7 +132,8 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 		}
 	}
 	version, ok := Version20260728, true
-	if string(mm.Version) != quotedStateless && len(mm.Version) > 0 {
+	common := string(mm.Version) == quotedStateless // no decoding, and no version list to search
+	if !common && len(mm.Version) > 0 {
 		version, ok = metaVersion(mm.Version)
 	}
 	switch {
@@ -145,7 +146,7 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 		return nil, nil, errNoVersion
 	case !ok:
 		return nil, nil, invalidParams("Invalid params: " + MetaProtocolVersion + " must be a string")
-	case IsSupportedVersion(version):
+	case !common && IsSupportedVersion(version):
 		// A version of initialize's: the key is not this request's to
 		// choose; the session's negotiation governs.
 		if g&onlyStateless != 0 {
@@ -153,7 +154,7 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 				Version20260728 + ", not of " + version)
 		}
 		return nil, nil, nil
-	case !IsStatelessVersion(version):
+	case !common && !IsStatelessVersion(version):
 		return nil, nil, codec.NewError(codec.CodeUnsupportedProtocolVersion, "Unsupported protocol version").
 			WithData(&unsupportedVersionData{Supported: allVersions, Requested: version})
 	case g&stateless == 0:

@@ -20,17 +20,33 @@ type statelessResult struct {
 // AppendJSON implements codec.Appender.
 func (r *statelessResult) AppendJSON(b []byte) ([]byte, error) {
 	n := len(b)
-	b, err := codec.AppendValue(b, r.v)
-	if err != nil {
-		return b, err
+	var out []byte
+	var err error
+	if cr, ok := r.v.(*commonResult); ok { // the usual: AppendValue's type switch spared
+		out, err = cr.AppendJSON(b) // as AppendValue calls it
+	} else {
+		out, err = codec.AppendValue(b, r.v)
 	}
+	if err != nil {
+		return b[:n], err // as AppendValue returns it
+	}
+	b = out
 	if r.hint == nil && plainToolResult(r.v) && len(b) > n+1 && b[n] == '{' && b[n+1] != '}' {
 		// tools/call's result: this package encodes it without resultType
 		// or _meta, and never empty (content is always there), so what
 		// completeResult would find missing is known without a walk.
-		return slices.Insert(b, n+1, r.head...), nil
+		return insertAt(b, n+1, r.head), nil
 	}
 	return completeResult(b, n, r.info, r.hint), nil
+}
+
+// insertAt is slices.Insert(b, i, s...), without its generality's cost.
+func insertAt(b []byte, i int, s []byte) []byte {
+	n := len(b)
+	b = append(b, s...) // room: what it appends is overwritten
+	copy(b[i+len(s):], b[i:n])
+	copy(b[i:], s)
+	return b
 }
 
 // plainToolResult reports whether v is a tool's result without a _meta of

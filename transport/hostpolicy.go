@@ -226,7 +226,7 @@ func isLoopbackHost(hostport string) bool {
 // isLoopbackName reports whether a host name is localhost or a loopback
 // address.
 func isLoopbackName(name string) bool {
-	if strings.EqualFold(name, "localhost") {
+	if name == "localhost" || strings.EqualFold(name, "localhost") { // spare EqualFold the usual spelling
 		return true
 	}
 	if name == "" || !('0' <= name[0] && name[0] <= '9') && !strings.Contains(name, ":") {

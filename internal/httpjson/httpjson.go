@@ -30,4 +30,9 @@ func MediaType(ct string) string {
 
 // IsJSON reports whether a Content-Type is application/json, with or
 // without parameters.
-func IsJSON(ct string) bool { return strings.EqualFold(MediaType(ct), "application/json") }
+func IsJSON(ct string) bool {
+	if ct == "application/json" { // as clients spell it: spare MediaType and EqualFold
+		return true
+	}
+	return strings.EqualFold(MediaType(ct), "application/json")
+}

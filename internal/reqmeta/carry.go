@@ -101,12 +101,11 @@ func From(ctx context.Context, params []byte, v *View) bool {
 	if c == nil || c.n != len(params) || c.sum != maphash.Bytes(seed, params) {
 		return false
 	}
-	*v = View{
-		Version: c.version.in(params), Caps: c.caps.in(params), Info: c.info.in(params), LogLevel: c.logLevel.in(params),
-		Others:    c.others,
-		Responses: c.responses.in(params), State: c.state.in(params), Progress: c.progress.in(params),
-		Name: c.name.in(params), Args: c.args.in(params),
-		Uncommon: c.uncommon, Repeated: c.repeated, Whole: true,
-	}
+	// Field by field: a View literal is built aside, then copied. Every
+	// field is set (TestWith_carriesTheViewOntoACopy).
+	v.Version, v.Caps, v.Info, v.LogLevel = c.version.in(params), c.caps.in(params), c.info.in(params), c.logLevel.in(params)
+	v.Responses, v.State, v.Progress = c.responses.in(params), c.state.in(params), c.progress.in(params)
+	v.Name, v.Args = c.name.in(params), c.args.in(params)
+	v.Others, v.Uncommon, v.Repeated, v.Whole = c.others, c.uncommon, c.repeated, true
 	return true
 }

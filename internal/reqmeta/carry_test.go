@@ -32,7 +32,7 @@ func TestWith_carriesTheViewOntoACopy(t *testing.T) {
 		}
 		cp := bytes.Clone(params)
 		copy(body, bytes.Repeat([]byte{'#'}, len(body))) // the transport's buffer reused
-		var got, want View
+		got, want := junkView(), View{}
 		want.Read(cp)
 		if ok := From(ctx, cp, &got); ok != whole {
 			t.Fatalf("%s: From = %v, want %v", p, ok, whole)
@@ -112,4 +112,22 @@ func TestFrom_givesSubSlicesAsRead(t *testing.T) {
 // spans returns the View's raw members, in a fixed order.
 func (m *View) spans() [9]*[]byte {
 	return [...]*[]byte{&m.Version, &m.Caps, &m.Info, &m.LogLevel, &m.Responses, &m.State, &m.Progress, &m.Name, &m.Args}
+}
+
+// junkView returns a View whose every field is set, so that a field From
+// leaves as it was shows.
+func junkView() View {
+	var v View
+	rv := reflect.ValueOf(&v).Elem()
+	for i := range rv.NumField() {
+		switch f := rv.Field(i); f.Kind() {
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Slice:
+			f.SetBytes([]byte("junk"))
+		default:
+			panic("junkView: a field of another kind: " + rv.Type().Field(i).Name)
+		}
+	}
+	return v
 }

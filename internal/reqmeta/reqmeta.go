@@ -54,22 +54,33 @@ type View struct {
 // not an object. A member given twice is refused (DuplicateName, before
 // anything uses m), so the last one is the one.
 func (m *View) Read(params []byte) bool {
-	var top codec.Members
+	var top, meta codec.Members
 	var scratch [64]byte
 	metas := 0
-	for top.Reset(params); top.Next(); {
-		v := top.Value()
+	for top.Reset(params); top.NextKey(); {
+		k := top.Key()
+		name := k[1 : len(k)-1] // Name without escapes, inline
 		if top.KeyEscaped() {
 			m.Uncommon = true
+			name = top.Name(scratch[:0])
 		}
-		switch string(top.Name(scratch[:0])) {
-		case "_meta":
+		if string(name) == "_meta" { // its members read in place, not skipped first
 			if metas++; metas > 1 {
 				m.Repeated = true
 			}
-			if codec.KindOf(v) != codec.ValueObject || !m.readMeta(v) {
+			if !top.Enter(&meta) {
 				return false
 			}
+			m.readMeta(&meta)
+			if !top.Leave(&meta) {
+				break
+			}
+			continue
+		}
+		if !top.ReadValue() {
+			break
+		}
+		switch v := top.Value(); string(name) {
 		case "name":
 			if codec.KindOf(v) != codec.ValueString || bytes.IndexByte(v, '\\') >= 0 {
 				m.Uncommon = true
@@ -136,14 +147,17 @@ func (m *View) readCall(params []byte) bool {
 	return true
 }
 
-// readMeta reads the members of v, a _meta object, into m.
-func (m *View) readMeta(v []byte) bool {
-	var meta codec.Members
-	for meta.Reset(v); meta.Next(); {
+// readMeta reads the members of a _meta object into m, walking them
+// with meta (codec.Members.Enter); its parent's Leave tells a fault.
+func (m *View) readMeta(meta *codec.Members) {
+	for meta.Next() {
+		k := meta.Key()
+		name := k[1 : len(k)-1] // Name without escapes, inline
 		if meta.KeyEscaped() {
 			m.Others = true
+			name = meta.Name(nil)
 		}
-		switch string(meta.Name(nil)) {
+		switch string(name) {
 		case ProtocolVersion:
 			m.keep(&m.Version, meta.Value())
 		case ClientCapabilities:
@@ -161,7 +175,6 @@ func (m *View) readMeta(v []byte) bool {
 	if meta.Index() < 0 {
 		m.Others = true // an empty _meta decodes to an empty Meta, not nil
 	}
-	return meta.Err() == nil
 }
 
 // DuplicateName is codec.DuplicateName(params) for the params m has read
@@ -172,10 +185,15 @@ func (m *View) DuplicateName(params []byte) int {
 	if !m.Whole || m.Uncommon || m.Others || m.Repeated {
 		return codec.DuplicateName(params)
 	}
-	for _, v := range [...][]byte{m.Args, m.Caps, m.Info, m.Version, m.LogLevel} {
-		if codec.DuplicateName(v) >= 0 {
-			return codec.DuplicateName(params) // the first in the params, as it reports
-		}
+	if mayRepeat(m.Args) || mayRepeat(m.Caps) || mayRepeat(m.Info) || mayRepeat(m.Version) || mayRepeat(m.LogLevel) {
+		return codec.DuplicateName(params) // the first in the params, as it reports
 	}
 	return -1
+}
+
+// mayRepeat reports whether v, a member's value, gives a name twice in
+// one of its objects (codec.DuplicateName): never when it is not an
+// object or an array, nor when it is shorter than the shortest that does.
+func mayRepeat(v []byte) bool {
+	return len(v) >= len(`{"":0,"":0}`) && (v[0] == '{' || v[0] == '[') && codec.DuplicateName(v) >= 0
 }

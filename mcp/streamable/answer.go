@@ -157,17 +157,30 @@ func (p *postAnswer) upgradeLocked() {
 // Cache-Control and ETag, or 304 when the request's If-None-Match lines
 // (ifNoneMatch) match (cacheHeaders).
 func writeAnswer(w http.ResponseWriter, msg []byte, status int, ifNoneMatch []string) {
-	hd := w.Header()
-	hd["Content-Type"] = httpjson.ContentType
 	if status == http.StatusOK {
 		st := httpjson.StatusOf(msg)
-		st.SetHeaders(hd)
-		status = st.Code
-		if status == http.StatusOK && cacheHeaders(hd, msg, ifNoneMatch) {
-			writeNotModified(w)
+		if st == httpjson.StatusOK {
+			writeResult(w, msg, ifNoneMatch)
 			return
 		}
+		st.SetHeaders(w.Header())
+		status = st.Code
 	}
+	w.Header()["Content-Type"] = httpjson.ContentType
 	w.WriteHeader(status)
+	w.Write(msg)
+}
+
+// writeResult is writeAnswer for an answer due 200 whose status needs no
+// looking for (httpjson.StatusOf would find StatusOK): a result, or an
+// error answered 200.
+func writeResult(w http.ResponseWriter, msg []byte, ifNoneMatch []string) {
+	hd := w.Header()
+	hd["Content-Type"] = httpjson.ContentType
+	if cacheHeaders(hd, msg, ifNoneMatch) {
+		writeNotModified(w)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
 	w.Write(msg)
 }

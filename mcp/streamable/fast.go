@@ -162,12 +162,23 @@ func (x *fastExchange) fillHeader(rc *fasthttp.RequestCtx) {
 		if p.val == nil || p.val[0] != string(v) {
 			p.val = []string{string(v)} // the old one may be kept by a handler
 		}
-		if vs, ok := x.hdr[p.key]; ok {
-			x.hdr[p.key] = append(vs[:len(vs):len(vs)], p.val[0])
-		} else {
-			x.hdr[p.key] = p.val[:1:1]
+		n := len(x.hdr)
+		x.hdr[p.key] = p.val[:1:1] // no lookup first: a name most often comes once
+		if len(x.hdr) == n {       // it came before: all its lines' values
+			x.hdr[p.key] = valuesOf(x.pairs[:i], p.key)
 		}
 	}
+}
+
+// valuesOf returns the values of the header lines named key, in order.
+func valuesOf(pairs []headerPair, key string) []string {
+	var vs []string
+	for _, p := range pairs {
+		if p.key == key {
+			vs = append(vs, p.val[0])
+		}
+	}
+	return vs
 }
 
 // reuse returns old when it holds b's bytes, else b as a new string.

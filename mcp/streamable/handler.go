@@ -89,7 +89,7 @@ func (h *Handler) serveMethods(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		h.post(w, r)
 	case http.MethodGet, http.MethodDelete:
-		if mcp.IsStatelessVersion(r.Header.Get(headerVersion)) {
+		if mcp.IsStatelessVersion(fieldOf(r.Header, headerVersion)) {
 			statelessRefused(w)
 		} else if r.Method == http.MethodGet {
 			h.get(w, r)
@@ -110,12 +110,12 @@ var contentTypeStream = []string{"text/event-stream"}
 // 404, 500) when there is none to serve it. A quiet request (pings only)
 // does not extend the session's life in the store.
 func (h *Handler) session(w http.ResponseWriter, r *http.Request, quiet bool) *httpSession {
-	id := r.Header.Get(headerSession)
+	id := fieldOf(r.Header, headerSession)
 	if id == "" {
 		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest, "Bad Request: the "+headerSession+" header is required")
 		return nil
 	}
-	if v := r.Header.Get(headerVersion); v != "" && !mcp.IsSupportedVersion(v) {
+	if v := fieldOf(r.Header, headerVersion); v != "" && !mcp.IsSupportedVersion(v) {
 		httpjson.Error(w, http.StatusBadRequest, codec.CodeInvalidRequest,
 			"Bad Request: unsupported "+headerVersion+" "+strconv.Quote(v)+" (supported: "+strings.Join(mcp.SupportedVersions(), ", ")+")")
 		return nil
@@ -318,6 +318,10 @@ func accepts(values []string) (json, sse bool) {
 			switch mt = strings.TrimSpace(mt); {
 			case mt == "*/*":
 				json, sse = true, true
+			case mt == "application/json": // as clients spell it: spare EqualFold
+				json = true
+			case mt == "text/event-stream":
+				sse = true
 			case strings.EqualFold(mt, "application/json"), strings.EqualFold(mt, "application/*"):
 				json = true
 			case strings.EqualFold(mt, "text/event-stream"), strings.EqualFold(mt, "text/*"):

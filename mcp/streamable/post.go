@@ -40,15 +40,15 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok || !grantsScopes(&h.scan, h.srv, &h.opts, w, r, body) {
 		return
 	}
-	if isStateless(r, body) {
-		h.statelessPost(w, r, body, wantJSON, wantSSE)
+	if versions, ok := isStateless(r, body); ok {
+		h.statelessPost(w, r, body, versions, wantJSON, wantSSE)
 		return
 	}
 	asJSON := wantJSON && (h.opts.JSONResponse || !wantSSE) // never an event stream
 	info, err := h.scan.classify(body, false)
 	var s *httpSession
 	info.quiet = info.quiet && err == nil
-	if r.Header.Get(headerSession) != "" {
+	if fieldOf(r.Header, headerSession) != "" {
 		if s = h.session(w, r, info.quiet); s == nil {
 			return
 		}

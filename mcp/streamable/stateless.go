@@ -27,12 +27,14 @@ import (
 // isStateless reports whether a POST is of a stateless protocol version:
 // its MCP-Protocol-Version header names one, or, when it names no
 // session, its body's _meta names a protocol version (which the handler
-// then checks against the header).
-func isStateless(r *http.Request, body []byte) bool {
-	if mcp.IsStatelessVersion(fieldOf(r.Header, headerVersion)) {
-		return true
+// then checks against the header). It returns the header's lines too,
+// for checkHeaders.
+func isStateless(r *http.Request, body []byte) ([]string, bool) {
+	versions := r.Header[headerVersion] // canonical: see fieldOf
+	if len(versions) > 0 && mcp.IsStatelessVersion(versions[0]) {
+		return versions, true
 	}
-	return fieldOf(r.Header, headerSession) == "" && bytes.Contains(body, metaVersionKey)
+	return versions, fieldOf(r.Header, headerSession) == "" && bytes.Contains(body, metaVersionKey)
 }
 
 // statelessHome is the connection stateless requests are served through:
@@ -120,7 +122,7 @@ func (homeTransport) PingSink() func(msg []byte) { return nil }
 
 // statelessPost serves a POST of a stateless protocol version; body is
 // valid until it returns.
-func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []byte, wantJSON, wantSSE bool) {
+func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []byte, versions []string, wantJSON, wantSSE bool) {
 	m, n, err := h.scan.first(body)
 	switch {
 	case err != nil:
@@ -136,12 +138,8 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 		return
 	}
 	c, err := h.home.conn(h.srv)
-	if errors.Is(err, errHomeClosed) {
-		refuseShutdown(w)
-		return
-	} else if err != nil {
-		h.log.Error("mcp: starting the stateless connection", "err", err)
-		httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: the request could not be served")
+	if err != nil {
+		h.homeFailed(w, err)
 		return
 	}
 	ctx := r.Context()
@@ -161,13 +159,24 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 		if codec.KindOf(m.Params) == codec.ValueObject {
 			view.Read(m.Params)
 		}
-		if e := checkHeaders(r.Header, &m, &view, h.srv); e != nil {
+		if e := checkHeaders(r.Header, versions, &m, &view, h.srv); e != nil {
 			writeStatelessAnswer(w, codec.AppendError(nil, m.ID, e), nil)
 			return
 		}
 		ctx = reqmeta.With(ctx, m.Params, &view)
 	}
 	h.serveStateless(w, r, ctx, c, body, &m, wantJSON && (h.opts.JSONResponse || !wantSSE), !wantJSON)
+}
+
+// homeFailed answers a stateless POST for which the home connection
+// could not be had (statelessHome.conn's err).
+func (h *Handler) homeFailed(w http.ResponseWriter, err error) {
+	if errors.Is(err, errHomeClosed) {
+		refuseShutdown(w)
+		return
+	}
+	h.log.Error("mcp: starting the stateless connection", "err", err)
+	httpjson.Error(w, http.StatusInternalServerError, codec.CodeInternalError, "Internal error: the request could not be served")
 }
 
 // first scans body and returns its first message, valid as long as body

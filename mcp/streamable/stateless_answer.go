@@ -200,8 +200,8 @@ func (a *statelessAnswer) pump(ctx context.Context, o *sseResponse) bool {
 // Cache-Control and ETag, and 304 when ifNoneMatch matches.
 func writeStatelessAnswer(w http.ResponseWriter, msg []byte, ifNoneMatch []string) {
 	code, ok := httpjson.ErrorCode(msg)
-	if !ok { // a result
-		writeAnswer(w, msg, http.StatusOK, ifNoneMatch)
+	if !ok { // a result: StatusOf would find nothing again
+		writeResult(w, msg, ifNoneMatch)
 		return
 	}
 	switch code {

@@ -35,14 +35,15 @@ func mismatch(header, what string) *codec.Error {
 }
 
 // checkHeaders returns the error a request m of a stateless version is
-// refused with when its headers do not mirror its body, or nil. view is
+// refused with when its headers hd (MCP-Protocol-Version's lines:
+// versions) do not mirror its body, or nil. view is
 // what reqmeta.View.Read found in m's params (a zero View if it was not
 // called). srv's tools say which arguments of a tools/call are mirrored
 // (Mcp-Param-*).
-func checkHeaders(hd http.Header, m *codec.Message, view *reqmeta.View, srv *mcp.Server) *codec.Error {
-	nameKey := ""
+func checkHeaders(hd http.Header, versions []string, m *codec.Message, view *reqmeta.View, srv *mcp.Server) *codec.Error {
+	nameKey, call := "", isMethod(m, "tools/call")
 	switch {
-	case isMethod(m, "tools/call"), isMethod(m, "prompts/get"):
+	case call, isMethod(m, "prompts/get"):
 		nameKey = "name"
 	case isMethod(m, "resources/read"):
 		nameKey = "uri"
@@ -63,7 +64,7 @@ func checkHeaders(hd http.Header, m *codec.Message, view *reqmeta.View, srv *mcp
 	if version == nil {
 		return errNoMetaVersion
 	}
-	v, ok := fieldValue(hd, headerVersion)
+	v, ok := firstValue(versions)
 	switch {
 	case !ok:
 		return mismatch(headerVersion, "is required")
@@ -94,7 +95,7 @@ func checkHeaders(hd http.Header, m *codec.Message, view *reqmeta.View, srv *mcp
 	case !equalString(name, decoded):
 		return mismatch(headerName, "does not match the body's params."+nameKey)
 	}
-	if nameKey == "name" && isMethod(m, "tools/call") {
+	if call {
 		if ps := srv.ParamHeaders(decoded); ps != nil {
 			return checkParamHeaders(hd, m.Params, ps)
 		}
@@ -177,7 +178,11 @@ func mirrored(params []byte, nameKey string) (name, version []byte) {
 // fieldValue returns a header's first value without the white space
 // around it (RFC 9110 §5.5), and whether it is present.
 func fieldValue(hd http.Header, key string) (string, bool) {
-	vs := hd[key]
+	return firstValue(hd[key])
+}
+
+// firstValue is fieldValue for a header's lines vs.
+func firstValue(vs []string) (string, bool) {
 	if len(vs) == 0 {
 		return "", false
 	}
