@@ -252,7 +252,7 @@ type toolCall struct {
 // struct then fills the 208-byte size class of Go's allocator.
 const toolCallRoom = 72
 
-// resultRoom is where the call's raw result is copied (conn.AppendCall).
+// resultRoom is where the call's raw result is copied (conn.Conn.AppendCall).
 func (c *toolCall) resultRoom() []byte { return c.room[:0] }
 
 // decodeOwned is CallToolResult.decodeOwned into c.r, a single text block
