@@ -144,6 +144,10 @@ type Server struct {
 	templates registry[*serverTemplate]
 	prompts   registry[*serverPrompt]
 
+	// paramHeaders is set once a tool with x-mcp-header parameters is
+	// added, and never cleared: until then ParamHeaders need not look.
+	paramHeaders atomic.Bool
+
 	sessions session.Registry[*ServerSession, *ServerSession] // initialised and open
 
 	mu        sync.Mutex

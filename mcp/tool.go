@@ -90,8 +90,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 		}
 		return res, nil
 	}
-	s.noteScopes(st.tool.Scopes)
-	s.tools.put(st)
+	s.putTool(st)
 	return nil
 }
 
@@ -111,9 +110,18 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 		return err
 	}
 	st.handler = h
-	s.noteScopes(st.tool.Scopes)
-	s.tools.put(st)
+	s.putTool(st)
 	return nil
+}
+
+// putTool adds or replaces st. A tool mirroring parameters marks the
+// server as having one before it can be found (ParamHeaders).
+func (s *Server) putTool(st *serverTool) {
+	s.noteScopes(st.tool.Scopes)
+	if len(st.headers) > 0 {
+		s.paramHeaders.Store(true)
+	}
+	s.tools.put(st)
 }
 
 // RemoveTools removes the tools with these names; sessions are told the

@@ -6,6 +6,9 @@ package mcp
 // that name. The slice is shared: do not modify it. Safe for concurrent
 // use.
 func (s *Server) ParamHeaders(tool string) []ParamHeader {
+	if !s.paramHeaders.Load() {
+		return nil // no tool has any
+	}
 	st, ok := s.tools.get(tool)
 	if !ok {
 		return nil

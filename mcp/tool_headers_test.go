@@ -19,6 +19,12 @@ func noResult(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error
 // have to reject is refused by AddTool.
 func TestServer_ParamHeaders(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	if err := srv.AddTool(&mcp.Tool{Name: "plain"}, noResult); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.ParamHeaders("plain"); got != nil {
+		t.Fatalf("a tool without any, on a server without any: %+v", got)
+	}
 	schema := `{"type":"object","properties":{` +
 		`"region":{"type":"string","x-mcp-header":"Region"},` +
 		`"query":{"type":"string"},` +
@@ -32,6 +38,19 @@ func TestServer_ParamHeaders(t *testing.T) {
 	}
 	if got := srv.ParamHeaders("none"); got != nil {
 		t.Fatalf("an unknown tool: %+v", got)
+	}
+	if got := srv.ParamHeaders("plain"); got != nil {
+		t.Fatalf("a tool without any: %+v", got)
+	}
+	srv.RemoveTools("sql")
+	if got := srv.ParamHeaders("sql"); got != nil {
+		t.Fatalf("a removed tool: %+v", got)
+	}
+	if err := srv.AddTool(&mcp.Tool{Name: "sql", InputSchema: json.RawMessage(schema)}, noResult); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.ParamHeaders("sql"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("added again: got %+v, want %+v", got, want)
 	}
 	for _, bad := range []struct{ props, why string }{
 		{`"a":{"type":"string","x-mcp-header":"A B"}`, "HTTP token"},

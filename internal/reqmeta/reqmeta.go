@@ -53,7 +53,15 @@ type View struct {
 // that m holds. It reports false when _meta is not an object, or params
 // not an object. A member given twice is refused (DuplicateName, before
 // anything uses m), so the last one is the one.
+//
+// The usual tools/call params are read by their bytes (readCall); any
+// others by a walk over their members (walk), which reads the same.
 func (m *View) Read(params []byte) bool {
+	return m.readCall(params) || m.walk(params)
+}
+
+// walk is Read for any params: a walk over their members.
+func (m *View) walk(params []byte) bool {
 	var top, meta codec.Members
 	var scratch [64]byte
 	metas := 0
@@ -112,21 +120,26 @@ func (m *View) keep(member *[]byte, v []byte) {
 // Reread is Read from a view of nothing.
 func (m *View) Reread(params []byte) bool {
 	*m = View{}
-	return m.readCall(params) || m.Read(params)
+	return m.Read(params)
 }
 
 // The usual tools/call params, as a client's CallTool sends them:
 // callHead, the name's string token less its opening quote, callMid, the
-// arguments (an object), '}'.
+// arguments (an object), then '}' or, under a stateless version, metaHead
+// and _meta's members, each one of the engine's keys (metaKey, then the
+// rest of the name, '"', ':') and its value, and "}}".
 const (
 	callHead = `{"name":"`
 	callMid  = `,"arguments":`
+	metaHead = `,"_meta":{`
+	metaKey  = `"io.modelcontextprotocol/`
 )
 
 // readCall is Read for params that are exactly the usual tools/call
 // params with a name without escapes, read by their bytes: one scan finds
-// the name's end, one the arguments'. It reports false, leaving m alone,
-// for anything else.
+// the name's end, one the arguments', one each of _meta's values. It
+// reports false, leaving m alone, for anything else (a _meta empty, with a
+// key given twice or another key, whitespace anywhere), which walk reads.
 func (m *View) readCall(params []byte) bool {
 	if len(params) < len(callHead) || string(params[:len(callHead)]) != callHead {
 		return false
@@ -140,11 +153,67 @@ func (m *View) readCall(params []byte) bool {
 		return false
 	}
 	end, err := codec.SkipValue(params, at)
-	if err != nil || end != len(params)-1 || params[end] != '}' {
+	if err != nil || end >= len(params) {
 		return false
+	}
+	if end != len(params)-1 || params[end] != '}' {
+		if !m.readCallMeta(params, end) {
+			return false
+		}
 	}
 	m.Name, m.Args, m.Whole = params[len(callHead)-1:nameEnd], params[at:end], true
 	return true
+}
+
+// readCallMeta reads, for readCall, the _meta that follows the arguments
+// (ending at end) to the end of params, when it is metaHead, members of
+// the engine's keys alone, each given once, and "}}". It reports false,
+// leaving m alone, for anything else.
+func (m *View) readCallMeta(params []byte, end int) bool {
+	at := end + len(metaHead)
+	if len(params)-at < len(metaKey) || string(params[end:at]) != metaHead {
+		return false
+	}
+	var version, caps, info, logLevel []byte
+	for {
+		if len(params)-at < len(metaKey) || string(params[at:at+len(metaKey)]) != metaKey {
+			return false
+		}
+		at += len(metaKey)
+		var member *[]byte
+		switch rest := params[at:]; {
+		case hasKey(rest, ProtocolVersion[len(metaKey)-1:]):
+			member, at = &version, at+len(ProtocolVersion)-len(metaKey)+3
+		case hasKey(rest, ClientCapabilities[len(metaKey)-1:]):
+			member, at = &caps, at+len(ClientCapabilities)-len(metaKey)+3
+		case hasKey(rest, ClientInfo[len(metaKey)-1:]):
+			member, at = &info, at+len(ClientInfo)-len(metaKey)+3
+		case hasKey(rest, LogLevel[len(metaKey)-1:]):
+			member, at = &logLevel, at+len(LogLevel)-len(metaKey)+3
+		default:
+			return false
+		}
+		vEnd, err := codec.SkipValue(params, at)
+		if err != nil || *member != nil || vEnd >= len(params) || params[at] <= ' ' {
+			return false // a fault, a key given twice, or whitespace: walk's
+		}
+		*member = params[at:vEnd]
+		if params[vEnd] == ',' {
+			at = vEnd + 1
+			continue
+		}
+		if vEnd != len(params)-2 || string(params[vEnd:]) != "}}" {
+			return false
+		}
+		m.Version, m.Caps, m.Info, m.LogLevel = version, caps, info, logLevel
+		return true
+	}
+}
+
+// hasKey reports whether b opens with the rest of an engine's key of
+// _meta after metaKey, its closing quote and a colon.
+func hasKey(b []byte, rest string) bool {
+	return len(b) > len(rest)+1 && string(b[:len(rest)]) == rest && b[len(rest)] == '"' && b[len(rest)+1] == ':'
 }
 
 // readMeta reads the members of a _meta object into m, walking them

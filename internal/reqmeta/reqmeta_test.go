@@ -1,6 +1,7 @@
 package reqmeta
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/codec"
@@ -36,6 +37,29 @@ var dupParams = []string{
 	`{"name":"echo","_meta":[]}`,
 	`[{"a":1,"a":2}]`,
 	`{}`,
+	// The usual stateless tools/call (readCall) and its near misses.
+	`{"name":"echo","arguments":{"message":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/logLevel":"info"}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/logLevel":"debug"}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"a","name":"b"}}}`,
+	`{"name":"echo","arguments":{"a":1,"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"x","io.modelcontextprotocol/protocolVersion":"y"}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"x","progressToken":1}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"x"},"task":{}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion" :"x"}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion": "x"}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"x" }}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"x"} }`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersionX":"x"}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocol":"x"}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/":"x"}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol\/logLevel":"x"}}`,
+	`{"name":"echo","arguments":{},"_meta":{}}`,
+	`{"name":"echo","arguments":{},"_meta":[]}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":{}},"_meta":{}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":{"":0,"":0}}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/clientCapabilities":[1,{"k":1,"k":2}]}}`,
+	`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/logLevel":null}}`,
+	`{"name":"echo","arguments":{},"_met":{"io.modelcontextprotocol/logLevel":1}}`,
 }
 
 // TestView_duplicateName checks that the check spared the names Read
@@ -61,10 +85,40 @@ func checkDuplicateName(t *testing.T, params []byte) {
 	if _, _, err := codec.NewScanner(nil).Scan(params); err != nil {
 		return // params a Scanner refused never reach it
 	}
-	var m View
-	m.Read(params)
+	var m, walked View
+	read := m.Read(params)
+	if walk := walked.walk(params); read != walk || !reflect.DeepEqual(m, walked) {
+		t.Errorf("%s: Read gave %v, %+v; the walk %v, %+v", params, read, m, walk, walked)
+	}
 	if got, want := m.DuplicateName(params), codec.DuplicateName(params); got != want {
 		t.Errorf("%s: DuplicateName = %d, codec.DuplicateName = %d", params, got, want)
+	}
+}
+
+// Read takes the usual tools/call params, in either era, by their bytes
+// (readCall), and leaves what differs from them to the walk.
+func TestView_readCall(t *testing.T) {
+	for _, c := range []struct {
+		params string
+		took   bool
+	}{
+		{`{"name":"echo","arguments":{"message":"hello"}}`, true},
+		{`{"name":"echo","arguments":{"message":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, true},
+		{`{"name":"e","arguments":{},"_meta":{"io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, true},
+		{`{"name":"echo","arguments":{},"_meta":{}}`, false},
+		{`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/logLevel":"info","progressToken":1}}`, false},
+		{`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/logLevel":"info"}}`, false},
+		{`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/logLevel":"info"},"task":{}}`, false},
+		{`{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/logLevel": "info"}}`, false},
+	} {
+		params := []byte(c.params)
+		var m View
+		if took := m.readCall(params); took != c.took {
+			t.Errorf("%s: readCall took it: %v, want %v", params, took, c.took)
+		} else if !took && !reflect.DeepEqual(m, View{}) {
+			t.Errorf("%s: readCall refused it but set %+v", params, m)
+		}
+		checkDuplicateName(t, params)
 	}
 }
 
