@@ -27,8 +27,16 @@ type session25 struct {
 func open25(t *testing.T, hc *http.Client, base string) *session25 {
 	t.Helper()
 	s := &session25{t: t, hc: hc, url: base + "/mcp", next: 1}
-	resp, body := s.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + mcp.Version20251125 +
-		`","capabilities":{},"clientInfo":{"name":"scaleout","version":"1"}}}`)
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + mcp.Version20251125 +
+		`","capabilities":{},"clientInfo":{"name":"scaleout","version":"1"}}}`
+	resp, body := s.post(initialize)
+	// A 503 says retry: the store did not answer in time (its first
+	// command dials Redis, which a loaded machine can make slow).
+	for try := 0; resp.StatusCode == http.StatusServiceUnavailable && try < 5; try++ {
+		t.Logf("initialize on %s: %d %s; again", base, resp.StatusCode, body)
+		time.Sleep(200 * time.Millisecond)
+		resp, body = s.post(initialize)
+	}
 	s.id = resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || s.id == "" || !strings.Contains(body, `"protocolVersion":"`+mcp.Version20251125+`"`) {
 		t.Fatalf("initialize on %s: %d %q %s", base, resp.StatusCode, s.id, body)
