@@ -257,12 +257,7 @@ func (c *toolCall) resultRoom() []byte { return c.room[:0] }
 
 // decodeOwned is CallToolResult.decodeOwned into c.r, a single text block
 // decoded into c.one.
-func (c *toolCall) decodeOwned(data []byte) error {
-	if c.r.decodeCommon(data, true, &c.one) {
-		return nil
-	}
-	return c.r.decodeSlow(data)
-}
+func (c *toolCall) decodeOwned(data []byte) error { return c.r.decodeOwnedInto(data, &c.one) }
 
 // CallToolWith calls a tool with raw params (a progress token in Meta,
 // say). Its result is checked against the tool's output schema as

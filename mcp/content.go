@@ -278,33 +278,11 @@ func (l *contentList) UnmarshalJSON(data []byte) error {
 }
 
 // decodeTextBlocks decodes a JSON array of text blocks that have only
-// "type" and "text" members, all blocks in one allocation. It reports
-// false for any other array. With owned (see decodeOwned), texts without
-// escapes are d's bytes, not copies. A single block (the usual result) is
-// decoded in the one walk and goes into one, or a new oneTextBlock if one
-// is nil.
+// "type" and "text" members, all blocks in one allocation: a single block
+// (the usual result) in one, or a new oneTextBlock if one is nil. It
+// reports false for any other array. With owned (see decodeOwned), texts
+// without escapes are d's bytes, not copies.
 func decodeTextBlocks(d []byte, owned bool, one *oneTextBlock) ([]Content, bool) {
-	var it codec.Elements
-	it.Reset(d)
-	if it.Next() {
-		var first TextContent
-		if !first.decodeBlock(it.Value(), owned) {
-			return nil, false
-		}
-		if !it.Next() && it.Err() == nil {
-			if one == nil {
-				one = new(oneTextBlock)
-			}
-			one.block[0] = first
-			one.list[0] = &one.block[0]
-			return one.list[:], true
-		}
-	}
-	return decodeTextBlocksSlow(d, owned)
-}
-
-// decodeTextBlocksSlow is decodeTextBlocks for any number of blocks.
-func decodeTextBlocksSlow(d []byte, owned bool) ([]Content, bool) {
 	n := 0
 	var it codec.Elements
 	for it.Reset(d); it.Next(); {
@@ -313,20 +291,24 @@ func decodeTextBlocksSlow(d []byte, owned bool) ([]Content, bool) {
 	if it.Err() != nil {
 		return nil, false
 	}
-	blocks, out := make([]TextContent, n), make([]Content, n)
+	var blocks []TextContent
+	var out []Content
+	if n == 1 {
+		if one == nil {
+			one = new(oneTextBlock)
+		}
+		blocks, out = one.block[:], one.list[:]
+	} else {
+		blocks, out = make([]TextContent, n), make([]Content, n)
+	}
 	i := 0
 	for it.Reset(d); it.Next(); i++ {
-		if !blocks[i].decodeBlock(it.Value(), owned) {
+		if codec.KindOf(it.Value()) != codec.ValueObject || !blocks[i].decodePlain(it.Value(), owned) {
 			return nil, false
 		}
 		out[i] = &blocks[i]
 	}
 	return out, true
-}
-
-// decodeBlock decodes v into c if it is an object that decodePlain takes.
-func (c *TextContent) decodeBlock(v []byte, owned bool) bool {
-	return codec.KindOf(v) == codec.ValueObject && c.decodePlain(v, owned)
 }
 
 // oneTextBlock holds a list of one text block and the block.

@@ -172,12 +172,11 @@ func sessionOf(ctx context.Context, g gate, req *router.Request, view *requestMe
 		if view == nil {
 			view = new(requestMeta)
 		}
-		rs, rctx, err := ss.srv.statelessSession(ss, g, req.Method, req.Params, view, bctx)
+		rs, rctx, err := ss.srv.statelessSession(ctx, ss, g, req.Method, req.Params, view, bctx)
 		if err != nil {
 			return ctx, nil, err
 		}
 		if rs != nil {
-			rctx.Context = ctx
 			return rctx, rs, nil
 		}
 	}

@@ -118,10 +118,9 @@ var (
 // unless g&onlyStateless; mm receives the view of params read on the way
 // (see requestMeta), whole when a session is returned: the one the
 // transport read, when the body's context bctx (nil: none) carries it
-// (reqmeta.From), else one read here. With the session
-// comes the context that carries it, made with it: its parent is the
-// caller's to set before it is used.
-func (s *Server) statelessSession(home *ServerSession, g gate, method string, params []byte, mm *requestMeta, bctx context.Context) (*ServerSession, *sessionContext, error) {
+// (reqmeta.From), else one read here. With the session comes ctx
+// carrying it (sessionContext), made in the session's allocation.
+func (s *Server) statelessSession(ctx context.Context, home *ServerSession, g gate, method string, params []byte, mm *requestMeta, bctx context.Context) (*ServerSession, context.Context, error) {
 	if codec.KindOf(params) == codec.ValueObject && (g&onlyStateless == 0 || bytes.Contains(params, statelessKey)) {
 		read := (bctx != nil && reqmeta.From(bctx, params, mm)) || mm.Read(params)
 		if at := mm.DuplicateName(params); at >= 0 {
@@ -188,7 +187,7 @@ func (s *Server) statelessSession(home *ServerSession, g gate, method string, pa
 	}
 	rs.c.Store(home.c.Load())
 	rs.state.Store(stateInitialized)
-	a.ctx.ss = rs
+	a.ctx.Context, a.ctx.ss = ctx, rs
 	return rs, &a.ctx, nil
 }
 

@@ -151,8 +151,12 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 // decodeOwned is UnmarshalJSON over data that is the result's alone — a
 // call's answer, copied for it and dropped after — whose texts and
 // structured content may therefore alias data instead of copying it.
-func (r *CallToolResult) decodeOwned(data []byte) error {
-	if r.decodeCommon(data, true, nil) {
+func (r *CallToolResult) decodeOwned(data []byte) error { return r.decodeOwnedInto(data, nil) }
+
+// decodeOwnedInto is decodeOwned with a single text block decoded into
+// one (nil: a new one; see decodeTextBlocks).
+func (r *CallToolResult) decodeOwnedInto(data []byte, one *oneTextBlock) error {
+	if r.decodeCommon(data, true, one) {
 		return nil
 	}
 	return r.decodeSlow(data)

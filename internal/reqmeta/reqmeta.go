@@ -165,6 +165,15 @@ func (m *View) readCall(params []byte) bool {
 	return true
 }
 
+// metaRests are the engine's keys of _meta after metaKey, each with its
+// closing quote and colon, in the order of readCallMeta's members.
+var metaRests = [...]string{
+	ProtocolVersion[len(metaKey)-1:] + `":`,
+	ClientCapabilities[len(metaKey)-1:] + `":`,
+	ClientInfo[len(metaKey)-1:] + `":`,
+	LogLevel[len(metaKey)-1:] + `":`,
+}
+
 // readCallMeta reads, for readCall, the _meta that follows the arguments
 // (ending at end) to the end of params, when it is metaHead, members of
 // the engine's keys alone, each given once, and "}}". It reports false,
@@ -175,22 +184,20 @@ func (m *View) readCallMeta(params []byte, end int) bool {
 		return false
 	}
 	var version, caps, info, logLevel []byte
+	members := [len(metaRests)]*[]byte{&version, &caps, &info, &logLevel}
 	for {
 		if len(params)-at < len(metaKey) || string(params[at:at+len(metaKey)]) != metaKey {
 			return false
 		}
 		at += len(metaKey)
 		var member *[]byte
-		switch rest := params[at:]; {
-		case hasKey(rest, ProtocolVersion[len(metaKey)-1:]):
-			member, at = &version, at+len(ProtocolVersion)-len(metaKey)+3
-		case hasKey(rest, ClientCapabilities[len(metaKey)-1:]):
-			member, at = &caps, at+len(ClientCapabilities)-len(metaKey)+3
-		case hasKey(rest, ClientInfo[len(metaKey)-1:]):
-			member, at = &info, at+len(ClientInfo)-len(metaKey)+3
-		case hasKey(rest, LogLevel[len(metaKey)-1:]):
-			member, at = &logLevel, at+len(LogLevel)-len(metaKey)+3
-		default:
+		for i, rest := range &metaRests {
+			if len(params)-at > len(rest) && string(params[at:at+len(rest)]) == rest {
+				member, at = members[i], at+len(rest)
+				break
+			}
+		}
+		if member == nil {
 			return false
 		}
 		vEnd, err := codec.SkipValue(params, at)
@@ -208,12 +215,6 @@ func (m *View) readCallMeta(params []byte, end int) bool {
 		m.Version, m.Caps, m.Info, m.LogLevel = version, caps, info, logLevel
 		return true
 	}
-}
-
-// hasKey reports whether b opens with the rest of an engine's key of
-// _meta after metaKey, its closing quote and a colon.
-func hasKey(b []byte, rest string) bool {
-	return len(b) > len(rest)+1 && string(b[:len(rest)]) == rest && b[len(rest)] == '"' && b[len(rest)+1] == ':'
 }
 
 // readMeta reads the members of a _meta object into m, walking them
