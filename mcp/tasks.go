@@ -237,10 +237,15 @@ func (s *Server) startTask(ctx context.Context, ss *ServerSession, sc taskScope,
 		close(rt.done)
 	}()
 	if s.signals() != nil || o.Lease > 0 { // a tasks/cancel served elsewhere; the lease
+		// The watch is on before the task is announced: a tasks/cancel
+		// the client sends elsewhere as soon as it knows the id signals
+		// a watcher that is there.
+		poke, stop := s.watchTask(tctx, sc, id, rt.wake)
 		tasks.wg.Add(1)
 		go func() {
 			defer tasks.wg.Done()
-			s.watchRun(tctx, sc, id, rt)
+			defer stop()
+			s.watchRun(tctx, sc, id, rt, poke)
 		}()
 	}
 	if sc.ext {

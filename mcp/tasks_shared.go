@@ -106,13 +106,11 @@ const cancelPolls = 5
 
 // watchRun ends the run of task id of scope sc here (cancels tctx, via
 // rt.cancel) once its record has ended or is gone: a tasks/cancel served
-// by another instance. It runs on a goroutine of its own while the task
-// runs, with a store that has signals or a lease; it wakes rt at each
-// signal too (answers to input requests stored elsewhere), and renews
-// the task's lease.
-func (s *Server) watchRun(tctx context.Context, sc taskScope, id string, rt *runningTask) {
-	poke, stop := s.watchTask(tctx, sc, id, rt.wake)
-	defer stop()
+// by another instance, which poke (watchTask's, waking rt at each signal
+// too: answers to input requests stored elsewhere) tells. It runs on a
+// goroutine of its own while the task runs, with a store that has
+// signals or a lease, and renews the task's lease.
+func (s *Server) watchRun(tctx context.Context, sc taskScope, id string, rt *runningTask, poke <-chan struct{}) {
 	every := cancelPolls * s.tasks.PollInterval
 	if lease := s.tasks.Lease; lease > 0 {
 		every = min(every, lease/3)
