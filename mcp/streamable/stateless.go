@@ -142,7 +142,6 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 		h.homeFailed(w, err)
 		return
 	}
-	ctx := r.Context()
 	switch m.Kind {
 	case codec.KindNotification:
 		// notifications/cancelled names a request by an id that only its
@@ -153,8 +152,6 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case codec.KindRequest:
-		// One walk over the params serves the headers' check here and,
-		// carried in the body's context, package mcp (reqmeta.From).
 		var view reqmeta.View
 		if codec.KindOf(m.Params) == codec.ValueObject {
 			view.Read(m.Params)
@@ -163,9 +160,8 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 			writeStatelessAnswer(w, codec.AppendError(nil, m.ID, e), nil)
 			return
 		}
-		ctx = reqmeta.With(ctx, m.Params, &view)
 	}
-	h.serveStateless(w, r, ctx, c, body, &m, wantJSON && (h.opts.JSONResponse || !wantSSE), !wantJSON)
+	h.serveStateless(w, r, c, body, &m, wantJSON && (h.opts.JSONResponse || !wantSSE), !wantJSON)
 }
 
 // homeFailed answers a stateless POST for which the home connection
