@@ -72,9 +72,9 @@ type BodySink struct {
 	// them as they bound the pool's work; the pool's own size does not. A
 	// batch's elements go to the pool, and so does every message of a
 	// connection with a HandlerTimeout, whose answer must not wait for a
-	// handler that overran it. When ctx ends while such a handler runs,
-	// its context is cancelled, as BodyCancel.Cancel would, and
-	// ServeBodySink returns once the handler has.
+	// handler that overran it. Such a handler's context ends when ctx
+	// does (before it starts, too), and ServeBodySink returns once the
+	// handler has.
 	Here bool
 }
 
@@ -152,12 +152,7 @@ func (c *Conn) serveSink(ctx context.Context, body []byte, m *codec.Message, sin
 	if sink.Cancel != nil {
 		sink.Cancel.r.Store(r)
 	}
-	if sink.Here && c.opts.HandlerTimeout <= 0 {
-		r.here = true
-		if ctx.Done() != nil { // nobody waits on ctx below while a handler runs here
-			defer context.AfterFunc(ctx, func() { c.cancelBody(r) })()
-		}
-	}
+	r.here = sink.Here && c.opts.HandlerTimeout <= 0
 	if m != nil {
 		c.serveScanned(body, m, r)
 	} else {

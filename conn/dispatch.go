@@ -189,9 +189,6 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 	}
 	switch {
 	case here:
-		if to.body.here && to.body.ctx.Err() != nil { // ended before serveSink's watch could find t
-			c.cancelBody(to.body)
-		}
 		t.runHere()
 	default:
 		c.queued.Add(1) // before a worker can start it: see taskStarted
