@@ -27,7 +27,9 @@ const pinnedVersion = "2025-11-25"
 // connections all the time) and never consults a proxy.
 func loopbackClient() *http.Client {
 	return &http.Client{
-		Transport: &http.Transport{MaxIdleConns: 2 * callers, MaxIdleConnsPerHost: 2 * callers},
+		// No Accept-Encoding: no server here compresses, and wrk's
+		// check.lua (the outside rows' client) asks for none either.
+		Transport: &http.Transport{MaxIdleConns: 2 * callers, MaxIdleConnsPerHost: 2 * callers, DisableCompression: true},
 		Timeout:   30 * time.Second,
 	}
 }
@@ -98,6 +100,7 @@ func (p *plainClient) post(ctx context.Context, body []byte) (*http.Response, er
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("User-Agent", "") // none, as from wrk: the headers are the protocol's and the body's
 	if p.session != "" {
 		req.Header.Set("Mcp-Session-Id", p.session)
 		req.Header.Set("Mcp-Protocol-Version", pinnedVersion)
