@@ -61,6 +61,21 @@ type BodySink struct {
 	// and so has no Peer.Addr of its own (Streamable HTTP's stateless
 	// requests): per-peer middleware reads it with BodyRemoteAddr.
 	RemoteAddr string
+	// Here, if set, runs a request or notification that would go to the
+	// pool on the goroutine calling ServeBodySink instead, as an
+	// InProcess call's handler runs: for a transport whose goroutine
+	// would only wait for the answer, and whose handlers need nothing
+	// they send to reach the peer before they return (Streamable HTTP's
+	// stateless requests that asked for no progress and no log messages,
+	// whose handlers cannot wait on the client). What they send still
+	// goes to Related, before the answer. MaxInFlight and Admission bound
+	// them as they bound the pool's work; the pool's own size does not. A
+	// batch's elements go to the pool, and so does every message of a
+	// connection with a HandlerTimeout, whose answer must not wait for a
+	// handler that overran it. Such a handler's context ends when ctx
+	// does (before it starts, too), and ServeBodySink returns once the
+	// handler has.
+	Here bool
 }
 
 // BodyCancel cancels the requests of one body served by ServeBodySink
@@ -137,6 +152,7 @@ func (c *Conn) serveSink(ctx context.Context, body []byte, m *codec.Message, sin
 	if sink.Cancel != nil {
 		sink.Cancel.r.Store(r)
 	}
+	r.here = sink.Here && c.opts.HandlerTimeout <= 0
 	if m != nil {
 		c.serveScanned(body, m, r)
 	} else {
@@ -213,6 +229,9 @@ type bodyReply struct {
 	// body, as a pool would run it: the caller would only wait. The body
 	// then needs no copy, and serveBody returns once the handler has.
 	into *directCall
+	// here is BodySink.Here, when it applies: a request alone in the
+	// body runs on the goroutine serving it.
+	here bool
 }
 
 // put delivers the answer (nil: none is due). Every body is settled exactly

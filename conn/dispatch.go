@@ -172,8 +172,10 @@ func (c *Conn) handOff(frame []byte, m *codec.Message, e *router.Entry, to reply
 		shared = ref
 	}
 	var rc *reqCtx
-	here := to.body != nil && to.body.into != nil // an InProcess call
-	if here {
+	// An InProcess call, or a body whose goroutine would only wait
+	// (BodySink.Here): the handler runs on the goroutine serving it.
+	here := to.body != nil && (to.body.into != nil || (to.body.here && to.b == nil))
+	if here && to.body.into != nil {
 		rc = &to.body.into.ctx // one allocation for both
 	}
 	t := c.newTask(e, m, rd, rc)

@@ -35,7 +35,10 @@
 //     Options.Admission) and handed off, with a copy of its frame (the
 //     read buffer is reused for the next read), to the executor:
 //     Options.Pool, or else a pool.Pool with no bound on workers shared
-//     by every connection without a pool of its own.
+//     by every connection without a pool of its own. Admitted alike, a
+//     body's request whose serving goroutine would only wait for it runs
+//     there instead: an InProcess call's, and one a transport marks so
+//     (BodySink.Here).
 //
 // The reader is the one goroutine that reads the stream. Its state — the
 // scanner, the output it holds back, the request an inline handler is

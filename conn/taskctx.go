@@ -21,6 +21,7 @@ type reqCtx struct {
 	done       chan struct{} // made on the first call to Done
 	err        error
 	stopParent func() bool   // unregisters the parent's AfterFunc
+	stopBody   func() bool   // and the body's (see bodyCtx)
 	deadline   int64         // HandlerTimeout's, in Unix nanoseconds; 0: none
 	entry      *router.Entry // for Options.Metrics: the request's method,
 	since      time.Duration // and its hand-off (Conn.clock)
@@ -52,17 +53,35 @@ func (t *reqCtx) Done() <-chan struct{} {
 	defer t.mu.Unlock()
 	if t.done == nil {
 		t.done = make(chan struct{})
-		parent := t.c.ctx
+		parent, body := t.c.ctx, t.bodyCtx()
 		if t.err == nil {
 			t.err = parent.Err()
+		}
+		if t.err == nil && body != nil {
+			t.err = body.Err()
 		}
 		if t.err != nil {
 			close(t.done)
 		} else {
 			t.stopParent = context.AfterFunc(parent, func() { t.cancelWith(context.Cause(parent)) })
+			if body != nil {
+				t.stopBody = context.AfterFunc(body, func() { t.cancelWith(context.Cause(body)) })
+			}
 		}
 	}
 	return t.done
+}
+
+// bodyCtx returns the context of the body whose request runs on the
+// goroutine serving it (BodySink.Here), when it can end: nobody waits on
+// it then, so the request's context ends with it. Watched only once Done
+// is asked for, as the connection's is: a handler that never asks pays
+// nothing.
+func (t *reqCtx) bodyCtx() context.Context {
+	if b := t.body; b != nil && b.here && b.ctx.Done() != nil {
+		return b.ctx
+	}
+	return nil
 }
 
 // Err returns why the context is done, or nil.
@@ -71,9 +90,15 @@ func (t *reqCtx) Err() error {
 	err, made := t.err, t.done != nil
 	t.mu.Unlock()
 	if err != nil || made {
-		return err // once Done is made, the parent's end arrives through it
+		return err // once Done is made, the parents' end arrives through it
 	}
-	return t.c.ctx.Err()
+	if err := t.c.ctx.Err(); err != nil {
+		return err
+	}
+	if body := t.bodyCtx(); body != nil {
+		return body.Err()
+	}
+	return nil
 }
 
 // Value answers relatedKey with the body the request came in (or what
@@ -100,10 +125,13 @@ func (t *reqCtx) cancelWith(err error) {
 			close(t.done)
 		}
 	}
-	stop := t.stopParent
-	t.stopParent = nil
+	stop, stopBody := t.stopParent, t.stopBody
+	t.stopParent, t.stopBody = nil, nil
 	t.mu.Unlock()
 	if stop != nil {
 		stop()
+	}
+	if stopBody != nil {
+		stopBody()
 	}
 }

@@ -167,12 +167,12 @@ func sessionOf(ctx context.Context, g gate, req *router.Request, view *requestMe
 	if ss.c.Load() == nil { // a session from Bind learns its connection here
 		ss.setConn(conn.FromContext(ctx))
 	}
-	ctx, bctx := bodyPrincipal(ctx)
+	ctx = bodyPrincipal(ctx)
 	if g&onlyStateless != 0 || bytes.Contains(req.Params, statelessKey) {
 		if view == nil {
 			view = new(requestMeta)
 		}
-		rs, rctx, err := ss.srv.statelessSession(ctx, ss, g, req.Method, req.Params, view, bctx)
+		rs, rctx, err := ss.srv.statelessSession(ctx, ss, g, req.Method, req.Params, view)
 		if err != nil {
 			return ctx, nil, err
 		}
@@ -191,19 +191,19 @@ func sessionOf(ctx context.Context, g gate, req *router.Request, view *requestMe
 // HTTP: an authenticating middleware put it in the request's context,
 // which conn.BodyContext finds), so that handlers, scopes, sealed
 // requestState and tasks see who asked, as they do on stream transports
-// (middleware.Auth). It returns the body's context too: nil for none.
-func bodyPrincipal(ctx context.Context) (context.Context, context.Context) {
+// (middleware.Auth).
+func bodyPrincipal(ctx context.Context) context.Context {
 	bctx, ok := conn.BodyContext(ctx) // first: a stream's request has no body and pays one lookup
 	if !ok {
-		return ctx, nil
+		return ctx
 	}
 	if _, ok := principal.From(ctx); ok {
-		return ctx, bctx
+		return ctx
 	}
 	if p, ok := principal.From(bctx); ok {
-		return principal.With(ctx, p), bctx
+		return principal.With(ctx, p)
 	}
-	return ctx, bctx
+	return ctx
 }
 
 // result is what method served to ss answers: under a stateless
@@ -215,7 +215,12 @@ func (ss *ServerSession) result(g gate, method string, res any, err error) (any,
 	if err != nil || res == nil || !ss.stateless() {
 		return res, err
 	}
-	r := &statelessResult{v: res, info: ss.srv.info, head: ss.srv.head}
+	r := ss.out // in the session's allocation, when it has one (statelessAlloc)
+	if r == nil {
+		r = new(statelessResult)
+	}
+	ss.out = nil // one result a request: a second would have its own
+	r.v, r.info, r.head = res, ss.srv.info, ss.srv.head
 	if _, more := res.(*inputRequired); g&cacheable != 0 && !more { // not a result a client keeps
 		r.hint = ss.srv.hints.of(method)
 		if h, ok := res.(*hinted); ok {

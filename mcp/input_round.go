@@ -79,12 +79,14 @@ func methodCode(m string) byte {
 // errInputResponsesType answers inputResponses that are not an object.
 var errInputResponsesType = invalidParams("Invalid params: inputResponses must be an object whose members are the results of the inputRequests")
 
-// statelessAlloc is a session of a stateless request and the round its
-// handler may run, allocated together.
+// statelessAlloc is a session of a stateless request, the round its
+// handler may run, the context carrying it and its result, allocated
+// together.
 type statelessAlloc struct {
 	ss    ServerSession
 	round inputRound
 	ctx   sessionContext
+	out   statelessResult
 }
 
 // open starts r for req, a request of a stateless version to a method

@@ -38,21 +38,24 @@ func (s *Server) negotiate(ss *ServerSession, p *InitializeParams) (*InitializeR
 	ss.version = negotiate(p.ProtocolVersion)
 	ss.vlevel = levelOf(ss.version)
 	if p.ClientInfo != nil {
-		ss.clientInfo = *p.ClientInfo
+		ci := *p.ClientInfo
+		ss.clientInfo = &ci
 	}
 	if p.Capabilities != nil {
-		ss.clientCaps = *p.Capabilities
+		cc := *p.Capabilities
+		ss.clientCaps = &cc
 	}
-	ss.caps = s.capabilities()
+	caps := s.capabilities()
 	if s.tasksFor(ss) {
-		ss.caps.Tasks = tasksCapability()
+		caps.Tasks = tasksCapability()
 	}
+	kept := caps // the session's own: the result may be changed on its way out
+	ss.caps = &kept
 	if c := ss.c.Load(); c != nil {
 		c.SetBatches(allowsBatches(ss.version))
 	}
 	ss.state.Store(stateInitializing)
 	s.track(ss)
-	caps := ss.caps
 	return &InitializeResult{
 		ProtocolVersion: ss.version,
 		Capabilities:    caps.at(ss.vlevel),

@@ -49,7 +49,10 @@ func (s *Server) listChangedLocal(bit uint32) {
 // announces reports whether the session was promised list_changed
 // notifications of this kind.
 func (ss *ServerSession) announces(bit uint32) bool {
-	c := &ss.caps
+	c := ss.caps
+	if c == nil { // not initialized, or stateless: nothing promised
+		return false
+	}
 	switch bit {
 	case changedTools:
 		return c.Tools != nil && c.Tools.ListChanged

@@ -37,6 +37,9 @@ type ServerSession struct {
 	// closed is set once the connection has ended; done is closed after
 	// the session has been forgotten, err is why it ended.
 	closed atomic.Bool
+	noting atomic.Bool   // a goroutine is sending the notes
+	notes  atomic.Uint32 // list_changed notifications due (changed… bits)
+	vlevel level         // of version (below): here, where it costs no padding
 	done   chan struct{}
 	err    error
 	// failure, if set before the connection is closed, is why the session
@@ -45,20 +48,19 @@ type ServerSession struct {
 
 	// Set by initialize under mu, before state leaves stateNew; read-only
 	// afterwards.
-	mu         sync.Mutex
-	version    string
-	vlevel     level // of version
-	clientInfo Implementation
-	clientCaps ClientCapabilities
-	caps       ServerCapabilities // as declared to this client
+	mu      sync.Mutex
+	version string
+	// Pointers, nil when there is none: a stateless request's session
+	// (statelessSession) is allocated for each request, and most have
+	// neither client info nor capabilities to keep.
+	clientInfo *Implementation
+	clientCaps *ClientCapabilities
+	caps       *ServerCapabilities // as declared to this client; nil before initialize and under a stateless version
 
 	subs map[string]struct{} // resource URIs subscribed; under srv.mu
 	// shared, set by initialize, ties the session to its copies on other
 	// instances (ServerOptions.SessionState); nil otherwise.
 	shared *sharedState
-
-	notes  atomic.Uint32 // list_changed notifications due (changed… bits)
-	noting atomic.Bool   // a goroutine is sending them
 
 	// transport is the hook of the transport serving the session (HTTP),
 	// set before its first message is served; nil on a plain stream.
@@ -73,6 +75,9 @@ type ServerSession struct {
 	// round, set with home, is the run of that request's handler; on
 	// when its method may answer input_required (see inputRound).
 	round *inputRound
+	// out, set with home, is room for the request's result
+	// (ServerSession.result) in the session's allocation.
+	out *statelessResult
 	// ext, set with home, ties the session to the tasks extension
 	// (2026-07-28): nil but for a task's tool or a handler that called
 	// StartTask.
@@ -181,7 +186,10 @@ func (ss *ServerSession) ClientInfo() *Implementation {
 	if !ss.initialized() {
 		return nil
 	}
-	ci := ss.clientInfo
+	var ci Implementation
+	if ss.clientInfo != nil {
+		ci = *ss.clientInfo
+	}
 	return &ci
 }
 
@@ -192,7 +200,10 @@ func (ss *ServerSession) ClientCapabilities() *ClientCapabilities {
 	if !ss.initialized() {
 		return nil
 	}
-	return &ss.clientCaps
+	if ss.clientCaps == nil { // declared nothing
+		return new(ClientCapabilities)
+	}
+	return ss.clientCaps
 }
 
 // Errors of the calls a session makes to its client.
@@ -343,7 +354,7 @@ func (ss *ServerSession) keepAlivePing(ctx context.Context) (bool, error) {
 // keepAliveFailed implements pinger: the session is closed, and Wait
 // returns ErrPingTimeout.
 func (ss *ServerSession) keepAliveFailed(missed int, last error) {
-	attrs := []any{"client", ss.clientInfo.Name}
+	attrs := []any{"client", ss.ClientInfo().Name}
 	if c := ss.c.Load(); c != nil {
 		p := c.Peer()
 		attrs = append(attrs, "transport", p.Transport, "addr", p.Addr)

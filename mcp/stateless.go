@@ -100,6 +100,7 @@ var (
 	errNoCaps = invalidParams("Invalid params: _meta must carry " + MetaClientCapabilities +
 		" under protocol version " + Version20260728 + " ({} declares none)")
 	errBadMeta = invalidParams("Invalid params: _meta must be an object")
+	errBadCaps = invalidParams("Invalid params: " + MetaClientCapabilities + " must be a ClientCapabilities object")
 	// errStatelessCall is what a request to the client fails with from a
 	// handler of a stateless request that cannot answer input_required:
 	// the version has no server-to-client requests.
@@ -116,13 +117,11 @@ var (
 // version, or lacks what the version requires, is refused with the
 // specification's error. The caller has found statelessKey in params
 // unless g&onlyStateless; mm receives the view of params read on the way
-// (see requestMeta), whole when a session is returned: the one the
-// transport read, when the body's context bctx (nil: none) carries it
-// (reqmeta.From), else one read here. With the session comes ctx
+// (see requestMeta), whole when a session is returned. With the session comes ctx
 // carrying it (sessionContext), made in the session's allocation.
-func (s *Server) statelessSession(ctx context.Context, home *ServerSession, g gate, method string, params []byte, mm *requestMeta, bctx context.Context) (*ServerSession, context.Context, error) {
+func (s *Server) statelessSession(ctx context.Context, home *ServerSession, g gate, method string, params []byte, mm *requestMeta) (*ServerSession, context.Context, error) {
 	if codec.KindOf(params) == codec.ValueObject && (g&onlyStateless == 0 || bytes.Contains(params, statelessKey)) {
-		read := (bctx != nil && reqmeta.From(bctx, params, mm)) || mm.Read(params)
+		read := mm.Read(params)
 		if at := mm.DuplicateName(params); at >= 0 {
 			return nil, nil, codec.DuplicateNameError(params, at)
 		}
@@ -165,14 +164,21 @@ func (s *Server) statelessSession(ctx context.Context, home *ServerSession, g ga
 	a := new(statelessAlloc) // the session and its round: one allocation
 	rs := &a.ss              // zero: set field by field, not copied from a literal of its size
 	rs.srv, rs.home, rs.done, rs.transport = s, home, home.done, home.transport
-	rs.version, rs.vlevel, rs.round = version, levelOf(version), &a.round
+	rs.version, rs.vlevel, rs.round, rs.out = version, levelOf(version), &a.round, &a.out
 	a.round.responses, a.round.token = mm.Responses, mm.State // for open
-	if codec.KindOf(mm.Caps) != codec.ValueObject ||
-		(string(mm.Caps) != "{}" && codec.UnmarshalExact(mm.Caps, &rs.clientCaps) != nil) {
-		return nil, nil, invalidParams("Invalid params: " + MetaClientCapabilities + " must be a ClientCapabilities object")
+	if codec.KindOf(mm.Caps) != codec.ValueObject {
+		return nil, nil, errBadCaps
+	}
+	if string(mm.Caps) != "{}" { // {} declares nothing: nil
+		if rs.clientCaps = decodeOwn[ClientCapabilities](mm.Caps); rs.clientCaps == nil {
+			return nil, nil, errBadCaps
+		}
 	}
 	if len(mm.Info) > 0 && string(mm.Info) != "null" {
-		if codec.KindOf(mm.Info) != codec.ValueObject || codec.UnmarshalExact(mm.Info, &rs.clientInfo) != nil {
+		if codec.KindOf(mm.Info) == codec.ValueObject {
+			rs.clientInfo = decodeOwn[Implementation](mm.Info)
+		}
+		if rs.clientInfo == nil {
 			return nil, nil, invalidParams("Invalid params: " + MetaClientInfo + " must be an Implementation object")
 		}
 	}
@@ -217,6 +223,15 @@ func metaVersion(raw []byte) (string, bool) {
 		return "", false
 	}
 	return v, true
+}
+
+// decodeOwn decodes raw into a new T, or returns nil when raw is not one.
+func decodeOwn[T any](raw []byte) *T {
+	v := new(T)
+	if codec.UnmarshalExact(raw, v) != nil {
+		return nil
+	}
+	return v
 }
 
 // unsupportedVersionData is the data of a -32022 error.

@@ -109,6 +109,9 @@ func (ss *ServerSession) rest() TaskFunc {
 // declaresTasks reports whether the request ss serves declared the tasks
 // extension.
 func (ss *ServerSession) declaresTasks() bool {
+	if ss.clientCaps == nil {
+		return false
+	}
 	_, ok := ss.clientCaps.Extensions[TasksExtension]
 	return ok
 }

@@ -3,9 +3,9 @@
 // a stateless protocol version, the members of multi-round-trip requests,
 // and tools/call's common form (View). Package mcp serves a request from
 // it; package mcp/streamable checks the HTTP headers that mirror a
-// stateless request's body against it, and hands it to mcp through the
-// body's context (With, From), so that the request's params are walked
-// once between the transport and the handler.
+// stateless request's body against it. Each reads its own: handing the
+// transport's view on would cost an allocation a request (a context to
+// carry it), which costs more than the walk it saves.
 package reqmeta
 
 import (

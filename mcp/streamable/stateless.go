@@ -142,7 +142,8 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 		h.homeFailed(w, err)
 		return
 	}
-	ctx := r.Context()
+	asJSON := wantJSON && (h.opts.JSONResponse || !wantSSE)
+	here := false // the handler may run on this goroutine (conn.BodySink.Here)
 	switch m.Kind {
 	case codec.KindNotification:
 		// notifications/cancelled names a request by an id that only its
@@ -153,8 +154,6 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case codec.KindRequest:
-		// One walk over the params serves the headers' check here and,
-		// carried in the body's context, package mcp (reqmeta.From).
 		var view reqmeta.View
 		if codec.KindOf(m.Params) == codec.ValueObject {
 			view.Read(m.Params)
@@ -163,9 +162,15 @@ func (h *Handler) statelessPost(w http.ResponseWriter, r *http.Request, body []b
 			writeStatelessAnswer(w, codec.AppendError(nil, m.ID, e), nil)
 			return
 		}
-		ctx = reqmeta.With(ctx, m.Params, &view)
+		// Nothing its handler sends has to reach the client before the
+		// answer: no stream carries it (asJSON), or the request asked for
+		// no progress and no log messages; and a handler of a stateless
+		// version never waits on the client (its questions are input
+		// requests in its result). subscriptions/listen is a stream.
+		quiet := view.Whole && view.Progress == nil && view.LogLevel == nil
+		here = (asJSON || quiet) && !isMethod(&m, "subscriptions/listen")
 	}
-	h.serveStateless(w, r, ctx, c, body, &m, wantJSON && (h.opts.JSONResponse || !wantSSE), !wantJSON)
+	h.serveStateless(w, r, c, body, &m, asJSON, !wantJSON, here)
 }
 
 // homeFailed answers a stateless POST for which the home connection

@@ -40,24 +40,26 @@ type statelessAnswer struct {
 }
 
 // serveStateless serves body, one request of a stateless version, on the
-// home connection c with ctx, r's context or one derived from it: as
-// JSON unless its handler streams, always as JSON with asJSON, or as an
-// event stream from the start with sseOnly. m is the message h.scan found
-// in body, which c serves as it is (conn.Conn.ServeMessageSink: h.scan's
-// limits are the server's, which c has).
-func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, ctx context.Context, c *conn.Conn, body []byte, m *codec.Message, asJSON, sseOnly bool) {
+// home connection c with r's context: as JSON unless its handler
+// streams, always as JSON with asJSON, or as an event stream from the
+// start with sseOnly. m is the message h.scan found in body, which c
+// serves as it is (conn.Conn.ServeMessageSink: h.scan's limits are the
+// server's, which c has). With here its handler runs on this goroutine
+// (conn.BodySink.Here): what it sends reaches the client with the answer.
+func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, c *conn.Conn, body []byte, m *codec.Message, asJSON, sseOnly, here bool) {
 	a := h.newAnswer(w)
 	a.inm = r.Header["If-None-Match"]
 	sink := a.sink
 	sink.Detach = a.detach
 	sink.RemoteAddr = r.RemoteAddr // per-peer middleware: PeerKey
+	sink.Here = here
 	if asJSON {
 		sink.Related, sink.Detach = discard, nil // no stream to carry them
 	}
 	if sseOnly {
 		a.upgradeLocked() // nobody else knows a yet
 	}
-	err := c.ServeMessageSink(ctx, body, m, sink)
+	err := c.ServeMessageSink(r.Context(), body, m, sink)
 	if err != nil && !errors.Is(err, conn.ErrDetached) { // the client went away
 		a.cancel.Cancel()
 		h.recycle(a) // the sinks were dropped: nothing calls them any more

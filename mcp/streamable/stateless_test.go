@@ -286,38 +286,45 @@ func TestHTTPStateless_closedStreamCancelsItsRequest(t *testing.T) {
 }
 
 // On net/http, a client that goes away while its JSON answer is awaited
-// cancels the request too.
+// cancels the request too: one that asked for log messages (served on
+// the pool) and one that asked for nothing it would stream (served on
+// the POST's goroutine, conn.BodySink.Here).
 func TestHTTPStateless_clientGoneCancelsItsRequest(t *testing.T) {
-	cancelled := make(chan struct{}, 1)
-	ts, _ := serveNet(t, blockingServer(t, cancelled, false), nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, strings.NewReader(block26))
-	if err != nil {
-		t.Fatal(err)
+	quiet := strings.Replace(block26, `,"io.modelcontextprotocol/logLevel":"info"`, "", 1)
+	for name, body := range map[string]string{"log level": block26, "quiet": quiet} {
+		t.Run(name, func(t *testing.T) {
+			cancelled := make(chan struct{}, 1)
+			ts, _ := serveNet(t, blockingServer(t, cancelled, false), nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			h := headers26("tools/call", "block")
+			for i := 0; i < len(h); i += 2 {
+				req.Header.Set(h[i], h[i+1])
+			}
+			tr := &http.Transport{}
+			defer tr.CloseIdleConnections()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if resp, err := (&http.Client{Transport: tr}).Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}()
+			time.AfterFunc(100*time.Millisecond, cancel) // the handler may not have started: then it starts cancelled
+			select {
+			case <-cancelled:
+			case <-time.After(15 * time.Second):
+				t.Fatal("the handler's context did not end when its client went away")
+			}
+			cancel()
+			<-done
+		})
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	h := headers26("tools/call", "block")
-	for i := 0; i < len(h); i += 2 {
-		req.Header.Set(h[i], h[i+1])
-	}
-	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if resp, err := (&http.Client{Transport: tr}).Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	time.AfterFunc(100*time.Millisecond, cancel) // the handler may not have started: then it starts cancelled
-	select {
-	case <-cancelled:
-	case <-time.After(15 * time.Second):
-		t.Fatal("the handler's context did not end when its client went away")
-	}
-	cancel()
-	<-done
 }
 
 // A closed handler refuses stateless requests (503), as it refuses new
