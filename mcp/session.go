@@ -52,10 +52,11 @@ type ServerSession struct {
 	version string
 	// Pointers, nil when there is none: a stateless request's session
 	// (statelessSession) is allocated for each request, and most have
-	// neither client info nor capabilities to keep.
+	// neither client info nor capabilities to keep. caps is what the
+	// server declared to this client: nil under a stateless version.
 	clientInfo *Implementation
 	clientCaps *ClientCapabilities
-	caps       *ServerCapabilities // as declared to this client; nil before initialize and under a stateless version
+	caps       *ServerCapabilities
 
 	subs map[string]struct{} // resource URIs subscribed; under srv.mu
 	// shared, set by initialize, ties the session to its copies on other

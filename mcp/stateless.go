@@ -117,8 +117,9 @@ var (
 // version, or lacks what the version requires, is refused with the
 // specification's error. The caller has found statelessKey in params
 // unless g&onlyStateless; mm receives the view of params read on the way
-// (see requestMeta), whole when a session is returned. With the session comes ctx
-// carrying it (sessionContext), made in the session's allocation.
+// (see requestMeta), whole when a session is returned. With the session
+// comes ctx carrying it (sessionContext), made in the session's
+// allocation.
 func (s *Server) statelessSession(ctx context.Context, home *ServerSession, g gate, method string, params []byte, mm *requestMeta) (*ServerSession, context.Context, error) {
 	if codec.KindOf(params) == codec.ValueObject && (g&onlyStateless == 0 || bytes.Contains(params, statelessKey)) {
 		read := mm.Read(params)
@@ -161,7 +162,7 @@ func (s *Server) statelessSession(ctx context.Context, home *ServerSession, g ga
 	case len(mm.Caps) == 0 || string(mm.Caps) == "null":
 		return nil, nil, errNoCaps
 	}
-	a := new(statelessAlloc) // the session and its round: one allocation
+	a := new(statelessAlloc) // the session, its round, context and result: one allocation
 	rs := &a.ss              // zero: set field by field, not copied from a literal of its size
 	rs.srv, rs.home, rs.done, rs.transport = s, home, home.done, home.transport
 	rs.version, rs.vlevel, rs.round, rs.out = version, levelOf(version), &a.round, &a.out
@@ -170,13 +171,13 @@ func (s *Server) statelessSession(ctx context.Context, home *ServerSession, g ga
 		return nil, nil, errBadCaps
 	}
 	if string(mm.Caps) != "{}" { // {} declares nothing: nil
-		if rs.clientCaps = decodeOwn[ClientCapabilities](mm.Caps); rs.clientCaps == nil {
+		if rs.clientCaps = decodeNew[ClientCapabilities](mm.Caps); rs.clientCaps == nil {
 			return nil, nil, errBadCaps
 		}
 	}
 	if len(mm.Info) > 0 && string(mm.Info) != "null" {
 		if codec.KindOf(mm.Info) == codec.ValueObject {
-			rs.clientInfo = decodeOwn[Implementation](mm.Info)
+			rs.clientInfo = decodeNew[Implementation](mm.Info)
 		}
 		if rs.clientInfo == nil {
 			return nil, nil, invalidParams("Invalid params: " + MetaClientInfo + " must be an Implementation object")
@@ -225,8 +226,8 @@ func metaVersion(raw []byte) (string, bool) {
 	return v, true
 }
 
-// decodeOwn decodes raw into a new T, or returns nil when raw is not one.
-func decodeOwn[T any](raw []byte) *T {
+// decodeNew decodes raw into a new T, or returns nil when raw is not one.
+func decodeNew[T any](raw []byte) *T {
 	v := new(T)
 	if codec.UnmarshalExact(raw, v) != nil {
 		return nil
