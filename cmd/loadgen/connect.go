@@ -37,7 +37,9 @@ func dialAll(ctx context.Context, ds []*dialer, r *runner) ([]*worker, []int, er
 				break
 			}
 			failed[i%n]++
-			s = newDeadStream(fmt.Errorf("%s: %v", d.t.url, err))
+			dead := newDeadStream(fmt.Errorf("%s: %v", d.t.url, err))
+			r.transportError(dead.err) // now: its worker may never write (-n spent first)
+			s = dead
 		}
 		ws = append(ws, newWorker(r, i, s, d.lines()))
 	}

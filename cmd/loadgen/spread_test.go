@@ -198,6 +198,13 @@ func TestLoad_deadTargetIsItsErrors(t *testing.T) {
 		t.Errorf("the table does not show the dead target's failure:\n%s", out)
 	}
 
+	// The warning counts the connections that could not be opened, also
+	// when -n is spent before a dead one's worker would have written.
+	r, _, _ = load(t, "-n", "1", "-c", "6", "-depth", "1", ss[0].url+","+dead+","+ss[1].url)
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), "2 connections failed: "+dead) {
+		t.Errorf("-n 1: warnings %q: want the dead target's 2 failed connections", r.Warnings)
+	}
+
 	// In an open loop, the dead connections' share of the rate is not
 	// sent, and the warning says why.
 	r, _, out = load(t, "-rate", "400", "-d", "1s", "-c", "4", ss[0].url+","+dead)

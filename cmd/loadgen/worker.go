@@ -451,7 +451,9 @@ func (w *worker) broken(err error) {
 	if n > 0 {
 		w.sh.add(nil, &tally{transport: int64(n), errors: int64(n)})
 	}
-	w.r.transportError(err)
+	if _, dead := w.stream.(*deadStream); !dead { // dialAll noted it
+		w.r.transportError(err)
+	}
 }
 
 // drain waits up to the run's timeout for the answers in flight (or
