@@ -13,10 +13,10 @@ package codec
 // and Leave, in place of ReadValue, walk into a member's object without
 // skipping it first); the others read what it found. Each step reads the
 // punctuation before a value and finds the value's end as SkipValue does:
-// the comma of compact JSON, a plain name, a plain string or
-// an integer inline (valueEnd), the rest through sep and skipValueSlow. The
-// text is assumed valid (a Scanner validated it); on text that is not, Next
-// stops and Err says where.
+// the comma of compact JSON, a plain name, a plain string or an integer
+// inline (valueEnd), the rest through sep and skipValueSlow. The text is
+// assumed valid (a Scanner validated it); on text that is not, Next stops
+// and Err says where.
 //
 // Invariants: 0 <= pos <= len(d); between calls, pos is just past the opening
 // bracket (before the first Next), just past the last value returned, at

@@ -166,7 +166,8 @@ func (m *View) readCall(params []byte) bool {
 }
 
 // metaRests are the engine's keys of _meta after metaKey, each with its
-// closing quote and colon, in the order of readCallMeta's members.
+// closing quote and colon, in the order of View's Version, Caps, Info and
+// LogLevel (readCallMeta's index for each).
 var metaRests = [...]string{
 	ProtocolVersion[len(metaKey)-1:] + `":`,
 	ClientCapabilities[len(metaKey)-1:] + `":`,
@@ -183,28 +184,27 @@ func (m *View) readCallMeta(params []byte, end int) bool {
 	if len(params)-at < len(metaKey) || string(params[end:at]) != metaHead {
 		return false
 	}
-	var version, caps, info, logLevel []byte
-	members := [len(metaRests)]*[]byte{&version, &caps, &info, &logLevel}
+	var got [len(metaRests)][]byte // by metaRests' index
 	for {
 		if len(params)-at < len(metaKey) || string(params[at:at+len(metaKey)]) != metaKey {
 			return false
 		}
 		at += len(metaKey)
-		var member *[]byte
+		k := -1
 		for i, rest := range &metaRests {
 			if len(params)-at > len(rest) && string(params[at:at+len(rest)]) == rest {
-				member, at = members[i], at+len(rest)
+				k, at = i, at+len(rest)
 				break
 			}
 		}
-		if member == nil {
+		if k < 0 {
 			return false
 		}
 		vEnd, err := codec.SkipValue(params, at)
-		if err != nil || *member != nil || vEnd >= len(params) || params[at] <= ' ' {
+		if err != nil || got[k] != nil || vEnd >= len(params) || params[at] <= ' ' {
 			return false // a fault, a key given twice, or whitespace: walk's
 		}
-		*member = params[at:vEnd]
+		got[k] = params[at:vEnd]
 		if params[vEnd] == ',' {
 			at = vEnd + 1
 			continue
@@ -212,7 +212,7 @@ func (m *View) readCallMeta(params []byte, end int) bool {
 		if vEnd != len(params)-2 || string(params[vEnd:]) != "}}" {
 			return false
 		}
-		m.Version, m.Caps, m.Info, m.LogLevel = version, caps, info, logLevel
+		m.Version, m.Caps, m.Info, m.LogLevel = got[0], got[1], got[2], got[3]
 		return true
 	}
 }
